@@ -1,0 +1,254 @@
+/*
+   OpenMP fixed-size-task BSR product (see bsrkernels.h).
+
+   Each task walks its block range [block_begin[t], block_begin[t+1]) row by row and sums
+   every (part of a) block row in a private accumulator: for bs = 1..8 a compile-time sized
+   array whose loops are fully unrolled (so it lives in registers), for larger bs a generic
+   loop over chunks of at most GCHUNK scalar rows (a fixed stack buffer, nothing allocated).
+   Within a row the sum runs over the blocks in order and, within a block, over its columns
+   in order, i.e. the same order as bsrk_reference_multadd.
+
+   Rows entirely inside one task are written directly: out = alpha*sum + beta*in (in is not
+   read when beta == 0). A row split between tasks ("shared row") is summed either
+     CARRY : the owner writes alpha*partial + beta*in; every later task that continues the row
+             (its head row) stores its partial in carry[t*bs .. t*bs+bs); after the parallel
+             loop the carries are added, alpha*carry[t], in increasing t (deterministic), or
+     ATOMIC: a first pass sets out = beta*in (0 when beta == 0) on the shared rows only, then
+             every task adds alpha*partial of each of its shared task-rows with one atomic add
+             per element.
+   Every out element is written by exactly one task after the only read of the matching in
+   element (shared rows: in the owner, respectively in the first pass), so in may alias out.
+*/
+#include "bsrkernels.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace {
+
+enum Emit { EMIT_OWNED, EMIT_CARRY, EMIT_ATOMIC };
+
+constexpr int GCHUNK = 32; /* scalar rows per pass of the generic (bs > 8) path */
+
+struct Ctx {
+  const bsrk_idx *rowptr;
+  const bsrk_idx *colidx;
+  const double   *values;
+  const double   *x;
+  const double   *in;
+  double         *out;
+  double         *carry;
+  const bsrk_idx *bb; /* block_begin */
+  const bsrk_idx *rb; /* row_begin */
+  const bsrk_idx *hr; /* head_row */
+  double          alpha, beta;
+  int64_t         bs;
+};
+
+/* Writes n sums acc[0..n) of scalar rows starting at out index oi (carry index ci).
+   N > 0: compile-time n. */
+template <Emit E, int N>
+inline void emit(const Ctx &c, const double *acc, int n_rt, int64_t oi, int64_t ci)
+{
+  const int n = N > 0 ? N : n_rt;
+  if constexpr (E == EMIT_OWNED) {
+    double *o = c.out + oi;
+    if (c.beta == 0.0) {
+      for (int i = 0; i < n; ++i) o[i] = c.alpha * acc[i];
+    } else {
+      const double *in = c.in + oi;
+      for (int i = 0; i < n; ++i) o[i] = c.alpha * acc[i] + c.beta * in[i];
+    }
+  } else if constexpr (E == EMIT_CARRY) {
+    double *w = c.carry + ci;
+    for (int i = 0; i < n; ++i) w[i] = acc[i];
+  } else {
+    double *o = c.out + oi;
+    for (int i = 0; i < n; ++i) {
+      const double v = c.alpha * acc[i];
+#pragma omp atomic
+      o[i] += v;
+    }
+  }
+}
+
+/* Block sizes 1..8: the whole block row in a register accumulator. */
+template <int BS>
+struct FixedRow {
+  template <Emit E>
+  static inline void row(const Ctx &c, int64_t k0, int64_t k1, int64_t br, int64_t t)
+  {
+    double acc[BS];
+#pragma GCC unroll 8
+    for (int r = 0; r < BS; ++r) acc[r] = 0.0;
+    const double *v = c.values + k0 * (BS * BS);
+    for (int64_t k = k0; k < k1; ++k, v += BS * BS) {
+      const double *xp = c.x + (int64_t)c.colidx[k] * BS;
+#pragma GCC unroll 8
+      for (int cc = 0; cc < BS; ++cc) {
+        const double xc = xp[cc];
+#pragma GCC unroll 8
+        for (int r = 0; r < BS; ++r) acc[r] += v[cc * BS + r] * xc;
+      }
+    }
+    emit<E, BS>(c, acc, BS, br * BS, t * BS);
+  }
+};
+
+/* Any block size: chunks of at most GCHUNK scalar rows, each summed over the row's blocks. */
+struct GenericRow {
+  template <Emit E>
+  static inline void row(const Ctx &c, int64_t k0, int64_t k1, int64_t br, int64_t t)
+  {
+    const int64_t bs = c.bs, bs2 = bs * bs;
+    for (int64_t r0 = 0; r0 < bs; r0 += GCHUNK) {
+      const int n = (int)std::min<int64_t>(GCHUNK, bs - r0);
+      double    acc[GCHUNK];
+      for (int i = 0; i < n; ++i) acc[i] = 0.0;
+      for (int64_t k = k0; k < k1; ++k) {
+        const double *v  = c.values + k * bs2 + r0;
+        const double *xp = c.x + (int64_t)c.colidx[k] * bs;
+        for (int64_t cc = 0; cc < bs; ++cc) {
+          const double  xc = xp[cc];
+          const double *vc = v + cc * bs;
+          for (int i = 0; i < n; ++i) acc[i] += vc[i] * xc;
+        }
+      }
+      emit<E, 0>(c, acc, n, br * bs + r0, t * bs + r0);
+    }
+  }
+};
+
+/* One task: its head row (a continuation), then the rows it owns; the last owned row may
+   continue into later tasks. */
+template <class K, bool ATOMIC>
+inline void run_task(const Ctx &c, int64_t t)
+{
+  const int64_t kb = c.bb[t], ke = c.bb[t + 1];
+  const int64_t h  = c.hr[t];
+  if (h >= 0) {
+    const int64_t e = std::min<int64_t>(c.rowptr[h + 1], ke);
+    if (ATOMIC) K::template row<EMIT_ATOMIC>(c, kb, e, h, t);
+    else K::template row<EMIT_CARRY>(c, kb, e, h, t);
+  }
+  const int64_t r1 = c.rb[t + 1];
+  for (int64_t r = c.rb[t]; r < r1; ++r) {
+    const int64_t k0 = c.rowptr[r], k1 = c.rowptr[r + 1];
+    if (ATOMIC && k1 > ke) K::template row<EMIT_ATOMIC>(c, k0, ke, r, t);
+    else K::template row<EMIT_OWNED>(c, k0, std::min(k1, ke), r, t);
+  }
+}
+
+/* ATOMIC mode, first pass for task t: initialise the head row (once, on its first
+   continuing task) to beta*in or 0. */
+inline void init_shared_row(const Ctx &c, int64_t t)
+{
+  const int64_t h = c.hr[t];
+  if (h < 0 || (t > 0 && c.hr[t - 1] == h)) return;
+  double *o = c.out + h * c.bs;
+  if (c.beta == 0.0) {
+    for (int64_t i = 0; i < c.bs; ++i) o[i] = 0.0;
+  } else {
+    const double *in = c.in + h * c.bs;
+    for (int64_t i = 0; i < c.bs; ++i) o[i] = c.beta * in[i];
+  }
+}
+
+template <class K>
+void run_carry(const Ctx &c, int64_t ntasks, int nthreads)
+{
+  if (nthreads == 1) {
+    for (int64_t t = 0; t < ntasks; ++t) run_task<K, false>(c, t);
+  } else {
+#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
+    for (int64_t t = 0; t < ntasks; ++t) run_task<K, false>(c, t);
+  }
+  for (int64_t t = 1; t < ntasks; ++t) {
+    const int64_t h = c.hr[t];
+    if (h < 0) continue;
+    double       *o = c.out + h * c.bs;
+    const double *w = c.carry + t * c.bs;
+    for (int64_t i = 0; i < c.bs; ++i) o[i] += c.alpha * w[i];
+  }
+}
+
+template <class K>
+void run_atomic(const Ctx &c, int64_t ntasks, int nthreads)
+{
+  if (nthreads == 1) {
+    for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t);
+    for (int64_t t = 0; t < ntasks; ++t) run_task<K, true>(c, t);
+  } else {
+#pragma omp parallel num_threads(nthreads)
+    {
+#pragma omp for schedule(static)
+      for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t);
+      /* implicit barrier: every shared row is initialised before any task adds to it */
+#pragma omp for schedule(dynamic, 1) nowait
+      for (int64_t t = 0; t < ntasks; ++t) run_task<K, true>(c, t);
+    }
+  }
+}
+
+template <class K>
+void run(const Ctx &c, int64_t ntasks, int nthreads, bsrk_shared_rows mode)
+{
+  if (mode == BSRK_SHARED_ROWS_CARRY) run_carry<K>(c, ntasks, nthreads);
+  else run_atomic<K>(c, ntasks, nthreads);
+}
+
+} // namespace
+
+extern "C" size_t bsrk_tasks_workspace_bytes(const bsrk_partition *p, bsrk_idx bs)
+{
+  if (!p || p->ntasks < 1 || bs < 1) return 0;
+  return (size_t)p->ntasks * (size_t)bs * sizeof(double);
+}
+
+extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace)
+{
+  if (!A || !p || nthreads < 1) return BSRK_ERR_ARG;
+  if (mode != BSRK_SHARED_ROWS_CARRY && mode != BSRK_SHARED_ROWS_ATOMIC) return BSRK_ERR_ARG;
+  if (A->nbrows < 0 || A->bs < 1 || !A->rowptr) return BSRK_ERR_ARG;
+  if (p->ntasks < 1 || !p->block_begin || !p->row_begin || !p->head_row) return BSRK_ERR_ARG;
+  if (p->block_begin[p->ntasks] != A->rowptr[A->nbrows] || p->row_begin[p->ntasks] != A->nbrows) return BSRK_ERR_ARG;
+  if (A->nbrows == 0) return BSRK_OK;
+  if (!out || (beta != 0.0 && !in)) return BSRK_ERR_ARG;
+  if (A->rowptr[A->nbrows] > 0 && (!A->colidx || !A->values || !x)) return BSRK_ERR_ARG;
+
+  const int64_t ntasks = p->ntasks;
+  if (mode == BSRK_SHARED_ROWS_CARRY && !workspace) {
+    for (int64_t t = 1; t < ntasks; ++t)
+      if (p->head_row[t] >= 0) return BSRK_ERR_ARG; /* carries needed but nowhere to put them */
+  }
+
+  Ctx c;
+  c.rowptr = A->rowptr;
+  c.colidx = A->colidx;
+  c.values = A->values;
+  c.x      = x;
+  c.in     = in;
+  c.out    = out;
+  c.carry  = static_cast<double *>(workspace);
+  c.bb     = p->block_begin;
+  c.rb     = p->row_begin;
+  c.hr     = p->head_row;
+  c.alpha  = alpha;
+  c.beta   = beta;
+  c.bs     = A->bs;
+
+  switch (A->bs) {
+  case 1: run<FixedRow<1>>(c, ntasks, nthreads, mode); break;
+  case 2: run<FixedRow<2>>(c, ntasks, nthreads, mode); break;
+  case 3: run<FixedRow<3>>(c, ntasks, nthreads, mode); break;
+  case 4: run<FixedRow<4>>(c, ntasks, nthreads, mode); break;
+  case 5: run<FixedRow<5>>(c, ntasks, nthreads, mode); break;
+  case 6: run<FixedRow<6>>(c, ntasks, nthreads, mode); break;
+  case 7: run<FixedRow<7>>(c, ntasks, nthreads, mode); break;
+  case 8: run<FixedRow<8>>(c, ntasks, nthreads, mode); break;
+  default: run<GenericRow>(c, ntasks, nthreads, mode); break;
+  }
+  return BSRK_OK;
+}

@@ -1,0 +1,80 @@
+/*
+   PETSc-free BSR kernel layer: the task partition, a plain reference product and the
+   OpenMP fixed-size-task product. The PETSc layer (seq/, mpi/) calls these; tests compare
+   every kernel against bsrk_reference_multadd on the same inputs.
+
+   Storage is PETSc's BAIJ layout, used in place (no copy of the values):
+     rowptr[nbrows+1]  block-row pointers, colidx[nblocks] block columns,
+     values[nblocks*bs*bs] with each bs x bs block stored column-major:
+       entry (r, c) of block k is values[k*bs*bs + c*bs + r].
+*/
+#ifndef BSRKERNELS_H
+#define BSRKERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Index width follows PETSc's PetscInt (CMake defines BSRK_INDEX64 for --with-64-bit-indices). */
+#if defined(BSRK_INDEX64)
+typedef int64_t bsrk_idx;
+#else
+typedef int32_t bsrk_idx;
+#endif
+
+typedef struct {
+  bsrk_idx      nbrows;  /* block rows */
+  bsrk_idx      nbcols;  /* block columns (x has nbcols*bs entries) */
+  bsrk_idx      bs;      /* block size, >= 1 */
+  const bsrk_idx *rowptr;
+  const bsrk_idx *colidx;
+  const double   *values;
+} bsrk_matrix;
+
+/* Fixed-size tasks (thesis ch. 6, "preprocessed fixed-size tasks"): the nonzero blocks
+   [0, nblocks) are cut into ntasks contiguous ranges whose sizes differ by at most one
+   block. A range may begin and end inside a block row. */
+typedef struct {
+  bsrk_idx  ntasks;
+  bsrk_idx *block_begin; /* [ntasks+1]: task t covers blocks [block_begin[t], block_begin[t+1]) */
+  bsrk_idx *row_begin;   /* [ntasks+1]: task t writes (owns) block rows [row_begin[t], row_begin[t+1]);
+                            a row is owned by the task holding its first block; an empty row by the
+                            task holding the position where it would start (the last task at the end) */
+  bsrk_idx *head_row;    /* [ntasks]: the row whose blocks the task continues from an earlier task
+                            (its partial sum is a carry), or -1 when the task starts on a row start */
+} bsrk_partition;
+
+typedef enum { BSRK_OK = 0, BSRK_ERR_ALLOC = 1, BSRK_ERR_ARG = 2 } bsrk_status;
+
+/* How rows split between tasks are summed. */
+typedef enum {
+  BSRK_SHARED_ROWS_CARRY  = 0, /* per-task carry buffer, summed after the parallel loop (deterministic) */
+  BSRK_SHARED_ROWS_ATOMIC = 1  /* one atomic add per element of each shared task-row */
+} bsrk_shared_rows;
+
+/* Builds the partition for ntasks_wanted tasks (clamped to [1, max(1, nblocks)]).
+   Returns BSRK_ERR_ARG for nbrows < 0, ntasks_wanted < 1 or a rowptr that is not
+   non-decreasing from 0. On failure p is left empty (safe to free). */
+bsrk_status bsrk_partition_build(bsrk_idx nbrows, const bsrk_idx *rowptr, bsrk_idx ntasks_wanted, bsrk_partition *p);
+void        bsrk_partition_free(bsrk_partition *p);
+
+/* Plain sequential reference: out = alpha*A*x + beta*in. With beta == 0, `in` is not read
+   (it may be NULL) and out is fully overwritten. in may alias out. */
+void bsrk_reference_multadd(const bsrk_matrix *A, double alpha, const double *x, double beta, const double *in, double *out);
+
+/* Workspace that the task product needs (carries); size depends on ntasks and bs only. */
+size_t bsrk_tasks_workspace_bytes(const bsrk_partition *p, bsrk_idx bs);
+
+/* OpenMP fixed-size-task product: out = alpha*A*x + beta*in, same contract as the reference.
+   nthreads >= 1 threads run the tasks (1 runs them in this thread without a parallel region).
+   workspace holds at least bsrk_tasks_workspace_bytes(p, A->bs) bytes (may be NULL for the
+   atomic mode). Block sizes 1..8 run compile-time specialisations; larger ones a generic loop. */
+bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
