@@ -1,0 +1,35 @@
+/* Private pieces shared by seqbsrcustom and mpibsrcustom: options, events, coloring. */
+#ifndef BSRCUSTOMIMPL_H
+#define BSRCUSTOMIMPL_H
+
+#include <petsc/private/matimpl.h>
+#include <petscmatbsrcustom.h>
+
+#define MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD 8
+#define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
+#define MATBSRCUSTOM_MAX_THREADS               4096
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCheckChunks_Private(Mat, PetscInt, const char *);
+PETSC_INTERN PetscErrorCode MatBSRCustomCheckThreads_Private(Mat, PetscInt, const char *);
+/* inside PetscOptionsBegin/End (MatSetFromOptions) */
+PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat, PetscOptionItems *, PetscInt *, PetscInt *, MatBSRCustomSharedRows *);
+/* straight from the options database, with the matrix's prefix (at creation) */
+PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, PetscInt *, PetscInt *, MatBSRCustomSharedRows *);
+
+/* log events and registration */
+PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel;
+PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);
+PETSC_INTERN PetscInt       MatBSRCustomDefaultThreads(void);
+
+/* A DMDA gives non-"baij" types a coloring of scalar columns; BAIJ's FD coloring wants block columns. */
+PETSC_INTERN PetscErrorCode MatBSRCustomBlockColoring_Private(Mat, ISColoring, ISColoring *);
+
+/* MatSetValues() with NULL values inserts zeros (AIJ does; BAIJ crashes): wraps BAIJ's setvalues. */
+typedef PetscErrorCode (*MatBSRCustomSetValuesFn)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatBSRCustomSetValuesAllowNull_Private(MatBSRCustomSetValuesFn, Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+
+/* AIJ-style per-row counts (scalar rows) -> per-block-row counts, ceil(max over the block's rows / bs),
+   capped at cap; nnz may be NULL (then *bnnz = NULL). The caller frees *bnnz. */
+PETSC_INTERN PetscErrorCode MatBSRCustomBlockCounts_Private(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt **);
+
+#endif

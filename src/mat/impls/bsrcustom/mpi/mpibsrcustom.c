@@ -1,0 +1,545 @@
+/*
+   MATMPIBSRCUSTOM: an MPIBAIJ matrix whose MatMult/MatMultAdd overlap the halo exchange with our
+   kernels. Each rank owns a band of block rows, stored by MPIBAIJ as a local block (its own columns,
+   local numbering) and a ghost block (off-rank block columns compressed to 0..nghost-1, with the map
+   to global block columns). After assembly both become MATSEQBSRCUSTOM (in place), so the local and
+   ghost products run the fixed-size-task kernel; the exchange of x's ghost entries is our own
+   VecScatter (PetscSF underneath), rebuilt only when the ghost columns change:
+
+       begin halo exchange -> local product y = A_loc x_own -> end exchange -> ghost product y += A_gh x_ghost
+
+   Like seqbsrcustom: create = MPIBAIJ create + in-place convert; the reverse convert undoes it.
+*/
+#include "mpibsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
+
+/* The local and ghost blocks, MPIBAIJ's own matrices (its getter insists on the base type's name). */
+static PetscErrorCode MatMPIBSRCustomQueryBlocks(Mat A, Mat *local, Mat *ghost, const PetscInt **ghost_cols)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
+  PetscCall(MatMPIBAIJGetSeqBAIJ(A, local, ghost, ghost_cols));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBSRCUSTOM));
+  PetscFunctionReturn(0);
+}
+
+/* The blocks as of the last assembly (MPIBAIJ replaces them only in steps that end in an assembly). */
+static PetscErrorCode MatMPIBSRCustomGetBlocks(Mat A, Mat *local, Mat *ghost, const PetscInt **ghost_cols)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(c->local && c->ghost, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
+  *local = c->local;
+  *ghost = c->ghost;
+  if (ghost_cols) *ghost_cols = c->ghost_cols;
+  PetscFunctionReturn(0);
+}
+
+/* Both blocks as seqbsrcustom with this matrix's settings. */
+static PetscErrorCode MatMPIBSRCustomConvertBlocks(Mat A)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat               blk[2];
+  const PetscInt   *garray;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomQueryBlocks(A, &blk[0], &blk[1], &garray));
+  c->local = blk[0];
+  c->ghost = blk[1];
+  for (int k = 0; k < 2; k++) {
+    PetscBool ours;
+    if (!blk[k]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)blk[k], MATSEQBSRCUSTOM, &ours));
+    if (!ours) PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(blk[k], MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, &blk[k]));
+    PetscCall(MatBSRCustomSetNumThreads(blk[k], c->nthreads));
+    PetscCall(MatBSRCustomSetChunksPerThread(blk[k], c->chunks_per_thread));
+    PetscCall(MatBSRCustomSetSharedRows(blk[k], c->shared_rows));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The halo scatter, rebuilt only when the ghost block columns differ from those it was built for. */
+static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat               Ad, Ao;
+  const PetscInt   *garray;
+  PetscInt          bs, nghost;
+  PetscBool         same = PETSC_FALSE;
+  IS                from, to;
+  Vec               x;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomQueryBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatGetBlockSize(A, &bs));
+  nghost = Ao ? Ao->cmap->n / bs : 0;
+  if (c->halo && nghost == c->nghost) PetscCall(PetscArraycmp(garray, c->ghost_cols, nghost, &same));
+  if (same) PetscFunctionReturn(0);
+  PetscCall(VecScatterDestroy(&c->halo));
+  PetscCall(VecDestroy(&c->ghost_x));
+  PetscCall(PetscFree(c->ghost_cols));
+  PetscCall(PetscMalloc1(nghost, &c->ghost_cols));
+  PetscCall(PetscArraycpy(c->ghost_cols, garray, nghost));
+  c->nghost = nghost;
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost * bs, &c->ghost_x));
+  PetscCall(ISCreateBlock(PETSC_COMM_SELF, bs, nghost, c->ghost_cols, PETSC_COPY_VALUES, &from));
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, nghost * bs, 0, 1, &to));
+  PetscCall(MatCreateVecs(A, &x, NULL));
+  PetscCall(VecScatterCreate(x, from, c->ghost_x, to, &c->halo));
+  PetscCall(VecDestroy(&x));
+  PetscCall(ISDestroy(&from));
+  PetscCall(ISDestroy(&to));
+  PetscCall(PetscInfo(A, "Halo: %" PetscInt_FMT " ghost block columns\n", nghost));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMult_MPIBSRCustom(Mat A, Vec x, Vec y)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat               Ad, Ao;
+  const PetscInt   *garray;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall((*Ad->ops->mult)(Ad, x, y)); /* the seq kernels read the local parts of x and y */
+  PetscCall(VecScatterEnd(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall((*Ao->ops->multadd)(Ao, c->ghost_x, y, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultAdd_MPIBSRCustom(Mat A, Vec x, Vec y, Vec z)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat               Ad, Ao;
+  const PetscInt   *garray;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall((*Ad->ops->multadd)(Ad, x, y, z));
+  PetscCall(VecScatterEnd(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall((*Ao->ops->multadd)(Ao, c->ghost_x, z, z));
+  PetscFunctionReturn(0);
+}
+
+/* After MPIBAIJ has (re)assembled or duplicated: our blocks, our halo, our MatMult. */
+static PetscErrorCode MatMPIBSRCustomSetUp(Mat A)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomConvertBlocks(A));
+  PetscCall(MatMPIBSRCustomSetUpHalo(A));
+  if (A->ops->mult != MatMult_MPIBSRCustom) c->baij_mult = A->ops->mult;
+  if (A->ops->multadd != MatMultAdd_MPIBSRCustom) c->baij_multadd = A->ops->multadd;
+  A->ops->mult    = MatMult_MPIBSRCustom;
+  A->ops->multadd = MatMultAdd_MPIBSRCustom;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatAssemblyEnd_MPIBSRCustom(Mat A, MatAssemblyType mode)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*c->baij_assemblyend)(A, mode));
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIBSRCustomSetUp(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSetFromOptions_MPIBSRCustom(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (c->baij_setfromoptions) PetscCall((*c->baij_setfromoptions)(A, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, "MPIBSRCustom options");
+  PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &c->nthreads, &c->chunks_per_thread, &c->shared_rows));
+  PetscOptionsHeadEnd();
+  if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscBool         isascii;
+  PetscViewerFormat format;
+  Mat               Ad, Ao;
+  const PetscInt   *garray;
+  PetscMPIInt       rank;
+
+  PetscFunctionBegin;
+  PetscCall((*c->baij_view)(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(0);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks) on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, shared rows by %s; halo exchange overlapped with the local product\n", A->rmap->bs, c->nthreads, c->chunks_per_thread, MatBSRCustomSharedRowsTypes[c->shared_rows]));
+  if (!A->assembled) PetscFunctionReturn(0);
+  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+  {
+    MatInfo  il, ig;
+    PetscInt tl = 0, tg = 0, bs2 = A->rmap->bs * A->rmap->bs;
+    PetscCall(MatGetInfo(Ad, MAT_LOCAL, &il));
+    PetscCall(MatGetInfo(Ao, MAT_LOCAL, &ig));
+    PetscCall(MatBSRCustomGetNumTasks(Ad, &tl));
+    PetscCall(MatBSRCustomGetNumTasks(Ao, &tg));
+    PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank, Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));
+    PetscCall(PetscViewerFlush(viewer));
+    PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* FD coloring: MPIBAIJ's path is chosen by base type name (see the seq type). */
+static PetscErrorCode MatFDColoringCreate_MPIBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring fd)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  ISColoring        block;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
+  PetscCall((*c->baij_fdcoloringcreate)(A, block, fd));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBSRCUSTOM));
+  PetscCall(ISColoringDestroy(&block));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatFDColoringSetUp_MPIBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring fd)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  ISColoring        block;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
+  PetscCall((*c->baij_fdcoloringsetup)(A, block, fd));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBSRCUSTOM));
+  PetscCall(ISColoringDestroy(&block));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSetValues_MPIBSRCustom(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomSetValuesAllowNull_Private(((Mat_MPIBSRCustom *)A->spptr)->baij_setvalues, A, m, im, n, in, v, mode));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[])
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, d_nnz, o_nz, o_nnz));
+  if (d_nnz || o_nnz || (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE)) c->block_preallocated = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* AIJ-style preallocation (programs written for MPIAIJ, DMDA's AIJ path): as for seqbsrcustom. */
+static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[])
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscInt          bs, mbs, dcap, ocap, *dbnnz, *obnnz;
+
+  PetscFunctionBegin;
+  if (c->block_preallocated) PetscFunctionReturn(0);
+  PetscCall(PetscLayoutSetUp(A->rmap));
+  PetscCall(PetscLayoutSetUp(A->cmap));
+  PetscCall(MatGetBlockSize(A, &bs));
+  mbs  = A->rmap->n / bs;
+  dcap = A->cmap->n / bs;
+  ocap = (A->cmap->N - A->cmap->n) / bs;
+  PetscCall(MatBSRCustomBlockCounts_Private(mbs, bs, d_nnz, dcap, &dbnnz));
+  PetscCall(MatBSRCustomBlockCounts_Private(mbs, bs, o_nnz, ocap, &obnnz));
+  if (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE) d_nz = PetscMin((d_nz + bs - 1) / bs, dcap);
+  if (o_nz != PETSC_DEFAULT && o_nz != PETSC_DECIDE) o_nz = PetscMin((o_nz + bs - 1) / bs, ocap);
+  PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, dbnnz, o_nz, obnnz));
+  if (bs > 1) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(PetscFree(dbnnz));
+  PetscCall(PetscFree(obnnz));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomSetChunksPerThread_MPIBSRCustom(Mat A, PetscInt chunks)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomCheckChunks_Private(A, chunks, "MatBSRCustomSetChunksPerThread()"));
+  ((Mat_MPIBSRCustom *)A->spptr)->chunks_per_thread = chunks;
+  if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetChunksPerThread_MPIBSRCustom(Mat A, PetscInt *chunks)
+{
+  PetscFunctionBegin;
+  *chunks = ((Mat_MPIBSRCustom *)A->spptr)->chunks_per_thread;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomSetNumThreads_MPIBSRCustom(Mat A, PetscInt nthreads)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomCheckThreads_Private(A, nthreads, "MatBSRCustomSetNumThreads()"));
+  ((Mat_MPIBSRCustom *)A->spptr)->nthreads = nthreads == PETSC_DEFAULT ? MatBSRCustomDefaultThreads() : nthreads;
+  if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetNumThreads_MPIBSRCustom(Mat A, PetscInt *nthreads)
+{
+  PetscFunctionBegin;
+  *nthreads = ((Mat_MPIBSRCustom *)A->spptr)->nthreads;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomSetSharedRows_MPIBSRCustom(Mat A, MatBSRCustomSharedRows mode)
+{
+  PetscFunctionBegin;
+  PetscCheck(mode == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || mode == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown shared-rows mode %d", (int)mode);
+  ((Mat_MPIBSRCustom *)A->spptr)->shared_rows = mode;
+  if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetSharedRows_MPIBSRCustom(Mat A, MatBSRCustomSharedRows *mode)
+{
+  PetscFunctionBegin;
+  *mode = ((Mat_MPIBSRCustom *)A->spptr)->shared_rows;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetNumTasks_MPIBSRCustom(Mat A, PetscInt *ntasks)
+{
+  Mat             Ad, Ao;
+  const PetscInt *garray;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The tasks exist only once the matrix is assembled");
+  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatBSRCustomGetNumTasks(Ad, ntasks));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetLocalAndGhost_MPIBSRCustom(Mat A, Mat *local, Mat *ghost, PetscInt *nghost, const PetscInt **ghost_cols, VecScatter *halo, Vec *ghost_x)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  const PetscInt   *garray;
+  Mat               Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
+  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  if (local) *local = Ad;
+  if (ghost) *ghost = Ao;
+  if (nghost) *nghost = c->nghost;
+  if (ghost_cols) *ghost_cols = c->ghost_cols;
+  if (halo) *halo = c->halo;
+  if (ghost_x) *ghost_x = c->ghost_x;
+  PetscFunctionReturn(0);
+}
+
+/* MPIBAIJ's converters are composed under "mpibaij" names; publish them under ours. */
+static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install)
+{
+  Mat_MPIBSRCustom *c         = (Mat_MPIBSRCustom *)A->spptr;
+  const char       *targets[] = {MATMPIAIJ, MATMPISBAIJ, MATIS, MATHYPRE};
+  char              from[128], to[128];
+
+#define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
+  PetscFunctionBegin;
+  BSRC_COMPOSE("MatConvert_mpibsrcustom_mpibaij_C", MatConvert_MPIBSRCustom_MPIBAIJ);
+  BSRC_COMPOSE("MatBSRCustomSetChunksPerThread_C", MatBSRCustomSetChunksPerThread_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetChunksPerThread_C", MatBSRCustomGetChunksPerThread_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomSetNumThreads_C", MatBSRCustomSetNumThreads_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetNumThreads_C", MatBSRCustomGetNumThreads_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomSetSharedRows_C", MatBSRCustomSetSharedRows_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetSharedRows_C", MatBSRCustomGetSharedRows_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetLocalAndGhost_C", MatBSRCustomGetLocalAndGhost_MPIBSRCustom);
+  BSRC_COMPOSE("MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIBSRCustom);
+  if (install) {
+    BSRC_COMPOSE("MatMPIBAIJSetPreallocation_C", MatMPIBAIJSetPreallocation_MPIBSRCustom);
+  } else {
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIBAIJSetPreallocation_C", c->baij_mpibaijsetpreallocation));
+  }
+#undef BSRC_COMPOSE
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(targets); i++) {
+    void (*f)(void) = NULL;
+    PetscCall(PetscSNPrintf(from, sizeof(from), "MatConvert_mpibaij_%s_C", targets[i]));
+    PetscCall(PetscSNPrintf(to, sizeof(to), "MatConvert_mpibsrcustom_%s_C", targets[i]));
+    if (install) PetscCall(PetscObjectQueryFunction((PetscObject)A, from, &f));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, to, f));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDestroy_MPIBSRCustom(Mat A)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscErrorCode (*baij_destroy)(Mat) = c->baij_destroy;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert_MPIBSRCustom_MPIBAIJ(A, MATMPIBAIJ, MAT_INPLACE_MATRIX, &A));
+  PetscCall((*baij_destroy)(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDuplicate_MPIBSRCustom(Mat A, MatDuplicateOption op, Mat *M)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr, *d;
+
+  PetscFunctionBegin;
+  PetscCall((*c->baij_duplicate)(A, op, M));
+  PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(*M, MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, M));
+  d                    = (Mat_MPIBSRCustom *)(*M)->spptr;
+  d->nthreads          = c->nthreads;
+  d->chunks_per_thread = c->chunks_per_thread;
+  d->shared_rows       = c->shared_rows;
+  if ((*M)->assembled) PetscCall(MatMPIBSRCustomSetUp(*M));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat               B = *newmat;
+  Mat_MPIBSRCustom *c;
+  PetscBool         already;
+
+  PetscFunctionBegin;
+  (void)type;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBSRCUSTOM, &already));
+  if (reuse == MAT_REUSE_MATRIX || already) {
+    *newmat = B;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscNew(&c));
+  c->baij_destroy          = B->ops->destroy;
+  c->baij_duplicate        = B->ops->duplicate;
+  c->baij_assemblyend      = B->ops->assemblyend;
+  c->baij_view             = B->ops->view;
+  c->baij_setfromoptions   = B->ops->setfromoptions;
+  c->baij_mult             = B->ops->mult;
+  c->baij_multadd          = B->ops->multadd;
+  c->baij_fdcoloringcreate = B->ops->fdcoloringcreate;
+  c->baij_fdcoloringsetup  = B->ops->fdcoloringsetup;
+  c->baij_setvalues        = B->ops->setvalues;
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", &c->baij_mpibaijsetpreallocation));
+  PetscCheck(c->baij_mpibaijsetpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIBAIJ preallocation routine missing");
+  c->block_preallocated = B->preallocated;
+  c->nthreads           = MatBSRCustomDefaultThreads();
+  c->chunks_per_thread  = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
+  c->shared_rows        = MAT_BSRCUSTOM_SHARED_ROWS_CARRY;
+  B->spptr              = c;
+
+  B->ops->destroy     = MatDestroy_MPIBSRCustom;
+  B->ops->duplicate   = MatDuplicate_MPIBSRCustom;
+  B->ops->assemblyend = MatAssemblyEnd_MPIBSRCustom;
+  B->ops->view        = MatView_MPIBSRCustom;
+  B->ops->setfromoptions = MatSetFromOptions_MPIBSRCustom;
+  B->ops->setvalues      = MatSetValues_MPIBSRCustom;
+  if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
+  if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
+  PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBSRCUSTOM));
+  PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->nthreads, &c->chunks_per_thread, &c->shared_rows));
+  if (B->assembled) PetscCall(MatMPIBSRCustomSetUp(B));
+  *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat               B = *newmat, blk[2];
+  Mat_MPIBSRCustom *c;
+  const PetscInt   *garray;
+
+  PetscFunctionBegin;
+  (void)type;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  c = (Mat_MPIBSRCustom *)B->spptr;
+  /* the blocks go back to seqbaij (MatDestroy of the base frees them) */
+  PetscCall(MatMPIBSRCustomQueryBlocks(B, &blk[0], &blk[1], &garray));
+  for (int k = 0; k < 2; k++) {
+    PetscBool ours;
+    if (!blk[k]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)blk[k], MATSEQBSRCUSTOM, &ours));
+    if (ours) PetscCall(MatConvert_SeqBSRCustom_SeqBAIJ(blk[k], MATSEQBAIJ, MAT_INPLACE_MATRIX, &blk[k]));
+  }
+  B->ops->destroy          = c->baij_destroy;
+  B->ops->duplicate        = c->baij_duplicate;
+  B->ops->assemblyend      = c->baij_assemblyend;
+  B->ops->view             = c->baij_view;
+  B->ops->setfromoptions   = c->baij_setfromoptions;
+  B->ops->mult             = c->baij_mult;
+  B->ops->multadd          = c->baij_multadd;
+  B->ops->fdcoloringcreate = c->baij_fdcoloringcreate;
+  B->ops->fdcoloringsetup  = c->baij_fdcoloringsetup;
+  B->ops->setvalues        = c->baij_setvalues;
+  PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE));
+  PetscCall(VecScatterDestroy(&c->halo));
+  PetscCall(VecDestroy(&c->ghost_x));
+  PetscCall(PetscFree(c->ghost_cols));
+  PetscCall(PetscFree(B->spptr));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJ));
+  *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* AIJ (and anything else) -> ours: through MPIBAIJ, whose converters know the block size. */
+static PetscErrorCode MatConvert_Any_MPIBSRCustom(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, DIFFERENT_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatConvert(A, MATMPIBAIJ, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(B, type, MAT_INPLACE_MATRIX, &B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/*MC
+   MATMPIBSRCUSTOM - "mpibsrcustom" - a parallel Block Sparse Row matrix: storage, assembly (including
+   off-process MatSetValues) and preallocation are MATMPIBAIJ's. Each rank's band of block rows is split
+   into a local block (its own columns) and a ghost block (off-rank columns compressed to the ghosts
+   this rank needs), both MATSEQBSRCUSTOM, so both products run the fixed-size-task OpenMP kernel; the
+   exchange of x's ghost entries (a VecScatter) overlaps the local product.
+
+   OMP_NUM_THREADS (or -mat_bsrcustom_threads) threads per rank: with t threads and p ranks on a node,
+   keep t x p at most the node's cores and start ranks with `mpiexec --bind-to none` (or a binding of
+   t cores per rank), since Open MPI pins each rank to one core by default.
+
+   Options Database Keys: as MATSEQBSRCUSTOM.
+
+   Level: beginner
+
+.seealso: `MATBSRCUSTOM`, `MATSEQBSRCUSTOM`, `MATMPIBAIJ`, `MatBSRCustomGetLocalAndGhost()`
+M*/
+PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, MATMPIBAIJ));
+  PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(A, MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, &A));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpibaij_mpibsrcustom_C", MatConvert_MPIBAIJ_MPIBSRCustom));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpiaij_mpibsrcustom_C", MatConvert_Any_MPIBSRCustom));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpisbaij_mpibsrcustom_C", MatConvert_Any_MPIBSRCustom));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_mpidense_mpibsrcustom_C", MatConvert_Any_MPIBSRCustom));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,43 @@
+/* Private context of MATMPIBSRCUSTOM, hung on A->spptr of an MPIBAIJ matrix. */
+#ifndef MPIBSRCUSTOMIMPL_H
+#define MPIBSRCUSTOMIMPL_H
+
+#include <petsc/private/matimpl.h>
+#include <petscmatbsrcustom.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+
+typedef struct {
+  /* MPIBAIJ's operations that ours wrap or that the reverse convert puts back */
+  PetscErrorCode (*baij_destroy)(Mat);
+  PetscErrorCode (*baij_duplicate)(Mat, MatDuplicateOption, Mat *);
+  PetscErrorCode (*baij_assemblyend)(Mat, MatAssemblyType);
+  PetscErrorCode (*baij_view)(Mat, PetscViewer);
+  PetscErrorCode (*baij_setfromoptions)(Mat, PetscOptionItems *);
+  PetscErrorCode (*baij_mult)(Mat, Vec, Vec);
+  PetscErrorCode (*baij_multadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
+  PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
+  MatBSRCustomSetValuesFn baij_setvalues;
+  PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
+  PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
+
+  /* settings, handed to the local and ghost blocks */
+  PetscInt               nthreads, chunks_per_thread;
+  MatBSRCustomSharedRows shared_rows;
+
+  /* the local and ghost blocks (MPIBAIJ's, borrowed), as of the last assembly */
+  Mat local, ghost;
+
+  /* the halo: ghost_cols[k] is the global block column of ghost block column k; ghost_x receives
+     those entries of x through halo (a VecScatter, i.e. PetscSF). Rebuilt only when ghost_cols change. */
+  PetscInt  *ghost_cols;
+  PetscInt   nghost;
+  Vec        ghost_x;
+  VecScatter halo;
+} Mat_MPIBSRCustom;
+
+PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);
+PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat, MatType, MatReuse, Mat *);
+
+#endif

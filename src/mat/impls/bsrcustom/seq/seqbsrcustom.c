@@ -1,0 +1,586 @@
+/*
+   MATSEQBSRCUSTOM: a SeqBAIJ matrix whose MatMult/MatMultAdd run the fixed-size-task OpenMP
+   kernel (kernels/bsrk_tasks_omp.cpp). Built the way PETSc's own BAIJ subtypes are (baijmkl):
+   create = SeqBAIJ create + in-place convert; the convert swaps a few ops, hangs our context on
+   A->spptr and renames the type; the reverse convert undoes exactly that.
+
+   Everything about storage, assembly and preallocation stays SeqBAIJ's: the kernel reads BAIJ's
+   own arrays (column-major bs x bs blocks) in place. The task partition is rebuilt only when the
+   nonzero structure changes (A->nonzerostate) or the thread/chunk settings do.
+*/
+#include "seqbsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+
+/* Error from the PETSc-free kernel layer -> PETSc error. */
+static PetscErrorCode BSRKCheck(Mat A, bsrk_status st, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(st != BSRK_ERR_ALLOC, PetscObjectComm((PetscObject)A), PETSC_ERR_MEM, "Out of memory in %s", what);
+  PetscCheck(st == BSRK_OK, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s rejected its arguments (status %d)", what, (int)st);
+  PetscFunctionReturn(0);
+}
+
+/* The BSR view of A: SeqBAIJ's block-row pointers, block columns and values, no copies. */
+static PetscErrorCode MatSeqBSRCustomGetBSR(Mat A, bsrk_matrix *M)
+{
+  PetscInt        nbrows, bs;
+  const PetscInt *ia, *ja;
+  PetscScalar    *aa;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ did not give its block structure");
+  M->nbrows = nbrows;
+  M->nbcols = A->cmap->n / bs;
+  M->bs     = bs;
+  M->rowptr = ia;
+  M->colidx = ja;
+  PetscCall(MatSeqBAIJGetArray(A, &aa));
+  M->values = aa;
+  /* SeqBAIJ hands out its own arrays (no copies): they stay valid after the restores below
+     until the nonzero structure changes, which needs a new assembly */
+  PetscCall(MatSeqBAIJRestoreArray(A, &aa));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+/*
+   Rebuilds the task partition when the block-row structure changed or the thread/chunk settings did.
+   The partition depends on the row pointers only. At assembly (compare_rows) they are compared with
+   the copy taken at the last build, an O(block rows) check: PETSc 3.18's MatSetValuesBlocked() can
+   add blocks without bumping A->nonzerostate. Elsewhere (MatMult) only O(1) state is compared.
+*/
+static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
+{
+  Mat_SeqBSRCustom *b      = (Mat_SeqBSRCustom *)A->spptr;
+  PetscInt          wanted = b->nthreads * b->chunks_per_thread;
+  bsrk_matrix       M;
+  size_t            bytes;
+  PetscBool         same;
+
+  PetscFunctionBegin;
+  if (b->tasks_built && b->tasks_wanted == wanted && b->tasks_nonzerostate == A->nonzerostate && !compare_rows) PetscFunctionReturn(0);
+  PetscCall(MatSeqBSRCustomGetBSR(A, &M));
+  if (b->tasks_built && b->tasks_wanted == wanted && b->rowptr_len == M.nbrows + 1) {
+    PetscCall(PetscArraycmp(b->rowptr_copy, M.rowptr, M.nbrows + 1, &same));
+    if (same) {
+      b->tasks_nonzerostate = A->nonzerostate; /* new columns in the same rows: the tasks still fit */
+      PetscFunctionReturn(0);
+    }
+  }
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
+  bsrk_partition_free(&b->tasks);
+  b->tasks_built = PETSC_FALSE;
+  PetscCall(BSRKCheck(A, bsrk_partition_build(M.nbrows, M.rowptr, wanted, &b->tasks), "the task partition"));
+  b->nonzero_block_rows = 0;
+  for (PetscInt i = 0; i < M.nbrows; i++) b->nonzero_block_rows += (M.rowptr[i + 1] > M.rowptr[i]);
+  bytes = bsrk_tasks_workspace_bytes(&b->tasks, M.bs);
+  if (bytes > b->workspace_bytes) {
+    PetscCall(PetscFree(b->workspace));
+    PetscCall(PetscMalloc(bytes, &b->workspace));
+    b->workspace_bytes = bytes;
+  }
+  if (b->rowptr_len != M.nbrows + 1) {
+    PetscCall(PetscFree(b->rowptr_copy));
+    PetscCall(PetscMalloc1(M.nbrows + 1, &b->rowptr_copy));
+    b->rowptr_len = M.nbrows + 1;
+  }
+  PetscCall(PetscArraycpy(b->rowptr_copy, M.rowptr, M.nbrows + 1));
+  b->tasks_built        = PETSC_TRUE;
+  b->tasks_nonzerostate = A->nonzerostate;
+  b->tasks_wanted       = wanted;
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
+  PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M.rowptr[M.nbrows], (PetscInt)M.nbrows, (PetscInt)M.bs, (PetscInt)b->tasks.ntasks, b->nthreads, b->chunks_per_thread));
+  PetscFunctionReturn(0);
+}
+
+/* out = alpha*A*x + beta*in; in is not read when beta == 0. */
+static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+{
+  Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)A->spptr;
+  bsrk_matrix        M;
+  const PetscScalar *xa, *ina = NULL;
+  PetscScalar       *outa;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
+  PetscCall(MatSeqBSRCustomGetBSR(A, &M));
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (beta == (PetscScalar)0.0) {
+    PetscCall(VecGetArrayWrite(out, &outa));
+  } else if (in == out) {
+    PetscCall(VecGetArray(out, &outa));
+    ina = outa;
+  } else {
+    PetscCall(VecGetArrayRead(in, &ina));
+    PetscCall(VecGetArrayWrite(out, &outa));
+  }
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
+  PetscCall(BSRKCheck(A, bsrk_tasks_multadd(&M, &b->tasks, (int)b->nthreads, (bsrk_shared_rows)b->shared_rows, alpha, xa, beta, ina, outa, b->workspace), "the task kernel"));
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (beta == (PetscScalar)0.0) {
+    PetscCall(VecRestoreArrayWrite(out, &outa));
+  } else if (in == out) {
+    PetscCall(VecRestoreArray(out, &outa));
+  } else {
+    PetscCall(VecRestoreArrayRead(in, &ina));
+    PetscCall(VecRestoreArrayWrite(out, &outa));
+  }
+  {
+    const PetscLogDouble bs = (PetscLogDouble)M.bs, nblocks = (PetscLogDouble)M.rowptr[M.nbrows];
+    PetscCall(PetscLogFlops(2.0 * nblocks * bs * bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)b->nonzero_block_rows * bs : 0.0)));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMult_SeqBSRCustom(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomApply(A, 1.0, x, 0.0, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultAdd_SeqBSRCustom(Mat A, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomApply(A, 1.0, x, 1.0, y, z));
+  PetscFunctionReturn(0);
+}
+
+/* BAIJ re-selects MatMult by block size at preallocation: remember its choice, then put ours back. */
+static void MatSeqBSRCustomInstallMultOps(Mat A)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  if (A->ops->mult != MatMult_SeqBSRCustom) b->baij_mult = A->ops->mult;
+  if (A->ops->multadd != MatMultAdd_SeqBSRCustom) b->baij_multadd = A->ops->multadd;
+  A->ops->mult    = MatMult_SeqBSRCustom;
+  A->ops->multadd = MatMultAdd_SeqBSRCustom;
+}
+
+static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*b->baij_assemblyend)(A, mode));
+  if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
+  MatSeqBSRCustomInstallMultOps(A);
+  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSetFromOptions_SeqBSRCustom(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (b->baij_setfromoptions) PetscCall((*b->baij_setfromoptions)(A, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, "SeqBSRCustom options");
+  PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &b->nthreads, &b->chunks_per_thread, &b->shared_rows));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  PetscBool         isascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall((*b->baij_view)(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(0);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
+  if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, shared rows by %s\n", A->rmap->bs, b->nthreads, b->chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, MatBSRCustomSharedRowsTypes[b->shared_rows]));
+  PetscFunctionReturn(0);
+}
+
+/* MatZeroRows compresses BAIJ's arrays without going through ops->assemblyend: rebuild then. */
+static PetscErrorCode MatSeqBSRCustomInvalidateTasks(Mat A)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  b->tasks_built = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/*
+   Finite-difference coloring: PETSc picks the BAIJ path of MatFDColoringCreate/SetUp by base type name
+   (a "seqbaij" prefix), which "seqbsrcustom" lacks; without it our SeqBAIJ data would be read as AIJ.
+   So both run under the base type's name, with a block coloring (see MatBSRCustomBlockColoring_Private).
+*/
+static PetscErrorCode MatFDColoringCreate_SeqBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring c)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  ISColoring        block;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBAIJ));
+  PetscCall((*b->baij_fdcoloringcreate)(A, block, c));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBSRCUSTOM));
+  PetscCall(ISColoringDestroy(&block));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatFDColoringSetUp_SeqBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring c)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  ISColoring        block;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBAIJ));
+  PetscCall((*b->baij_fdcoloringsetup)(A, block, c));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBSRCUSTOM));
+  PetscCall(ISColoringDestroy(&block));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDestroy_SeqBSRCustom(Mat A)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  PetscErrorCode (*baij_destroy)(Mat) = b->baij_destroy;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert_SeqBSRCustom_SeqBAIJ(A, MATSEQBAIJ, MAT_INPLACE_MATRIX, &A));
+  PetscCall((*baij_destroy)(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDuplicate_SeqBSRCustom(Mat A, MatDuplicateOption op, Mat *M)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr, *c;
+
+  PetscFunctionBegin;
+  PetscCall((*b->baij_duplicate)(A, op, M));
+  PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(*M, MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, M));
+  c                    = (Mat_SeqBSRCustom *)(*M)->spptr;
+  c->nthreads          = b->nthreads;
+  c->chunks_per_thread = b->chunks_per_thread;
+  c->shared_rows       = b->shared_rows;
+  PetscFunctionReturn(0);
+}
+
+/* Setters reached through PetscTryMethod() so that the public calls work on seq and mpi alike. */
+static PetscErrorCode MatBSRCustomSetChunksPerThread_SeqBSRCustom(Mat A, PetscInt chunks)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomCheckChunks_Private(A, chunks, "MatBSRCustomSetChunksPerThread()"));
+  ((Mat_SeqBSRCustom *)A->spptr)->chunks_per_thread = chunks;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetChunksPerThread_SeqBSRCustom(Mat A, PetscInt *chunks)
+{
+  PetscFunctionBegin;
+  *chunks = ((Mat_SeqBSRCustom *)A->spptr)->chunks_per_thread;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomSetNumThreads_SeqBSRCustom(Mat A, PetscInt nthreads)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomCheckThreads_Private(A, nthreads, "MatBSRCustomSetNumThreads()"));
+  ((Mat_SeqBSRCustom *)A->spptr)->nthreads = nthreads == PETSC_DEFAULT ? MatBSRCustomDefaultThreads() : nthreads;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetNumThreads_SeqBSRCustom(Mat A, PetscInt *nthreads)
+{
+  PetscFunctionBegin;
+  *nthreads = ((Mat_SeqBSRCustom *)A->spptr)->nthreads;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomSetSharedRows_SeqBSRCustom(Mat A, MatBSRCustomSharedRows mode)
+{
+  PetscFunctionBegin;
+  PetscCheck(mode == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || mode == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown shared-rows mode %d", (int)mode);
+  ((Mat_SeqBSRCustom *)A->spptr)->shared_rows = mode;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetSharedRows_SeqBSRCustom(Mat A, MatBSRCustomSharedRows *mode)
+{
+  PetscFunctionBegin;
+  *mode = ((Mat_SeqBSRCustom *)A->spptr)->shared_rows;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomGetNumTasks_SeqBSRCustom(Mat A, PetscInt *ntasks)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The tasks exist only once the matrix is assembled");
+  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
+  *ntasks = b->tasks.ntasks;
+  PetscFunctionReturn(0);
+}
+
+/* Block preallocation: SeqBAIJ's, remembering that the caller gave block counts. */
+static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt bs, PetscInt nz, const PetscInt nnz[])
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, nnz));
+  if (nnz || (nz != PETSC_DEFAULT && nz != PETSC_DECIDE)) b->block_preallocated = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*
+   AIJ-style preallocation on our type, for programs written for AIJ whose type comes from the options
+   (and DMDA, which takes its AIJ path for any type offering this). Where block counts were given
+   already (MatXAIJSetPreallocation() passes both), they are the better information and this call does
+   nothing, as for SeqBAIJ. Otherwise a block row gets ceil(max row count / bs) blocks, exact for
+   block-structured counts (a DMDA's, an FEM code's); scalar patterns that touch more blocks than that
+   still assemble, with mallocs (PetscInfo says how many), instead of failing.
+*/
+static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz, const PetscInt nnz[])
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  PetscInt          bs, nbs, *bnnz = NULL;
+
+  PetscFunctionBegin;
+  if (b->block_preallocated) PetscFunctionReturn(0);
+  PetscCall(PetscLayoutSetUp(A->rmap));
+  PetscCall(PetscLayoutSetUp(A->cmap));
+  PetscCall(MatGetBlockSize(A, &bs));
+  nbs = A->cmap->n / bs;
+  PetscCall(MatBSRCustomBlockCounts_Private(A->rmap->n / bs, bs, nnz, nbs, &bnnz));
+  if (nz != PETSC_DEFAULT && nz != PETSC_DECIDE) nz = PetscMin((nz + bs - 1) / bs, nbs);
+  PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, bnnz));
+  if (bs > 1) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(PetscFree(bnnz));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSetValues_SeqBSRCustom(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomSetValuesAllowNull_Private(((Mat_SeqBSRCustom *)A->spptr)->baij_setvalues, A, m, im, n, in, v, mode));
+  PetscFunctionReturn(0);
+}
+
+/* BAIJ's own converters are composed under "seqbaij" names; publish them under ours. */
+static PetscErrorCode MatSeqBSRCustomComposeBAIJConverters(Mat A, PetscBool install)
+{
+  const char *targets[] = {MATSEQAIJ, MATSEQSBAIJ, MATIS, MATHYPRE};
+  char        from[128], to[128];
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(targets); i++) {
+    void (*f)(void) = NULL;
+    PetscCall(PetscSNPrintf(from, sizeof(from), "MatConvert_seqbaij_%s_C", targets[i]));
+    PetscCall(PetscSNPrintf(to, sizeof(to), "MatConvert_seqbsrcustom_%s_C", targets[i]));
+    if (install) PetscCall(PetscObjectQueryFunction((PetscObject)A, from, &f));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, to, f));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install)
+{
+#define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
+  PetscFunctionBegin;
+  BSRC_COMPOSE("MatConvert_seqbsrcustom_seqbaij_C", MatConvert_SeqBSRCustom_SeqBAIJ);
+  BSRC_COMPOSE("MatBSRCustomSetChunksPerThread_C", MatBSRCustomSetChunksPerThread_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetChunksPerThread_C", MatBSRCustomGetChunksPerThread_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomSetNumThreads_C", MatBSRCustomSetNumThreads_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetNumThreads_C", MatBSRCustomGetNumThreads_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomSetSharedRows_C", MatBSRCustomSetSharedRows_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetSharedRows_C", MatBSRCustomGetSharedRows_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_SeqBSRCustom);
+  BSRC_COMPOSE("MatSeqAIJSetPreallocation_C", MatSeqAIJSetPreallocation_SeqBSRCustom);
+  if (install) {
+    BSRC_COMPOSE("MatSeqBAIJSetPreallocation_C", MatSeqBAIJSetPreallocation_SeqBSRCustom);
+  } else {
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqBAIJSetPreallocation_C", ((Mat_SeqBSRCustom *)A->spptr)->baij_seqbaijsetpreallocation));
+  }
+  PetscCall(MatSeqBSRCustomComposeBAIJConverters(A, install));
+#undef BSRC_COMPOSE
+  PetscFunctionReturn(0);
+}
+
+/*
+   MatZeroRows: BAIJ compresses its arrays in place without calling ops->assemblyend, so we wrap it
+   to drop the partition. The wrapped op is kept in the composed slot below.
+*/
+static PetscErrorCode MatZeroRows_SeqBSRCustom(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  PetscErrorCode (*baij_zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatZeroRows_seqbsrcustom_base_C", &baij_zerorows));
+  PetscCheck(baij_zerorows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ MatZeroRows missing");
+  PetscCall((*baij_zerorows)(A, n, rows, diag, x, b));
+  PetscCall(MatSeqBSRCustomInvalidateTasks(A));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat               B = *newmat;
+  Mat_SeqBSRCustom *b;
+
+  PetscBool         already;
+
+  PetscFunctionBegin;
+  (void)type;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &already));
+  if (reuse == MAT_REUSE_MATRIX || already) {
+    *newmat = B;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscNew(&b));
+  b->baij_destroy         = B->ops->destroy;
+  b->baij_duplicate       = B->ops->duplicate;
+  b->baij_assemblyend     = B->ops->assemblyend;
+  b->baij_view            = B->ops->view;
+  b->baij_setfromoptions  = B->ops->setfromoptions;
+  b->baij_fdcoloringsetup = B->ops->fdcoloringsetup;
+  b->baij_fdcoloringcreate = B->ops->fdcoloringcreate;
+  b->baij_mult            = B->ops->mult;
+  b->baij_multadd         = B->ops->multadd;
+  b->baij_setvalues       = B->ops->setvalues;
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", &b->baij_seqbaijsetpreallocation));
+  PetscCheck(b->baij_seqbaijsetpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ preallocation routine missing");
+  b->block_preallocated = B->preallocated;
+  b->nthreads             = MatBSRCustomDefaultThreads();
+  b->chunks_per_thread    = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
+  b->shared_rows          = MAT_BSRCUSTOM_SHARED_ROWS_CARRY;
+  B->spptr                = b;
+
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatZeroRows_seqbsrcustom_base_C", (void (*)(void))B->ops->zerorows));
+  B->ops->destroy         = MatDestroy_SeqBSRCustom;
+  B->ops->duplicate       = MatDuplicate_SeqBSRCustom;
+  B->ops->assemblyend     = MatAssemblyEnd_SeqBSRCustom;
+  B->ops->view            = MatView_SeqBSRCustom;
+  B->ops->setfromoptions  = MatSetFromOptions_SeqBSRCustom;
+  B->ops->zerorows        = MatZeroRows_SeqBSRCustom;
+  B->ops->setvalues       = MatSetValues_SeqBSRCustom;
+  if (b->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_SeqBSRCustom;
+  if (b->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_SeqBSRCustom;
+  MatSeqBSRCustomInstallMultOps(B);
+  PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBSRCUSTOM));
+  /* settings given on the command line apply even where the program never calls MatSetFromOptions() */
+  PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &b->nthreads, &b->chunks_per_thread, &b->shared_rows));
+  if (B->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(B, PETSC_TRUE));
+  *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat               B = *newmat;
+  Mat_SeqBSRCustom *b;
+  PetscErrorCode (*baij_zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec) = NULL;
+
+  PetscFunctionBegin;
+  (void)type;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  b = (Mat_SeqBSRCustom *)B->spptr;
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatZeroRows_seqbsrcustom_base_C", &baij_zerorows));
+  B->ops->destroy         = b->baij_destroy;
+  B->ops->duplicate       = b->baij_duplicate;
+  B->ops->assemblyend     = b->baij_assemblyend;
+  B->ops->view            = b->baij_view;
+  B->ops->setfromoptions  = b->baij_setfromoptions;
+  B->ops->fdcoloringsetup = b->baij_fdcoloringsetup;
+  B->ops->fdcoloringcreate = b->baij_fdcoloringcreate;
+  B->ops->zerorows        = baij_zerorows;
+  B->ops->mult            = b->baij_mult;
+  B->ops->multadd         = b->baij_multadd;
+  B->ops->setvalues       = b->baij_setvalues;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatZeroRows_seqbsrcustom_base_C", NULL));
+  PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE));
+  bsrk_partition_free(&b->tasks);
+  PetscCall(PetscFree(b->workspace));
+  PetscCall(PetscFree(b->rowptr_copy));
+  PetscCall(PetscFree(B->spptr));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJ));
+  *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* AIJ (and anything else) -> ours: through SeqBAIJ, whose converters know the block size. */
+static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, DIFFERENT_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatConvert(A, MATSEQBAIJ, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(B, type, MAT_INPLACE_MATRIX, &B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/*MC
+   MATSEQBSRCUSTOM - "seqbsrcustom" - a sequential Block Sparse Row matrix: storage, assembly,
+   preallocation and factorizations are MATSEQBAIJ's; MatMult and MatMultAdd run an OpenMP kernel
+   over fixed-size tasks: the nonzero blocks are cut once, at assembly, into
+   threads x chunks_per_thread equal ranges (they may split a block row); threads take ranges;
+   a block row split between ranges is summed once per range (carry or atomic).
+
+   Options Database Keys:
++  -mat_type bsrcustom - selects the type (with -dll_append path/libpetscbsrcustom.so)
+.  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: omp_get_max_threads(), i.e. OMP_NUM_THREADS)
+.  -mat_bsrcustom_chunks_per_thread <c> - tasks per thread (default 8)
+-  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
+
+   Level: beginner
+
+.seealso: `MATBSRCUSTOM`, `MATMPIBSRCUSTOM`, `MATSEQBAIJ`, `MatBSRCustomSetChunksPerThread()`, `MatBSRCustomSetNumThreads()`
+M*/
+PETSC_INTERN PetscErrorCode MatCreate_SeqBSRCustom(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, MATSEQBAIJ));
+  PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(A, MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, &A));
+  /* what MatConvert(..., "seqbsrcustom") finds on a matrix of our type (step 2 of its search) */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqbaij_seqbsrcustom_C", MatConvert_SeqBAIJ_SeqBSRCustom));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqaij_seqbsrcustom_C", MatConvert_Any_SeqBSRCustom));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqsbaij_seqbsrcustom_C", MatConvert_Any_SeqBSRCustom));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqdense_seqbsrcustom_C", MatConvert_Any_SeqBSRCustom));
+  PetscFunctionReturn(0);
+}
+
+/* Factorizations: PETSc looks them up by exact type name, so register SeqBAIJ's under ours. */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRegisterFactors(void)
+{
+  const MatFactorType ftypes[] = {MAT_FACTOR_LU, MAT_FACTOR_ILU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ICC};
+  const MatSolverType solvers[] = {MATSOLVERPETSC, MATSOLVERMUMPS, MATSOLVERSUPERLU, MATSOLVERUMFPACK, MATSOLVERCHOLMOD, MATSOLVERKLU};
+
+  PetscFunctionBegin;
+  for (size_t s = 0; s < PETSC_STATIC_ARRAY_LENGTH(solvers); s++) {
+    for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftypes); f++) {
+      PetscBool         foundsolver = PETSC_FALSE, foundmtype = PETSC_FALSE;
+      MatSolverFunction create = NULL;
+      PetscCall(MatSolverTypeGet(solvers[s], MATSEQBAIJ, ftypes[f], &foundsolver, &foundmtype, &create));
+      if (create) PetscCall(MatSolverTypeRegister(solvers[s], MATSEQBSRCUSTOM, ftypes[f], create));
+    }
+  }
+  PetscFunctionReturn(0);
+}

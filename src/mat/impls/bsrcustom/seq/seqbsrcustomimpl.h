@@ -1,0 +1,48 @@
+/* Private context of MATSEQBSRCUSTOM, hung on A->spptr of a SeqBAIJ matrix. */
+#ifndef SEQBSRCUSTOMIMPL_H
+#define SEQBSRCUSTOMIMPL_H
+
+#include <petsc/private/matimpl.h>
+#include <petscmatbsrcustom.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include "bsrkernels.h"
+
+typedef struct {
+  /* SeqBAIJ's own operations, kept so that ours can call them and the reverse convert can put them back.
+     Debian's PETSc hides the *_SeqBAIJ symbols, so we take them from the ops table at convert time. */
+  PetscErrorCode (*baij_destroy)(Mat);
+  PetscErrorCode (*baij_duplicate)(Mat, MatDuplicateOption, Mat *);
+  PetscErrorCode (*baij_assemblyend)(Mat, MatAssemblyType);
+  PetscErrorCode (*baij_view)(Mat, PetscViewer);
+  PetscErrorCode (*baij_setfromoptions)(Mat, PetscOptionItems *);
+  PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
+  PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
+  PetscErrorCode (*baij_mult)(Mat, Vec, Vec);          /* BAIJ picks these by block size at preallocation */
+  PetscErrorCode (*baij_multadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*baij_setvalues)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+  PetscErrorCode (*baij_seqbaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[]);
+  PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
+
+  /* user settings */
+  PetscInt               chunks_per_thread;
+  PetscInt               nthreads;
+  MatBSRCustomSharedRows shared_rows;
+
+  /* the task partition and what it was built for: rebuilt only when one of these changes */
+  bsrk_partition   tasks;
+  PetscBool        tasks_built;
+  PetscObjectState tasks_nonzerostate;
+  PetscInt        *rowptr_copy; /* the row pointers the tasks were cut for */
+  PetscInt         rowptr_len;
+  PetscInt         tasks_wanted;
+  PetscInt         nonzero_block_rows; /* for flop counts */
+  void            *workspace;          /* carry buffers of the tasks */
+  size_t           workspace_bytes;
+} Mat_SeqBSRCustom;
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatCreate_SeqBSRCustom(Mat);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRegisterFactors(void);
+
+#endif

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Runs one program twice -- with a reference matrix type and with bsrcustom -- and compares what it prints.
+
+Lines are compared token by token: integers (iteration counts, sizes) must be equal, floating-point numbers
+must agree to a relative tolerance (rounding may differ: the kernels sum in another order), words must be equal.
+Lines matching --ignore (timings, type names, addresses) are dropped from both outputs first.
+
+usage: compare_runs.py --ref "<options>" --ours "<options>" [--rtol 1e-6] [--atol 1e-12] [--ignore REGEX]...
+                       [--expect REGEX]... -- <command...>
+"""
+import argparse
+import re
+import shlex
+import subprocess
+import sys
+
+NUM = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+INT = re.compile(r"^[-+]?\d+$")
+
+
+def run(cmd, timeout):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    return p.returncode, p.stdout
+
+
+def tokens(line):
+    return re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[A-Za-z_]+|\S", line)
+
+
+def same_token(a, b, rtol, atol):
+    if a == b:
+        return True
+    if NUM.match(a) and NUM.match(b):
+        if INT.match(a) and INT.match(b):
+            return False
+        x, y = float(a), float(b)
+        return abs(x - y) <= atol + rtol * max(abs(x), abs(y))
+    return False
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ref", required=True)
+    ap.add_argument("--ours", required=True)
+    ap.add_argument("--rtol", type=float, default=1e-6)
+    ap.add_argument("--atol", type=float, default=1e-12)
+    ap.add_argument("--ignore", action="append", default=[])
+    ap.add_argument("--expect", action="append", default=[], help="regex that must appear in our run's output")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    if not cmd:
+        ap.error("no command")
+    ignore = [re.compile(r) for r in a.ignore]
+
+    outs, raw = [], []
+    for label, opts in (("reference", a.ref), ("bsrcustom", a.ours)):
+        full = cmd + shlex.split(opts)
+        rc, out = run(full, a.timeout)
+        print(f"--- {label}: {' '.join(full)} (exit {rc})")
+        print(out.rstrip())
+        if rc != 0:
+            print(f"FAIL: the {label} run exited with {rc}")
+            return 1
+        raw.append(out)
+        outs.append([l for l in out.splitlines() if l.strip() and not any(r.search(l) for r in ignore)])
+
+    failures = 0
+    for rx in a.expect:
+        if not re.search(rx, raw[1]):
+            print(f"FAIL: expected /{rx}/ in the bsrcustom run")
+            failures += 1
+    ref, ours = outs
+    if len(ref) != len(ours):
+        print(f"FAIL: {len(ref)} lines from the reference, {len(ours)} from bsrcustom")
+        failures += 1
+    for i, (lr, lo) in enumerate(zip(ref, ours)):
+        tr, to = tokens(lr), tokens(lo)
+        if len(tr) != len(to) or not all(same_token(x, y, a.rtol, a.atol) for x, y in zip(tr, to)):
+            print(f"FAIL: line {i + 1} differs:\n  reference: {lr}\n  bsrcustom: {lo}")
+            failures += 1
+    compared = min(len(ref), len(ours))
+    print(f"compare_runs: {compared} lines compared, {failures} differences")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+static const char help[] = "Bad input to bsrcustom gets PETSc errors with the right codes and messages, and NaN/Inf\n"
+                           "propagate as in MATBAIJ.\n";
+
+#include "testutils.h"
+#include <math.h>
+#include <string.h>
+
+static PetscInt failures = 0;
+
+/* Runs `call` with errors returned (not printed or fatal); checks the code and, if given, that the
+   error message contains `needle`. */
+#define EXPECT_ERROR(call, code, needle) \
+  do { \
+    PetscErrorCode e_; \
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
+    e_ = (call); \
+    PetscCall(PetscPopErrorHandler()); \
+    PetscCall(CheckError(e_, code, needle, #call)); \
+  } while (0)
+
+static PetscErrorCode CheckError(PetscErrorCode got, PetscErrorCode want, const char *needle, const char *what)
+{
+  const char *text;
+  char       *specific = NULL;
+  PetscBool   found;
+
+  PetscFunctionBegin;
+  PetscCall(PetscErrorMessage(got, &text, &specific));
+  found = (PetscBool)(!needle || (specific && strstr(specific, needle)));
+  TEST_CHECK(PETSC_COMM_WORLD, got == want, failures, "%s: error code %d (%s), expected %d", what, (int)got, text ? text : "", (int)want);
+  TEST_CHECK(PETSC_COMM_WORLD, found, failures, "%s: message \"%s\" does not name \"%s\"", what, specific ? specific : "", needle ? needle : "");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode OptionError(const char *option, const char *value, PetscErrorCode want, const char *needle)
+{
+  Mat            A;
+  PetscErrorCode e;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, option, value));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+  PetscCall(MatSetSizes(A, 6, 6, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSize(A, 2));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  e = MatSetType(A, MATBSRCUSTOM);
+  if (!e) e = MatSetFromOptions(A);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(CheckError(e, want, needle, option));
+  PetscCall(PetscOptionsClearValue(NULL, option));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  Mat       A, Ref, U;
+  Vec       x, y, yr, xbad, ybad;
+  PetscInt  bs = 2, nb = 10, n;
+  PetscReal nanv = (PetscReal)NAN, infv = (PetscReal)INFINITY;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatBSRCustomRegisterAll());
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nb, nb, 3, PETSC_TRUE, PETSC_FALSE, 11u, &A));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nb, nb, 3, PETSC_TRUE, PETSC_FALSE, 11u, &Ref));
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecDuplicate(y, &yr));
+  PetscCall(VecSet(x, 1.0));
+  n = nb * bs;
+
+  /* wrong vector sizes */
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n + 1, &xbad));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n - 2, &ybad));
+  EXPECT_ERROR(MatMult(A, xbad, y), PETSC_ERR_ARG_SIZ, NULL);
+  EXPECT_ERROR(MatMult(A, x, ybad), PETSC_ERR_ARG_SIZ, NULL);
+  EXPECT_ERROR(MatMultAdd(A, x, ybad, y), PETSC_ERR_ARG_SIZ, NULL);
+  EXPECT_ERROR(MatMultAdd(A, x, y, ybad), PETSC_ERR_ARG_SIZ, NULL);
+
+  /* MatMult before assembly */
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &U));
+  PetscCall(MatSetSizes(U, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSize(U, bs));
+  PetscCall(MatSetType(U, MATBSRCUSTOM));
+  PetscCall(MatSeqBAIJSetPreallocation(U, bs, 1, NULL));
+  EXPECT_ERROR(MatMult(U, x, y), PETSC_ERR_ARG_WRONGSTATE, NULL);
+  EXPECT_ERROR(MatBSRCustomGetNumTasks(U, &n), PETSC_ERR_ARG_WRONGSTATE, "assembled");
+  PetscCall(MatDestroy(&U));
+
+  /* bad settings, through the API and the options database: the message names the setting */
+  EXPECT_ERROR(MatBSRCustomSetChunksPerThread(A, 0), PETSC_ERR_ARG_OUTOFRANGE, "chunks per thread");
+  EXPECT_ERROR(MatBSRCustomSetNumThreads(A, -3), PETSC_ERR_ARG_OUTOFRANGE, "threads");
+  EXPECT_ERROR(MatBSRCustomSetSharedRows(A, (MatBSRCustomSharedRows)7), PETSC_ERR_ARG_OUTOFRANGE, "shared-rows");
+  PetscCall(OptionError("-mat_bsrcustom_chunks_per_thread", "0", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_chunks_per_thread"));
+  PetscCall(OptionError("-mat_bsrcustom_threads", "100000", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_threads"));
+  PetscCall(OptionError("-mat_bsrcustom_threads", "two", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_threads"));
+  PetscCall(OptionError("-mat_bsrcustom_chunks_per_thread", "8x", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_chunks_per_thread"));
+  PetscCall(OptionError("-mat_bsrcustom_shared_rows", "sometimes", PETSC_ERR_ARG_UNKNOWN_TYPE, "-mat_bsrcustom_shared_rows"));
+  /* the matrix is unharmed by the rejected settings */
+  {
+    PetscInt  c;
+    PetscReal rel;
+    PetscCall(MatBSRCustomGetChunksPerThread(A, &c));
+    TEST_CHECK(PETSC_COMM_WORLD, c == 8, failures, "a rejected setting changed chunks per thread to %" PetscInt_FMT, c);
+    PetscCall(MatMult(A, x, y));
+    PetscCall(MatMult(Ref, x, yr));
+    PetscCall(TestRelDiff(y, yr, &rel));
+    TEST_CHECK(PETSC_COMM_WORLD, rel < 1e-13, failures, "products after rejected settings differ by %g", (double)rel);
+  }
+
+  /* NaN in the matrix and Inf in x: the same entries of y are NaN/Inf as with BAIJ */
+  {
+    PetscInt           row = 2, col = 3;
+    const PetscScalar *ya, *yra;
+    PetscBool          same = PETSC_TRUE;
+    PetscInt           nonfinite = 0;
+    PetscCall(MatSetValue(A, row, col, nanv, INSERT_VALUES));
+    PetscCall(MatSetValue(Ref, row, col, nanv, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(VecSetValue(x, 9, infv, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(x));
+    PetscCall(VecAssemblyEnd(x));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(MatMult(Ref, x, yr));
+    PetscCall(VecGetArrayRead(y, &ya));
+    PetscCall(VecGetArrayRead(yr, &yra));
+    for (PetscInt i = 0; i < nb * bs; i++) {
+      PetscReal a = PetscRealPart(ya[i]), r = PetscRealPart(yra[i]);
+      if (isnan(a) != isnan(r) || isinf(a) != isinf(r) || (isinf(a) && (a > 0) != (r > 0))) same = PETSC_FALSE;
+      nonfinite += !isfinite(r);
+    }
+    PetscCall(VecRestoreArrayRead(y, &ya));
+    PetscCall(VecRestoreArrayRead(yr, &yra));
+    TEST_CHECK(PETSC_COMM_WORLD, same, failures, "NaN/Inf pattern of y differs from BAIJ's");
+    TEST_CHECK(PETSC_COMM_WORLD, nonfinite > 0, failures, "the test matrix did not produce NaN/Inf at all");
+  }
+
+  PetscCall(VecDestroy(&xbad));
+  PetscCall(VecDestroy(&ybad));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bad input: %" PetscInt_FMT " failures\n", failures));
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}

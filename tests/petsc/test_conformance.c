@@ -1,0 +1,322 @@
+static const char help[] = "What a PETSc user does with a BAIJ matrix works on bsrcustom, keeps the type and gives BAIJ's results:\n"
+                           "MatDuplicate, MatCopy, MatConvert to/from aij/baij/dense, MatTranspose, MatCreateSubMatrices,\n"
+                           "MatZeroRows, MatGetDiagonal, MatInvertBlockDiagonal, MatGetRow, MatView/MatLoad, LU/ILU/Cholesky/ICC,\n"
+                           "AIJ-style preallocation of a matrix whose type came from the options.\n";
+
+#include "testutils.h"
+#include <petscviewer.h>
+
+static PetscInt failures = 0;
+
+static PetscErrorCode CheckType(Mat A, MatType want, const char *what)
+{
+  PetscBool same;
+  MatType   t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, want, &same));
+  PetscCall(MatGetType(A, &t));
+  TEST_CHECK(PETSC_COMM_WORLD, same, failures, "%s: type is %s, expected %s", what, t, want);
+  PetscFunctionReturn(0);
+}
+
+/* ||A x - B x|| / ||B x|| for a random x */
+static PetscErrorCode CheckSameOperator(Mat A, Mat B, PetscReal tol, const char *what)
+{
+  Vec         x, ya, yb;
+  PetscReal   rel;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(MatCreateVecs(B, &x, &yb));
+  PetscCall(VecDuplicate(yb, &ya));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(MatMult(A, x, ya));
+  PetscCall(MatMult(B, x, yb));
+  PetscCall(TestRelDiff(ya, yb, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= tol, failures, "%s: products differ by %g", what, (double)rel);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&ya));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
+/* Solves with a factorization of A and of Ref (same ordering), compares solutions. */
+static PetscErrorCode CheckFactor(Mat A, Mat Ref, MatFactorType ftype, const char *what)
+{
+  Mat           F[2];
+  Mat           M[2] = {A, Ref};
+  Vec           b, x[2];
+  IS            row, col;
+  MatFactorInfo info;
+  PetscReal     rel;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(Ref, &x[0], &b));
+  PetscCall(VecDuplicate(x[0], &x[1]));
+  PetscCall(VecSet(b, 1.0));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatGetFactor(M[k], MATSOLVERPETSC, ftype, &F[k]));
+    PetscCall(MatFactorInfoInitialize(&info));
+    info.fill   = 2.0;
+    info.levels = 0;
+    PetscCall(MatGetOrdering(M[k], MATORDERINGNATURAL, &row, &col));
+    if (ftype == MAT_FACTOR_LU) PetscCall(MatLUFactorSymbolic(F[k], M[k], row, col, &info));
+    else if (ftype == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(F[k], M[k], row, col, &info));
+    else if (ftype == MAT_FACTOR_CHOLESKY) PetscCall(MatCholeskyFactorSymbolic(F[k], M[k], row, &info));
+    else PetscCall(MatICCFactorSymbolic(F[k], M[k], row, &info));
+    if (ftype == MAT_FACTOR_LU || ftype == MAT_FACTOR_ILU) PetscCall(MatLUFactorNumeric(F[k], M[k], &info));
+    else PetscCall(MatCholeskyFactorNumeric(F[k], M[k], &info));
+    PetscCall(MatSolve(F[k], b, x[k]));
+    PetscCall(ISDestroy(&row));
+    PetscCall(ISDestroy(&col));
+    PetscCall(MatDestroy(&F[k]));
+  }
+  PetscCall(TestRelDiff(x[0], x[1], &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-12, failures, "%s: solutions differ by %g", what, (double)rel);
+  PetscCall(VecDestroy(&x[0]));
+  PetscCall(VecDestroy(&x[1]));
+  PetscCall(VecDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+/* A symmetric positive definite block matrix: B^T B + n I from a random block matrix B. */
+static PetscErrorCode SPDMatrix(MatType type, PetscInt bs, PetscInt nb, Mat *S)
+{
+  Mat R, Rt, P;
+
+  PetscFunctionBegin;
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATAIJ, bs, nb, nb, 3, PETSC_FALSE, PETSC_FALSE, 99u, &R));
+  PetscCall(MatTranspose(R, MAT_INITIAL_MATRIX, &Rt));
+  PetscCall(MatMatMult(Rt, R, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &P));
+  PetscCall(MatShift(P, (PetscScalar)(nb * bs)));
+  PetscCall(MatSetBlockSize(P, bs));
+  PetscCall(MatConvert(P, type, MAT_INITIAL_MATRIX, S));
+  PetscCall(MatDestroy(&R));
+  PetscCall(MatDestroy(&Rt));
+  PetscCall(MatDestroy(&P));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  const PetscInt bs = 3, nb = 24;
+  Mat            A, Ref, B, C;
+  char           file[PETSC_MAX_PATH_LEN] = "conformance_matrix.dat";
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatBSRCustomRegisterAll());
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nb, nb, 4, PETSC_TRUE, PETSC_FALSE, 3u, &Ref));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nb, nb, 4, PETSC_TRUE, PETSC_FALSE, 3u, &A));
+  PetscCall(CheckType(A, MATSEQBSRCUSTOM, "MatSetType(bsrcustom) on one rank"));
+  {
+    MatInfo ia, ir;
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &ia));
+    PetscCall(MatGetInfo(Ref, MAT_LOCAL, &ir));
+    TEST_CHECK(PETSC_COMM_WORLD, ia.nz_allocated == ir.nz_allocated, failures, "MatXAIJSetPreallocation: %g entries allocated, BAIJ %g", ia.nz_allocated, ir.nz_allocated);
+  }
+
+  /* MatDuplicate (values and pattern only), MatCopy */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatDuplicate"));
+  PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatDuplicate(MAT_COPY_VALUES)"));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDuplicate(A, MAT_DO_NOT_COPY_VALUES, &B));
+  PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatDuplicate(MAT_DO_NOT_COPY_VALUES)"));
+  PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatCopy(SAME_NONZERO_PATTERN)"));
+  PetscCall(MatZeroEntries(B));
+  PetscCall(MatCopy(Ref, B, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatCopy(BAIJ -> ours)"));
+  PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatCopy(DIFFERENT_NONZERO_PATTERN)"));
+  PetscCall(MatDestroy(&B));
+
+  /* MatConvert out of and into our type */
+  {
+    const MatType to[] = {MATSEQAIJ, MATSEQBAIJ, MATSEQDENSE, MATAIJ, MATBAIJ};
+    for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(to); i++) {
+      char what[128];
+      PetscCall(PetscSNPrintf(what, sizeof(what), "MatConvert(bsrcustom -> %s)", to[i]));
+      PetscCall(MatConvert(A, to[i], MAT_INITIAL_MATRIX, &B));
+      PetscCall(CheckSameOperator(B, Ref, 1e-13, what));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "MatConvert(%s -> bsrcustom)", to[i]));
+      PetscCall(MatSetBlockSize(B, bs));
+      PetscCall(MatConvert(B, MATBSRCUSTOM, MAT_INITIAL_MATRIX, &C));
+      PetscCall(CheckType(C, MATSEQBSRCUSTOM, what));
+      PetscCall(CheckSameOperator(C, Ref, 1e-13, what));
+      PetscCall(MatDestroy(&C));
+      PetscCall(MatConvert(B, MATBSRCUSTOM, MAT_INPLACE_MATRIX, &B));
+      PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatConvert in place"));
+      PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatConvert in place"));
+      PetscCall(MatDestroy(&B));
+    }
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    PetscCall(MatConvert(B, MATSEQBAIJ, MAT_INPLACE_MATRIX, &B));
+    PetscCall(CheckType(B, MATSEQBAIJ, "MatConvert(bsrcustom -> seqbaij, in place)"));
+    PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatConvert(bsrcustom -> seqbaij, in place)"));
+    PetscCall(MatDestroy(&B));
+  }
+
+  /* MatTranspose keeps the type and transposes */
+  {
+    Mat Rt;
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &B));
+    PetscCall(MatTranspose(Ref, MAT_INITIAL_MATRIX, &Rt));
+    PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatTranspose"));
+    PetscCall(CheckSameOperator(B, Rt, 1e-13, "MatTranspose"));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&Rt));
+  }
+
+  /* MatCreateSubMatrices (what ASM does) and MatCreateSubMatrix */
+  {
+    IS   is;
+    Mat *subA, *subR;
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, (nb / 2) * bs, 3 * bs, 1, &is));
+    PetscCall(ISSetBlockSize(is, bs));
+    PetscCall(MatCreateSubMatrices(A, 1, &is, &is, MAT_INITIAL_MATRIX, &subA));
+    PetscCall(MatCreateSubMatrices(Ref, 1, &is, &is, MAT_INITIAL_MATRIX, &subR));
+    PetscCall(CheckType(subA[0], MATSEQBSRCUSTOM, "MatCreateSubMatrices"));
+    PetscCall(CheckSameOperator(subA[0], subR[0], 1e-13, "MatCreateSubMatrices"));
+    PetscCall(MatCreateSubMatrices(A, 1, &is, &is, MAT_REUSE_MATRIX, &subA));
+    PetscCall(CheckSameOperator(subA[0], subR[0], 1e-13, "MatCreateSubMatrices(MAT_REUSE_MATRIX)"));
+    PetscCall(MatDestroySubMatrices(1, &subA));
+    PetscCall(MatDestroySubMatrices(1, &subR));
+    PetscCall(MatCreateSubMatrix(A, is, is, MAT_INITIAL_MATRIX, &B));
+    PetscCall(MatCreateSubMatrix(Ref, is, is, MAT_INITIAL_MATRIX, &C));
+    PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatCreateSubMatrix"));
+    PetscCall(CheckSameOperator(B, C, 1e-13, "MatCreateSubMatrix"));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&C));
+    PetscCall(ISDestroy(&is));
+  }
+
+  /* MatGetDiagonal, MatInvertBlockDiagonal, MatGetRow */
+  {
+    Vec                da, dr;
+    const PetscScalar *ia, *ir;
+    PetscReal          rel;
+    PetscInt           nca, ncr;
+    const PetscInt    *ca, *cr;
+    const PetscScalar *va, *vr;
+    PetscBool          same = PETSC_TRUE;
+    Mat                Sa, Sr;
+
+    PetscCall(MatCreateVecs(A, NULL, &da));
+    PetscCall(VecDuplicate(da, &dr));
+    PetscCall(MatGetDiagonal(A, da));
+    PetscCall(MatGetDiagonal(Ref, dr));
+    PetscCall(TestRelDiff(da, dr, &rel));
+    TEST_CHECK(PETSC_COMM_WORLD, rel == 0, failures, "MatGetDiagonal differs by %g", (double)rel);
+    PetscCall(SPDMatrix(MATBSRCUSTOM, bs, nb, &Sa));
+    PetscCall(SPDMatrix(MATBAIJ, bs, nb, &Sr));
+    PetscCall(MatInvertBlockDiagonal(Sa, &ia));
+    PetscCall(MatInvertBlockDiagonal(Sr, &ir));
+    for (PetscInt k = 0; k < nb * bs * bs; k++) same = (PetscBool)(same && ia[k] == ir[k]);
+    TEST_CHECK(PETSC_COMM_WORLD, same, failures, "MatInvertBlockDiagonal differs");
+    for (PetscInt r = 0; r < nb * bs; r++) {
+      PetscCall(MatGetRow(A, r, &nca, &ca, &va));
+      PetscCall(MatGetRow(Ref, r, &ncr, &cr, &vr));
+      same = (PetscBool)(nca == ncr);
+      for (PetscInt k = 0; same && k < nca; k++) same = (PetscBool)(ca[k] == cr[k] && va[k] == vr[k]);
+      PetscCall(MatRestoreRow(A, r, &nca, &ca, &va));
+      PetscCall(MatRestoreRow(Ref, r, &ncr, &cr, &vr));
+      TEST_CHECK(PETSC_COMM_WORLD, same, failures, "MatGetRow(%" PetscInt_FMT ") differs", r);
+      if (!same) break;
+    }
+    PetscCall(VecDestroy(&da));
+    PetscCall(VecDestroy(&dr));
+
+    /* factorizations through MATSOLVERPETSC, registered for our type */
+    PetscCall(CheckFactor(Sa, Sr, MAT_FACTOR_LU, "LU"));
+    PetscCall(CheckFactor(Sa, Sr, MAT_FACTOR_ILU, "ILU(0)"));
+    PetscCall(CheckFactor(Sa, Sr, MAT_FACTOR_CHOLESKY, "Cholesky"));
+    PetscCall(CheckFactor(Sa, Sr, MAT_FACTOR_ICC, "ICC(0)"));
+    PetscCall(MatDestroy(&Sa));
+    PetscCall(MatDestroy(&Sr));
+  }
+
+  /* MatZeroRows (structure and values change; the task partition must follow) */
+  {
+    PetscInt rows[] = {0, 5, 6, 7, 40};
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    PetscCall(MatDuplicate(Ref, MAT_COPY_VALUES, &C));
+    /* some zeroed rows lack a diagonal block: MatZeroRows inserts one */
+    PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetOption(C, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatZeroRows(B, 5, rows, 2.0, NULL, NULL));
+    PetscCall(MatZeroRows(C, 5, rows, 2.0, NULL, NULL));
+    PetscCall(CheckSameOperator(B, C, 1e-13, "MatZeroRows"));
+    PetscCall(MatSetOption(B, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+    PetscCall(MatSetOption(C, MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+    rows[0] = 10;
+    PetscCall(MatZeroRows(B, 1, rows, 0.0, NULL, NULL));
+    PetscCall(MatZeroRows(C, 1, rows, 0.0, NULL, NULL));
+    PetscCall(CheckSameOperator(B, C, 1e-13, "MatZeroRows(keep pattern)"));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&C));
+  }
+
+  /* MatView (ASCII info names our backend) and a binary MatView/MatLoad round trip */
+  {
+    PetscViewer v;
+    PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_WORLD, &v));
+    PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(A, v));
+    PetscCall(PetscViewerPopFormat(v));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-file", file, sizeof(file), NULL));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, file, FILE_MODE_WRITE, &v));
+    PetscCall(MatView(A, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, file, FILE_MODE_READ, &v));
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &B));
+    PetscCall(MatSetBlockSize(B, bs));
+    PetscCall(MatSetType(B, MATBSRCUSTOM));
+    PetscCall(MatLoad(B, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatLoad"));
+    PetscCall(CheckSameOperator(B, A, 0.0, "MatLoad of what MatView wrote (same type, same tasks: bitwise)"));
+    PetscCall(MatDestroy(&B));
+  }
+
+  /* A program that preallocates the AIJ way on a matrix whose type came from the options */
+  {
+    PetscInt *nnz, n = nb * bs;
+    PetscCall(PetscMalloc1(n, &nnz));
+    for (PetscInt r = 0; r < n; r++) nnz[r] = 3;
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &B));
+    PetscCall(MatSetSizes(B, n, n, n, n));
+    PetscCall(MatSetOptionsPrefix(B, "aijway_"));
+    PetscCall(MatSetFromOptions(B)); /* run with -aijway_mat_type bsrcustom */
+    PetscCall(MatSeqAIJSetPreallocation(B, 0, nnz));
+    PetscCall(MatMPIAIJSetPreallocation(B, 0, nnz, 0, NULL));
+    for (PetscInt r = 0; r < n; r++) {
+      PetscInt    cols[3] = {r - 1, r, r + 1};
+      PetscScalar vals[3] = {-1.0, 2.0 + r, -1.0};
+      if (r == 0) PetscCall(MatSetValues(B, 1, &r, 2, cols + 1, vals + 1, INSERT_VALUES));
+      else if (r == n - 1) PetscCall(MatSetValues(B, 1, &r, 2, cols, vals, INSERT_VALUES));
+      else PetscCall(MatSetValues(B, 1, &r, 3, cols, vals, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(CheckType(B, MATSEQBSRCUSTOM, "-mat_type bsrcustom with AIJ-style preallocation"));
+    PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(CheckSameOperator(B, C, 1e-14, "AIJ-style preallocation"));
+    {
+      MatInfo info;
+      PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
+      TEST_CHECK(PETSC_COMM_WORLD, info.mallocs == 0, failures, "AIJ-style preallocation caused %g mallocs", info.mallocs);
+    }
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&C));
+    PetscCall(PetscFree(nnz));
+  }
+
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "conformance: %" PetscInt_FMT " failures\n", failures));
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}

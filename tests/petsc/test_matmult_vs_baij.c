@@ -1,0 +1,181 @@
+static const char help[] = "MatMult/MatMultAdd of bsrcustom against MATBAIJ on random block matrices.\n"
+                           "Block sizes 1-8, 11, 16; empty block rows; one long block row; several thread and chunk settings;\n"
+                           "value-only and structural reassembly (the task partition is rebuilt only for the latter).\n";
+
+#include "testutils.h"
+
+static PetscErrorCode PartitionBuilds(PetscLogDouble *count)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventGetId("BSRCustomTasks", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+  *count = info.count;
+  PetscFunctionReturn(0);
+}
+
+/* y = A x, z = A x + y (separate and in place), for ours against the reference type. */
+static PetscErrorCode CompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *failures, const char *what)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  Vec         x, y, yr, z, zr, w, wr;
+  PetscReal   rel;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(comm, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(MatCreateVecs(Ref, &x, &yr));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecDuplicate(yr, &y));
+  PetscCall(VecDuplicate(yr, &z));
+  PetscCall(VecDuplicate(yr, &zr));
+  PetscCall(VecDuplicate(yr, &w));
+  PetscCall(VecDuplicate(yr, &wr));
+  /* garbage in y: MatMult must overwrite it without reading it */
+  PetscCall(VecSet(y, PETSC_MAX_REAL));
+  PetscCall(MatMult(Ref, x, yr));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(TestRelDiff(y, yr, &rel));
+  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMult differs from the reference by %g", what, (double)rel);
+  /* MatMultAdd with z != y */
+  PetscCall(VecSetRandom(w, rnd));
+  PetscCall(MatMultAdd(Ref, x, w, zr));
+  PetscCall(MatMultAdd(A, x, w, z));
+  PetscCall(TestRelDiff(z, zr, &rel));
+  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z != y) differs by %g", what, (double)rel);
+  /* MatMultAdd in place (z == y) */
+  PetscCall(VecCopy(w, wr));
+  PetscCall(MatMultAdd(Ref, x, wr, wr));
+  PetscCall(MatMultAdd(A, x, w, w));
+  PetscCall(TestRelDiff(w, wr, &rel));
+  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z == y) differs by %g", what, (double)rel);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&zr));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&wr));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  const PetscInt bss[]     = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16};
+  const PetscInt threads[] = {1, 2, 3, 4};
+  const PetscInt chunks[]  = {1, 8, 2048};
+  PetscInt       failures = 0, nchecks = 0, nbrows = 37, per_row = 5;
+  PetscReal      tol      = 1e-13;
+  MPI_Comm       comm;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(MatBSRCustomRegisterAll());
+  comm = PETSC_COMM_WORLD;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-nbrows", &nbrows, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-per_row", &per_row, NULL));
+
+  for (size_t ib = 0; ib < PETSC_STATIC_ARRAY_LENGTH(bss); ib++) {
+    for (int shape = 0; shape < 3; shape++) {
+      const PetscBool empty = (PetscBool)(shape >= 1), longrow = (PetscBool)(shape == 2);
+      const PetscInt  bs    = bss[ib];
+      Mat             A, Ref;
+      char            what[256];
+
+      PetscCall(TestRandomBlockMatrix(comm, MATBAIJ, bs, nbrows, nbrows + 5, per_row, empty, longrow, 17u + (unsigned)bs, &Ref));
+      PetscCall(TestRandomBlockMatrix(comm, MATBSRCUSTOM, bs, nbrows, nbrows + 5, per_row, empty, longrow, 17u + (unsigned)bs, &A));
+      for (size_t it = 0; it < PETSC_STATIC_ARRAY_LENGTH(threads); it++) {
+        for (size_t ic = 0; ic < PETSC_STATIC_ARRAY_LENGTH(chunks); ic++) {
+          for (int mode = 0; mode < 2; mode++) {
+            PetscCall(MatBSRCustomSetNumThreads(A, threads[it]));
+            PetscCall(MatBSRCustomSetChunksPerThread(A, chunks[ic]));
+            PetscCall(MatBSRCustomSetSharedRows(A, (MatBSRCustomSharedRows)mode));
+            PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d threads %" PetscInt_FMT " chunks %" PetscInt_FMT " %s", bs, shape, threads[it], chunks[ic], MatBSRCustomSharedRowsTypes[mode]));
+            PetscCall(CompareProducts(A, Ref, tol, &failures, what));
+            nchecks++;
+          }
+        }
+      }
+      PetscCall(MatDestroy(&A));
+      PetscCall(MatDestroy(&Ref));
+    }
+  }
+
+  /* Reassembly: values only (no new partition), then a new nonzero (new partition). */
+  {
+    Mat            A, Ref;
+    PetscLogDouble before, after;
+    PetscInt       row = 0, col = 0, bs = 3;
+    PetscScalar    v[9];
+
+    PetscCall(TestRandomBlockMatrix(comm, MATBAIJ, bs, nbrows, nbrows, per_row, PETSC_TRUE, PETSC_FALSE, 5u, &Ref));
+    PetscCall(TestRandomBlockMatrix(comm, MATBSRCUSTOM, bs, nbrows, nbrows, per_row, PETSC_TRUE, PETSC_FALSE, 5u, &A));
+    PetscCall(CompareProducts(A, Ref, tol, &failures, "before reassembly"));
+    PetscCall(PartitionBuilds(&before));
+    PetscCall(MatScale(Ref, 2.0));
+    PetscCall(MatScale(A, 2.0));
+    for (PetscInt k = 0; k < 9; k++) v[k] = 0.25 * (PetscScalar)(k + 1);
+    {
+      PetscInt rs;
+      PetscCall(MatGetOwnershipRange(A, &rs, NULL));
+      row = rs / bs;
+      if (row % 3 == 2) row++; /* every third block row is empty by construction */
+      /* an existing block of that row: its first column */
+      {
+        PetscInt           nc;
+        const PetscInt    *cols;
+        const PetscScalar *vals;
+        PetscCall(MatGetRow(Ref, row * bs, &nc, &cols, &vals));
+        PetscCheck(nc > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "test matrix row %" PetscInt_FMT " unexpectedly empty", row);
+        col = cols[0] / bs;
+        PetscCall(MatRestoreRow(Ref, row * bs, &nc, &cols, &vals));
+      }
+    }
+    PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
+    PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
+    PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(CompareProducts(A, Ref, tol, &failures, "after value-only reassembly"));
+    PetscCall(PartitionBuilds(&after));
+    TEST_CHECK(comm, after == before, failures, "value-only reassembly rebuilt the partition (%g -> %g builds)", before, after);
+    nchecks++;
+
+    /* new block in an empty block row (row 2 is empty by construction) */
+    {
+      PetscInt rs, re, erow;
+      PetscCall(MatGetOwnershipRange(A, &rs, &re));
+      erow = rs / bs + 2 - (rs / bs) % 3;
+      if (erow < rs / bs) erow += 3;
+      if (erow * bs >= re) erow = rs / bs;
+      {
+        PetscInt N;
+        PetscCall(MatGetSize(A, NULL, &N));
+        col = erow % (N / bs);
+      }
+      PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatSetValuesBlocked(Ref, 1, &erow, 1, &col, v, ADD_VALUES));
+      PetscCall(MatSetValuesBlocked(A, 1, &erow, 1, &col, v, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(PartitionBuilds(&before));
+    TEST_CHECK(comm, before > after, failures, "structural reassembly did not rebuild the partition (%g builds)", before);
+    PetscCall(CompareProducts(A, Ref, tol, &failures, "after structural reassembly"));
+    nchecks++;
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Ref));
+  }
+
+  PetscCall(PetscPrintf(comm, "%" PetscInt_FMT " configurations checked, %" PetscInt_FMT " failures\n", nchecks, failures));
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}

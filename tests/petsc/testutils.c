@@ -1,0 +1,97 @@
+#include "testutils.h"
+
+/* Small portable generator so every type and rank count sees the same numbers. */
+static unsigned NextRand(unsigned *s)
+{
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+
+static PetscScalar RandValue(unsigned *s)
+{
+  return (PetscScalar)(2.0 * (NextRand(s) / 16777216.0) - 1.0);
+}
+
+/* Block columns of global block row gi, sorted and unique, deterministic in (seed, gi). */
+static PetscErrorCode BlockRowPattern(PetscInt gi, PetscInt nbcols, PetscInt per_row, PetscBool empty, PetscBool long_row, unsigned seed, PetscInt *ncols, PetscInt *cols)
+{
+  unsigned  s = seed ^ (unsigned)(gi * 2654435761u);
+  PetscInt  want, n = 0;
+  PetscBool has;
+
+  PetscFunctionBegin;
+  if (empty && gi % 3 == 2) {
+    *ncols = 0;
+    PetscFunctionReturn(0);
+  }
+  want = (long_row && gi == 1) ? PetscMax(1, nbcols / 2) : PetscMin(per_row, nbcols);
+  while (n < want) {
+    PetscInt c = (PetscInt)(NextRand(&s) % (unsigned)nbcols);
+    has        = PETSC_FALSE;
+    for (PetscInt k = 0; k < n; k++)
+      if (cols[k] == c) has = PETSC_TRUE;
+    if (!has) cols[n++] = c;
+  }
+  PetscCall(PetscSortInt(n, cols));
+  *ncols = n;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestRandomBlockMatrix(MPI_Comm comm, MatType type, PetscInt bs, PetscInt nbrows_local, PetscInt nbcols_global, PetscInt blocks_per_row, PetscBool with_empty_rows, PetscBool with_long_row, unsigned seed, Mat *A)
+{
+  PetscInt     rstart, rend, *dnnz, *onnz, *cols, ncols, cstart, cend, nbcols_local;
+  PetscScalar *vals;
+  PetscMPIInt  size, rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  /* columns split like rows where possible */
+  nbcols_local = nbcols_global / size + (rank < nbcols_global % size ? 1 : 0);
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, nbrows_local * bs, nbcols_local * bs, PETSC_DETERMINE, nbcols_global * bs));
+  PetscCall(MatSetBlockSize(*A, bs));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetUp(*A)); /* lays out rows and columns; the preallocation below replaces its default */
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  PetscCall(MatGetOwnershipRangeColumn(*A, &cstart, &cend));
+  rstart /= bs;
+  rend /= bs;
+  cstart /= bs;
+  cend /= bs;
+  PetscCall(PetscMalloc4(nbrows_local, &dnnz, nbrows_local, &onnz, nbcols_global, &cols, (size_t)nbcols_global * bs * bs, &vals));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscCall(BlockRowPattern(i, nbcols_global, blocks_per_row, with_empty_rows, with_long_row, seed, &ncols, cols));
+    dnnz[i - rstart] = onnz[i - rstart] = 0;
+    for (PetscInt k = 0; k < ncols; k++) {
+      if (cols[k] >= cstart && cols[k] < cend) dnnz[i - rstart]++;
+      else onnz[i - rstart]++;
+    }
+  }
+  PetscCall(MatXAIJSetPreallocation(*A, bs, dnnz, onnz, NULL, NULL));
+  for (PetscInt i = rstart; i < rend; i++) {
+    unsigned s = seed * 7u + (unsigned)i * 977u + 1u;
+    PetscCall(BlockRowPattern(i, nbcols_global, blocks_per_row, with_empty_rows, with_long_row, seed, &ncols, cols));
+    for (PetscInt k = 0; k < ncols * bs * bs; k++) vals[k] = RandValue(&s);
+    PetscCall(MatSetValuesBlocked(*A, 1, &i, ncols, cols, vals, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree4(dnnz, onnz, cols, vals));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel)
+{
+  Vec       d;
+  PetscReal nd, nb;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(a, &d));
+  PetscCall(VecWAXPY(d, -1.0, b, a));
+  PetscCall(VecNorm(d, NORM_INFINITY, &nd));
+  PetscCall(VecNorm(b, NORM_INFINITY, &nb));
+  *rel = nd / PetscMax(nb, PETSC_SMALL);
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,27 @@
+/* Helpers shared by the PETSc-level tests: random block matrices and comparisons. */
+#ifndef BSRC_TESTUTILS_H
+#define BSRC_TESTUTILS_H
+
+#include <petscmatbsrcustom.h>
+
+/* Random block-sparse pattern on the given communicator: nbrows_local block rows per rank,
+   bs x bs blocks; every third block row empty when with_empty_rows; block row 1 (global) long
+   (about half of all block columns) when with_long_row. Values uniform in [-1,1]; assembled as
+   `type` with BAIJ-style preallocation. Same seed -> same matrix for any type. */
+PetscErrorCode TestRandomBlockMatrix(MPI_Comm comm, MatType type, PetscInt bs, PetscInt nbrows_local, PetscInt nbcols_global, PetscInt blocks_per_row, PetscBool with_empty_rows, PetscBool with_long_row, unsigned seed, Mat *A);
+
+/* ||a - b||_inf / max(||b||_inf, tiny) */
+PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel);
+
+/* Counts failures; prints a line per failed check on rank 0. */
+#define TEST_CHECK(comm, cond, failures, ...) \
+  do { \
+    if (!(cond)) { \
+      PetscCall(PetscPrintf(comm, "FAIL %s:%d: ", __FILE__, __LINE__)); \
+      PetscCall(PetscPrintf(comm, __VA_ARGS__)); \
+      PetscCall(PetscPrintf(comm, "\n")); \
+      (failures)++; \
+    } \
+  } while (0)
+
+#endif
