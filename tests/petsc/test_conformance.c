@@ -5,8 +5,17 @@ static const char help[] = "What a PETSc user does with a BAIJ matrix works on b
 
 #include "testutils.h"
 #include <petscviewer.h>
+#include <string.h>
 
 static PetscInt failures = 0;
+
+/* seq or mpi flavour of a type, by the communicator's size */
+static MatType Flavour(MatType seq, MatType mpi)
+{
+  PetscMPIInt size;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  return size > 1 ? mpi : seq;
+}
 
 static PetscErrorCode CheckType(Mat A, MatType want, const char *what)
 {
@@ -85,12 +94,15 @@ static PetscErrorCode CheckFactor(Mat A, Mat Ref, MatFactorType ftype, const cha
 /* A symmetric positive definite block matrix: B^T B + n I from a random block matrix B. */
 static PetscErrorCode SPDMatrix(MatType type, PetscInt bs, PetscInt nb, Mat *S)
 {
-  Mat R, Rt, P;
+  Mat         R, Rt, P;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
-  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATAIJ, bs, nb, nb, 3, PETSC_FALSE, PETSC_FALSE, 99u, &R));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATAIJ, bs, nb, nb * size, 3, PETSC_FALSE, PETSC_FALSE, 99u, &R));
   PetscCall(MatTranspose(R, MAT_INITIAL_MATRIX, &Rt));
   PetscCall(MatMatMult(Rt, R, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &P));
+  PetscCall(MatSetOption(P, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* a missing diagonal entry */
   PetscCall(MatShift(P, (PetscScalar)(nb * bs)));
   PetscCall(MatSetBlockSize(P, bs));
   PetscCall(MatConvert(P, type, MAT_INITIAL_MATRIX, S));
@@ -105,12 +117,15 @@ int main(int argc, char **argv)
   const PetscInt bs = 3, nb = 24;
   Mat            A, Ref, B, C;
   char           file[PETSC_MAX_PATH_LEN] = "conformance_matrix.dat";
+  PetscMPIInt    size;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
-  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nb, nb, 4, PETSC_TRUE, PETSC_FALSE, 3u, &Ref));
-  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nb, nb, 4, PETSC_TRUE, PETSC_FALSE, 3u, &A));
-  PetscCall(CheckType(A, MATSEQBSRCUSTOM, "MatSetType(bsrcustom) on one rank"));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  /* square, with square diagonal blocks on every rank */
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nb, nb * size, 4, PETSC_TRUE, PETSC_FALSE, 3u, &Ref));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nb, nb * size, 4, PETSC_TRUE, PETSC_FALSE, 3u, &A));
+  PetscCall(CheckType(A, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "MatSetType(bsrcustom) on one rank"));
   {
     MatInfo ia, ir;
     PetscCall(MatGetInfo(A, MAT_LOCAL, &ia));
@@ -120,22 +135,22 @@ int main(int argc, char **argv)
 
   /* MatDuplicate (values and pattern only), MatCopy */
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatDuplicate"));
+  PetscCall(CheckType(B, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "MatDuplicate"));
   PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatDuplicate(MAT_COPY_VALUES)"));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDuplicate(A, MAT_DO_NOT_COPY_VALUES, &B));
-  PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatDuplicate(MAT_DO_NOT_COPY_VALUES)"));
+  PetscCall(CheckType(B, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "MatDuplicate(MAT_DO_NOT_COPY_VALUES)"));
   PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatCopy(SAME_NONZERO_PATTERN)"));
   PetscCall(MatZeroEntries(B));
   PetscCall(MatCopy(Ref, B, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatCopy(BAIJ -> ours)"));
+  PetscCall(CheckType(B, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "MatCopy(BAIJ -> ours)"));
   PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatCopy(DIFFERENT_NONZERO_PATTERN)"));
   PetscCall(MatDestroy(&B));
 
   /* MatConvert out of and into our type */
   {
-    const MatType to[] = {MATSEQAIJ, MATSEQBAIJ, MATSEQDENSE, MATAIJ, MATBAIJ};
+    const MatType to[] = {Flavour(MATSEQAIJ, MATMPIAIJ), Flavour(MATSEQBAIJ, MATMPIBAIJ), Flavour(MATSEQDENSE, MATMPIDENSE), MATAIJ, MATBAIJ};
     for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(to); i++) {
       char what[128];
       PetscCall(PetscSNPrintf(what, sizeof(what), "MatConvert(bsrcustom -> %s)", to[i]));
@@ -144,17 +159,17 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(what, sizeof(what), "MatConvert(%s -> bsrcustom)", to[i]));
       PetscCall(MatSetBlockSize(B, bs));
       PetscCall(MatConvert(B, MATBSRCUSTOM, MAT_INITIAL_MATRIX, &C));
-      PetscCall(CheckType(C, MATSEQBSRCUSTOM, what));
+      PetscCall(CheckType(C, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), what));
       PetscCall(CheckSameOperator(C, Ref, 1e-13, what));
       PetscCall(MatDestroy(&C));
       PetscCall(MatConvert(B, MATBSRCUSTOM, MAT_INPLACE_MATRIX, &B));
-      PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatConvert in place"));
+      PetscCall(CheckType(B, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "MatConvert in place"));
       PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatConvert in place"));
       PetscCall(MatDestroy(&B));
     }
     PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-    PetscCall(MatConvert(B, MATSEQBAIJ, MAT_INPLACE_MATRIX, &B));
-    PetscCall(CheckType(B, MATSEQBAIJ, "MatConvert(bsrcustom -> seqbaij, in place)"));
+    PetscCall(MatConvert(B, Flavour(MATSEQBAIJ, MATMPIBAIJ), MAT_INPLACE_MATRIX, &B));
+    PetscCall(CheckType(B, Flavour(MATSEQBAIJ, MATMPIBAIJ), "MatConvert(bsrcustom -> (mpi/seq)baij, in place)"));
     PetscCall(CheckSameOperator(B, Ref, 1e-13, "MatConvert(bsrcustom -> seqbaij, in place)"));
     PetscCall(MatDestroy(&B));
   }
@@ -164,16 +179,17 @@ int main(int argc, char **argv)
     Mat Rt;
     PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &B));
     PetscCall(MatTranspose(Ref, MAT_INITIAL_MATRIX, &Rt));
-    PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatTranspose"));
+    PetscCall(CheckType(B, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "MatTranspose"));
     PetscCall(CheckSameOperator(B, Rt, 1e-13, "MatTranspose"));
     PetscCall(MatDestroy(&B));
     PetscCall(MatDestroy(&Rt));
   }
 
-  /* MatCreateSubMatrices (what ASM does) and MatCreateSubMatrix */
+  /* MatCreateSubMatrices (what ASM does: sequential pieces) and MatCreateSubMatrix (parallel) */
   {
-    IS   is;
-    Mat *subA, *subR;
+    IS       is, isp;
+    Mat     *subA, *subR;
+    PetscInt rs, re, nloc;
     PetscCall(ISCreateStride(PETSC_COMM_SELF, (nb / 2) * bs, 3 * bs, 1, &is));
     PetscCall(ISSetBlockSize(is, bs));
     PetscCall(MatCreateSubMatrices(A, 1, &is, &is, MAT_INITIAL_MATRIX, &subA));
@@ -184,13 +200,27 @@ int main(int argc, char **argv)
     PetscCall(CheckSameOperator(subA[0], subR[0], 1e-13, "MatCreateSubMatrices(MAT_REUSE_MATRIX)"));
     PetscCall(MatDestroySubMatrices(1, &subA));
     PetscCall(MatDestroySubMatrices(1, &subR));
-    PetscCall(MatCreateSubMatrix(A, is, is, MAT_INITIAL_MATRIX, &B));
-    PetscCall(MatCreateSubMatrix(Ref, is, is, MAT_INITIAL_MATRIX, &C));
-    PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatCreateSubMatrix"));
+    PetscCall(MatGetOwnershipRange(A, &rs, &re));
+    nloc = ((re - rs) / bs / 2) * bs; /* the first half of this rank's block rows */
+    PetscCall(ISCreateStride(PETSC_COMM_WORLD, nloc, rs + (re - rs - nloc), 1, &isp)); /* the last rows: a proper subset */
+    PetscCall(ISSetBlockSize(isp, bs));
+    /* all columns: PETSc 3.18's MPIBAIJ rejects a column subset here ("key ... greater than largest key allowed") */
+    {
+      IS       iscol;
+      PetscInt cs, ce;
+      PetscCall(MatGetOwnershipRangeColumn(A, &cs, &ce));
+      PetscCall(ISCreateStride(PETSC_COMM_WORLD, ce - cs, cs, 1, &iscol));
+      PetscCall(ISSetBlockSize(iscol, bs));
+      PetscCall(MatCreateSubMatrix(Ref, isp, iscol, MAT_INITIAL_MATRIX, &C));
+      PetscCall(MatCreateSubMatrix(A, isp, iscol, MAT_INITIAL_MATRIX, &B));
+      PetscCall(ISDestroy(&iscol));
+    }
+    PetscCall(CheckType(B, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "MatCreateSubMatrix"));
     PetscCall(CheckSameOperator(B, C, 1e-13, "MatCreateSubMatrix"));
     PetscCall(MatDestroy(&B));
     PetscCall(MatDestroy(&C));
     PetscCall(ISDestroy(&is));
+    PetscCall(ISDestroy(&isp));
   }
 
   /* MatGetDiagonal, MatInvertBlockDiagonal, MatGetRow */
@@ -214,9 +244,11 @@ int main(int argc, char **argv)
     PetscCall(SPDMatrix(MATBAIJ, bs, nb, &Sr));
     PetscCall(MatInvertBlockDiagonal(Sa, &ia));
     PetscCall(MatInvertBlockDiagonal(Sr, &ir));
-    for (PetscInt k = 0; k < nb * bs * bs; k++) same = (PetscBool)(same && ia[k] == ir[k]);
+    for (PetscInt k = 0; k < nb * bs * bs; k++) same = (PetscBool)(same && ia[k] == ir[k]); /* nb block rows per rank */
     TEST_CHECK(PETSC_COMM_WORLD, same, failures, "MatInvertBlockDiagonal differs");
-    for (PetscInt r = 0; r < nb * bs; r++) {
+    PetscInt rs, re;
+    PetscCall(MatGetOwnershipRange(A, &rs, &re));
+    for (PetscInt r = rs; r < re; r++) {
       PetscCall(MatGetRow(A, r, &nca, &ca, &va));
       PetscCall(MatGetRow(Ref, r, &ncr, &cr, &vr));
       same = (PetscBool)(nca == ncr);
@@ -229,11 +261,20 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&da));
     PetscCall(VecDestroy(&dr));
 
-    /* factorizations through MATSOLVERPETSC, registered for our type */
-    PetscCall(CheckFactor(Sa, Sr, MAT_FACTOR_LU, "LU"));
-    PetscCall(CheckFactor(Sa, Sr, MAT_FACTOR_ILU, "ILU(0)"));
-    PetscCall(CheckFactor(Sa, Sr, MAT_FACTOR_CHOLESKY, "Cholesky"));
-    PetscCall(CheckFactor(Sa, Sr, MAT_FACTOR_ICC, "ICC(0)"));
+    /* factorizations through MATSOLVERPETSC, registered for our type; on several ranks on the
+       diagonal blocks, as block Jacobi and ASM use them */
+    {
+      Mat Da = Sa, Dr = Sr;
+      if (strcmp(Flavour("seq", "mpi"), "seq")) {
+        PetscCall(MatGetDiagonalBlock(Sa, &Da));
+        PetscCall(MatGetDiagonalBlock(Sr, &Dr));
+        PetscCall(CheckType(Da, MATSEQBSRCUSTOM, "MatGetDiagonalBlock"));
+      }
+      PetscCall(CheckFactor(Da, Dr, MAT_FACTOR_LU, "LU"));
+      PetscCall(CheckFactor(Da, Dr, MAT_FACTOR_ILU, "ILU(0)"));
+      PetscCall(CheckFactor(Da, Dr, MAT_FACTOR_CHOLESKY, "Cholesky"));
+      PetscCall(CheckFactor(Da, Dr, MAT_FACTOR_ICC, "ICC(0)"));
+    }
     PetscCall(MatDestroy(&Sa));
     PetscCall(MatDestroy(&Sr));
   }
@@ -276,33 +317,38 @@ int main(int argc, char **argv)
     PetscCall(MatSetType(B, MATBSRCUSTOM));
     PetscCall(MatLoad(B, v));
     PetscCall(PetscViewerDestroy(&v));
-    PetscCall(CheckType(B, MATSEQBSRCUSTOM, "MatLoad"));
+    PetscCall(CheckType(B, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "MatLoad"));
     PetscCall(CheckSameOperator(B, A, 0.0, "MatLoad of what MatView wrote (same type, same tasks: bitwise)"));
     PetscCall(MatDestroy(&B));
   }
 
   /* A program that preallocates the AIJ way on a matrix whose type came from the options */
   {
-    PetscInt *nnz, n = nb * bs;
-    PetscCall(PetscMalloc1(n, &nnz));
-    for (PetscInt r = 0; r < n; r++) nnz[r] = 3;
+    PetscInt *nnz, *onnz, n = nb * bs, N, rs, re;
     PetscCall(MatCreate(PETSC_COMM_WORLD, &B));
-    PetscCall(MatSetSizes(B, n, n, n, n));
+    PetscCall(MatSetSizes(B, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
     PetscCall(MatSetOptionsPrefix(B, "aijway_"));
     PetscCall(MatSetFromOptions(B)); /* run with -aijway_mat_type bsrcustom */
-    PetscCall(MatSeqAIJSetPreallocation(B, 0, nnz));
-    PetscCall(MatMPIAIJSetPreallocation(B, 0, nnz, 0, NULL));
+    PetscCall(PetscMalloc2(n, &nnz, n, &onnz));
     for (PetscInt r = 0; r < n; r++) {
+      nnz[r]  = 3;
+      onnz[r] = 1;
+    }
+    PetscCall(MatSeqAIJSetPreallocation(B, 0, nnz));
+    PetscCall(MatMPIAIJSetPreallocation(B, 0, nnz, 0, onnz));
+    PetscCall(MatGetSize(B, &N, NULL));
+    PetscCall(MatGetOwnershipRange(B, &rs, &re));
+    for (PetscInt r = rs; r < re; r++) {
       PetscInt    cols[3] = {r - 1, r, r + 1};
       PetscScalar vals[3] = {-1.0, 2.0 + r, -1.0};
       if (r == 0) PetscCall(MatSetValues(B, 1, &r, 2, cols + 1, vals + 1, INSERT_VALUES));
-      else if (r == n - 1) PetscCall(MatSetValues(B, 1, &r, 2, cols, vals, INSERT_VALUES));
+      else if (r == N - 1) PetscCall(MatSetValues(B, 1, &r, 2, cols, vals, INSERT_VALUES));
       else PetscCall(MatSetValues(B, 1, &r, 3, cols, vals, INSERT_VALUES));
     }
     PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-    PetscCall(CheckType(B, MATSEQBSRCUSTOM, "-mat_type bsrcustom with AIJ-style preallocation"));
-    PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(CheckType(B, Flavour(MATSEQBSRCUSTOM, MATMPIBSRCUSTOM), "-mat_type bsrcustom with AIJ-style preallocation"));
+    PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &C));
     PetscCall(CheckSameOperator(B, C, 1e-14, "AIJ-style preallocation"));
     {
       MatInfo info;
@@ -311,7 +357,7 @@ int main(int argc, char **argv)
     }
     PetscCall(MatDestroy(&B));
     PetscCall(MatDestroy(&C));
-    PetscCall(PetscFree(nnz));
+    PetscCall(PetscFree2(nnz, onnz));
   }
 
   PetscCall(MatDestroy(&A));

@@ -13,6 +13,29 @@
 #include "mpibsrcustomimpl.h"
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 
+static PetscErrorCode MatMPIBSRCustomAttach(Mat);
+
+/* MPIBAIJ's own operations, taken once from a pristine MPIBAIJ matrix (the first one converted). */
+static struct _MatOps MPIBAIJBaseOps;
+static PetscErrorCode (*MPIBAIJBasePreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]) = NULL;
+static PetscBool MPIBAIJBaseOpsSet = PETSC_FALSE;
+
+/*
+   Our context. MatHeaderMerge() (MatAXPY with a different pattern, hence MatCopy_Basic) keeps A's ops
+   and type name but takes the data, spptr and composed functions of a plain MPIBAIJ matrix it built:
+   such a matrix is adopted again here, by the first of our operations that sees it.
+*/
+static PetscErrorCode MatMPIBSRCustomContext(Mat A, Mat_MPIBSRCustom **c)
+{
+  PetscFunctionBegin;
+  if (!A->spptr) {
+    PetscCall(PetscInfo(A, "Adopting a matrix whose bsrcustom context was replaced (MatHeaderMerge)\n"));
+    PetscCall(MatMPIBSRCustomAttach(A));
+  }
+  *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscFunctionReturn(0);
+}
+
 /* The local and ghost blocks, MPIBAIJ's own matrices (its getter insists on the base type's name). */
 static PetscErrorCode MatMPIBSRCustomQueryBlocks(Mat A, Mat *local, Mat *ghost, const PetscInt **ghost_cols)
 {
@@ -75,6 +98,8 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   PetscCall(MatGetBlockSize(A, &bs));
   nghost = Ao ? Ao->cmap->n / bs : 0;
   if (c->halo && nghost == c->nghost) PetscCall(PetscArraycmp(garray, c->ghost_cols, nghost, &same));
+  /* the scatter is collective: rebuild everywhere if any rank's ghosts changed */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (same) PetscFunctionReturn(0);
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
@@ -96,11 +121,12 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
 
 static PetscErrorCode MatMult_MPIBSRCustom(Mat A, Vec x, Vec y)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat_MPIBSRCustom *c = NULL;
   Mat               Ad, Ao;
   const PetscInt   *garray;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall((*Ad->ops->mult)(Ad, x, y)); /* the seq kernels read the local parts of x and y */
@@ -111,11 +137,12 @@ static PetscErrorCode MatMult_MPIBSRCustom(Mat A, Vec x, Vec y)
 
 static PetscErrorCode MatMultAdd_MPIBSRCustom(Mat A, Vec x, Vec y, Vec z)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat_MPIBSRCustom *c = NULL;
   Mat               Ad, Ao;
   const PetscInt   *garray;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall((*Ad->ops->multadd)(Ad, x, y, z));
@@ -141,9 +168,10 @@ static PetscErrorCode MatMPIBSRCustomSetUp(Mat A)
 
 static PetscErrorCode MatAssemblyEnd_MPIBSRCustom(Mat A, MatAssemblyType mode)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat_MPIBSRCustom *c = NULL;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall((*c->baij_assemblyend)(A, mode));
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIBSRCustomSetUp(A));
   PetscFunctionReturn(0);
@@ -151,9 +179,10 @@ static PetscErrorCode MatAssemblyEnd_MPIBSRCustom(Mat A, MatAssemblyType mode)
 
 static PetscErrorCode MatSetFromOptions_MPIBSRCustom(Mat A, PetscOptionItems *PetscOptionsObject)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat_MPIBSRCustom *c = NULL;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   if (c->baij_setfromoptions) PetscCall((*c->baij_setfromoptions)(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "MPIBSRCustom options");
   PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &c->nthreads, &c->chunks_per_thread, &c->shared_rows));
@@ -164,7 +193,7 @@ static PetscErrorCode MatSetFromOptions_MPIBSRCustom(Mat A, PetscOptionItems *Pe
 
 static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat_MPIBSRCustom *c = NULL;
   PetscBool         isascii;
   PetscViewerFormat format;
   Mat               Ad, Ao;
@@ -172,6 +201,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
   PetscMPIInt       rank;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall((*c->baij_view)(A, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(0);
@@ -199,10 +229,11 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
 /* FD coloring: MPIBAIJ's path is chosen by base type name (see the seq type). */
 static PetscErrorCode MatFDColoringCreate_MPIBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring fd)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat_MPIBSRCustom *c = NULL;
   ISColoring        block;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
   PetscCall((*c->baij_fdcoloringcreate)(A, block, fd));
@@ -213,10 +244,11 @@ static PetscErrorCode MatFDColoringCreate_MPIBSRCustom(Mat A, ISColoring iscolor
 
 static PetscErrorCode MatFDColoringSetUp_MPIBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring fd)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat_MPIBSRCustom *c = NULL;
   ISColoring        block;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
   PetscCall((*c->baij_fdcoloringsetup)(A, block, fd));
@@ -227,8 +259,60 @@ static PetscErrorCode MatFDColoringSetUp_MPIBSRCustom(Mat A, ISColoring iscolori
 
 static PetscErrorCode MatSetValues_MPIBSRCustom(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
 {
+  Mat_MPIBSRCustom *c = NULL;
+
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomSetValuesAllowNull_Private(((Mat_MPIBSRCustom *)A->spptr)->baij_setvalues, A, m, im, n, in, v, mode));
+  PetscCall(MatMPIBSRCustomContext(A, &c));
+  PetscCall(MatBSRCustomSetValuesAllowNull_Private(c->baij_setvalues, A, m, im, n, in, v, mode));
+  PetscFunctionReturn(0);
+}
+
+/*
+   PETSc 3.18's MatSetValuesBlocked_MPIBAIJ, once assembled, maps a block column it has no ghost for to
+   (0 - 1) / bs, which is 0 for bs > 1: the block lands in ghost column 0 (wrong values, or a crash when
+   there are no ghosts) instead of triggering the disassembly that adds the ghost. Its scalar
+   MatSetValues tests the sign before dividing and is right. So after the first assembly, a blocked
+   insertion that may bring a new ghost (into another rank's rows, whose ghosts we cannot see, or into
+   ours with an off-rank column we have no ghost for) goes through the scalar path: the same values, as
+   the blocked layout of v is the scalar layout of the expanded indices (for either orientation).
+*/
+static PetscBool MatMPIBSRCustomMayAddGhost(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[])
+{
+  Mat_MPIBSRCustom *c  = (Mat_MPIBSRCustom *)A->spptr;
+  const PetscInt    bs = A->rmap->bs, rs = A->rmap->rstart / bs, re = A->rmap->rend / bs;
+  const PetscInt    cs = A->cmap->rstart / bs, ce = A->cmap->rend / bs;
+
+  for (PetscInt i = 0; i < m; i++) {
+    if (im[i] < 0) continue;
+    if (im[i] < rs || im[i] >= re) return PETSC_TRUE;
+    for (PetscInt j = 0; j < n; j++) {
+      PetscInt loc;
+      if (in[j] < 0 || (in[j] >= cs && in[j] < ce)) continue;
+      if (PetscFindInt(in[j], c->nghost, c->ghost_cols, &loc) || loc < 0) return PETSC_TRUE;
+    }
+  }
+  return PETSC_FALSE;
+}
+
+static PetscErrorCode MatSetValuesBlocked_MPIBSRCustom(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
+{
+  Mat_MPIBSRCustom *c = NULL;
+  const PetscInt    bs = A->rmap->bs;
+  PetscInt         *rows, *cols;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
+  if (!A->was_assembled || bs == 1 || !MatMPIBSRCustomMayAddGhost(A, m, im, n, in)) {
+    PetscCall((*c->baij_setvaluesblocked)(A, m, im, n, in, v, mode));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc2(m * bs, &rows, n * bs, &cols));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt r = 0; r < bs; r++) rows[i * bs + r] = im[i] < 0 ? -1 : im[i] * bs + r;
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt r = 0; r < bs; r++) cols[j * bs + r] = in[j] < 0 ? -1 : in[j] * bs + r;
+  PetscCall(MatSetValues_MPIBSRCustom(A, m * bs, rows, n * bs, cols, v, mode));
+  PetscCall(PetscFree2(rows, cols));
   PetscFunctionReturn(0);
 }
 
@@ -348,7 +432,6 @@ static PetscErrorCode MatBSRCustomGetLocalAndGhost_MPIBSRCustom(Mat A, Mat *loca
 /* MPIBAIJ's converters are composed under "mpibaij" names; publish them under ours. */
 static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install)
 {
-  Mat_MPIBSRCustom *c         = (Mat_MPIBSRCustom *)A->spptr;
   const char       *targets[] = {MATMPIAIJ, MATMPISBAIJ, MATIS, MATHYPRE};
   char              from[128], to[128];
 
@@ -367,7 +450,7 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install)
   if (install) {
     BSRC_COMPOSE("MatMPIBAIJSetPreallocation_C", MatMPIBAIJSetPreallocation_MPIBSRCustom);
   } else {
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIBAIJSetPreallocation_C", c->baij_mpibaijsetpreallocation));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIBAIJSetPreallocation_C", MPIBAIJBasePreallocation));
   }
 #undef BSRC_COMPOSE
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(targets); i++) {
@@ -382,10 +465,12 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install)
 
 static PetscErrorCode MatDestroy_MPIBSRCustom(Mat A)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
-  PetscErrorCode (*baij_destroy)(Mat) = c->baij_destroy;
+  Mat_MPIBSRCustom *c = NULL;
+  PetscErrorCode (*baij_destroy)(Mat);
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
+  baij_destroy = c->baij_destroy;
   PetscCall(MatConvert_MPIBSRCustom_MPIBAIJ(A, MATMPIBAIJ, MAT_INPLACE_MATRIX, &A));
   PetscCall((*baij_destroy)(A));
   PetscFunctionReturn(0);
@@ -393,9 +478,10 @@ static PetscErrorCode MatDestroy_MPIBSRCustom(Mat A)
 
 static PetscErrorCode MatDuplicate_MPIBSRCustom(Mat A, MatDuplicateOption op, Mat *M)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr, *d;
+  Mat_MPIBSRCustom *c = NULL, *d;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall((*c->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(*M, MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, M));
   d                    = (Mat_MPIBSRCustom *)(*M)->spptr;
@@ -406,11 +492,52 @@ static PetscErrorCode MatDuplicate_MPIBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscFunctionReturn(0);
 }
 
+/* Hangs a fresh context on B (an MPIBAIJ matrix by its data) and installs our operations. */
+static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
+{
+  Mat_MPIBSRCustom *c = NULL;
+
+  PetscFunctionBegin;
+  PetscCheck(MPIBAIJBaseOpsSet, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIBAIJ's operations were never recorded");
+  PetscCall(PetscNew(&c));
+  c->baij_destroy                 = MPIBAIJBaseOps.destroy;
+  c->baij_duplicate               = MPIBAIJBaseOps.duplicate;
+  c->baij_assemblyend             = MPIBAIJBaseOps.assemblyend;
+  c->baij_view                    = MPIBAIJBaseOps.view;
+  c->baij_setfromoptions          = MPIBAIJBaseOps.setfromoptions;
+  c->baij_mult                    = MPIBAIJBaseOps.mult;
+  c->baij_multadd                 = MPIBAIJBaseOps.multadd;
+  c->baij_fdcoloringcreate        = MPIBAIJBaseOps.fdcoloringcreate;
+  c->baij_fdcoloringsetup         = MPIBAIJBaseOps.fdcoloringsetup;
+  c->baij_setvalues               = MPIBAIJBaseOps.setvalues;
+  c->baij_setvaluesblocked        = MPIBAIJBaseOps.setvaluesblocked;
+  c->baij_mpibaijsetpreallocation = MPIBAIJBasePreallocation;
+  c->block_preallocated           = B->preallocated;
+  c->nthreads                     = MatBSRCustomDefaultThreads();
+  c->chunks_per_thread            = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
+  c->shared_rows                  = MAT_BSRCUSTOM_SHARED_ROWS_CARRY;
+  B->spptr                        = c;
+
+  B->ops->destroy          = MatDestroy_MPIBSRCustom;
+  B->ops->duplicate        = MatDuplicate_MPIBSRCustom;
+  B->ops->assemblyend      = MatAssemblyEnd_MPIBSRCustom;
+  B->ops->view             = MatView_MPIBSRCustom;
+  B->ops->setfromoptions   = MatSetFromOptions_MPIBSRCustom;
+  B->ops->setvalues        = MatSetValues_MPIBSRCustom;
+  B->ops->setvaluesblocked = MatSetValuesBlocked_MPIBSRCustom;
+  if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
+  if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
+  PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBSRCUSTOM));
+  PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->nthreads, &c->chunks_per_thread, &c->shared_rows));
+  if (B->assembled) PetscCall(MatMPIBSRCustomSetUp(B));
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat               B = *newmat;
-  Mat_MPIBSRCustom *c;
-  PetscBool         already;
+  Mat       B = *newmat;
+  PetscBool already;
 
   PetscFunctionBegin;
   (void)type;
@@ -421,37 +548,13 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat A, MatType type,
     *newmat = B;
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscNew(&c));
-  c->baij_destroy          = B->ops->destroy;
-  c->baij_duplicate        = B->ops->duplicate;
-  c->baij_assemblyend      = B->ops->assemblyend;
-  c->baij_view             = B->ops->view;
-  c->baij_setfromoptions   = B->ops->setfromoptions;
-  c->baij_mult             = B->ops->mult;
-  c->baij_multadd          = B->ops->multadd;
-  c->baij_fdcoloringcreate = B->ops->fdcoloringcreate;
-  c->baij_fdcoloringsetup  = B->ops->fdcoloringsetup;
-  c->baij_setvalues        = B->ops->setvalues;
-  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", &c->baij_mpibaijsetpreallocation));
-  PetscCheck(c->baij_mpibaijsetpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIBAIJ preallocation routine missing");
-  c->block_preallocated = B->preallocated;
-  c->nthreads           = MatBSRCustomDefaultThreads();
-  c->chunks_per_thread  = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
-  c->shared_rows        = MAT_BSRCUSTOM_SHARED_ROWS_CARRY;
-  B->spptr              = c;
-
-  B->ops->destroy     = MatDestroy_MPIBSRCustom;
-  B->ops->duplicate   = MatDuplicate_MPIBSRCustom;
-  B->ops->assemblyend = MatAssemblyEnd_MPIBSRCustom;
-  B->ops->view        = MatView_MPIBSRCustom;
-  B->ops->setfromoptions = MatSetFromOptions_MPIBSRCustom;
-  B->ops->setvalues      = MatSetValues_MPIBSRCustom;
-  if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
-  if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
-  PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBSRCUSTOM));
-  PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->nthreads, &c->chunks_per_thread, &c->shared_rows));
-  if (B->assembled) PetscCall(MatMPIBSRCustomSetUp(B));
+  if (!MPIBAIJBaseOpsSet) {
+    PetscCall(PetscMemcpy(&MPIBAIJBaseOps, B->ops, sizeof(struct _MatOps)));
+    PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", &MPIBAIJBasePreallocation));
+    PetscCheck(MPIBAIJBasePreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIBAIJ preallocation routine missing");
+    MPIBAIJBaseOpsSet = PETSC_TRUE;
+  }
+  PetscCall(MatMPIBSRCustomAttach(B));
   *newmat = B;
   PetscFunctionReturn(0);
 }
@@ -459,7 +562,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat A, MatType type,
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat               B = *newmat, blk[2];
-  Mat_MPIBSRCustom *c;
+  Mat_MPIBSRCustom *c = NULL;
   const PetscInt   *garray;
 
   PetscFunctionBegin;
@@ -488,6 +591,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type,
   B->ops->fdcoloringcreate = c->baij_fdcoloringcreate;
   B->ops->fdcoloringsetup  = c->baij_fdcoloringsetup;
   B->ops->setvalues        = c->baij_setvalues;
+  B->ops->setvaluesblocked = c->baij_setvaluesblocked;
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE));
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
