@@ -31,6 +31,32 @@ typedef enum {
 } MatBSRCustomSharedRows;
 PETSC_EXTERN const char *const MatBSRCustomSharedRowsTypes[];
 
+/* Where MatMult runs (see MatBSRCustomSetBackend()). */
+typedef enum {
+  MAT_BSRCUSTOM_BACKEND_CPU,      /* OpenMP fixed-size tasks (default) */
+  MAT_BSRCUSTOM_BACKEND_CUDA,     /* our CUDA kernels on one GPU per rank */
+  MAT_BSRCUSTOM_BACKEND_CUSPARSE  /* cuSPARSE on the same device storage: the baseline */
+} MatBSRCustomBackend;
+PETSC_EXTERN const char *const MatBSRCustomBackends[];
+
+/* The CUDA kernels (-mat_bsrcustom_cuda_kernel); AUTO picks one per matrix from its structure. */
+typedef enum {
+  MAT_BSRCUSTOM_CUDA_KERNEL_AUTO,
+  MAT_BSRCUSTOM_CUDA_KERNEL_ROWMAJOR_SHARED, /* thesis ch. 8 kernel 1 */
+  MAT_BSRCUSTOM_CUDA_KERNEL_THREAD_PRIVATE,  /* kernel 2 */
+  MAT_BSRCUSTOM_CUDA_KERNEL_TEAM_SCALAR,     /* kernel 3 */
+  MAT_BSRCUSTOM_CUDA_KERNEL_VECTOR_UNROLLED, /* kernel 4 */
+  MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW         /* short block rows: a (sub-)warp per block row */
+} MatBSRCustomCUDAKernel;
+PETSC_EXTERN const char *const MatBSRCustomCUDAKernels[];
+
+/* The cuSPARSE baseline routine (-mat_bsrcustom_cusparse_alg). */
+typedef enum {
+  MAT_BSRCUSTOM_CUSPARSE_BSRMV, /* cusparseDbsrmv, column-major blocks (BAIJ's own layout) */
+  MAT_BSRCUSTOM_CUSPARSE_SPMV   /* cusparseSpMV with a BSR descriptor */
+} MatBSRCustomCUSPARSEAlg;
+PETSC_EXTERN const char *const MatBSRCustomCUSPARSEAlgs[];
+
 PETSC_EXTERN PetscErrorCode MatBSRCustomRegisterAll(void);
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscbsrcustom(void);
 
@@ -43,6 +69,13 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomGetNumThreads(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetSharedRows(Mat, MatBSRCustomSharedRows);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetSharedRows(Mat, MatBSRCustomSharedRows *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetNumTasks(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetBackend(Mat, MatBSRCustomBackend);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetBackend(Mat, MatBSRCustomBackend *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDAKernel(Mat, MatBSRCustomCUDAKernel);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAKernel(Mat, MatBSRCustomCUDAKernel *, MatBSRCustomCUDAKernel *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUSPARSEAlg(Mat, MatBSRCustomCUSPARSEAlg);
+PETSC_EXTERN PetscBool      MatBSRCustomHasCUDA(void);
+PETSC_EXTERN PetscInt       MatBSRCustomCUDADeviceCount(void);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetLocalAndGhost(Mat, Mat *, Mat *, PetscInt *, const PetscInt *[], VecScatter *, Vec *);
 
 #endif

@@ -23,6 +23,14 @@ def run(cmd, timeout):
     return p.returncode, p.stdout
 
 
+def gpu_visible():
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60)
+        return p.returncode == 0 and "GPU" in p.stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
 def tokens(line):
     return re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[A-Za-z_]+|\S", line)
 
@@ -47,12 +55,16 @@ def main():
     ap.add_argument("--ignore", action="append", default=[])
     ap.add_argument("--expect", action="append", default=[], help="regex that must appear in our run's output")
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--require-gpu", action="store_true", help="exit 77 (CTest: skipped) where no NVIDIA GPU is visible")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     if not cmd:
         ap.error("no command")
     ignore = [re.compile(r) for r in a.ignore]
+    if a.require_gpu and not gpu_visible():
+        print("SKIPPED: no NVIDIA GPU visible")
+        return 77
 
     outs, raw = [], []
     for label, opts in (("reference", a.ref), ("bsrcustom", a.ours)):

@@ -95,6 +95,13 @@ int main(int argc, char **argv)
   PetscCall(OptionError("-mat_bsrcustom_threads", "two", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_threads"));
   PetscCall(OptionError("-mat_bsrcustom_chunks_per_thread", "8x", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_chunks_per_thread"));
   PetscCall(OptionError("-mat_bsrcustom_shared_rows", "sometimes", PETSC_ERR_ARG_UNKNOWN_TYPE, "-mat_bsrcustom_shared_rows"));
+  /* a GPU backend where there is none: a clear error that says what is missing */
+  if (MatBSRCustomCUDADeviceCount() == 0) {
+    PetscCall(OptionError("-mat_bsrcustom_backend", "cuda", MatBSRCustomHasCUDA() ? PETSC_ERR_SUP_SYS : PETSC_ERR_SUP, MatBSRCustomHasCUDA() ? "no CUDA device" : "no CUDA backend"));
+    EXPECT_ERROR(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUSPARSE), MatBSRCustomHasCUDA() ? PETSC_ERR_SUP_SYS : PETSC_ERR_SUP, "MatBSRCustomSetBackend()");
+  }
+  PetscCall(OptionError("-mat_bsrcustom_backend", "gpu", PETSC_ERR_ARG_UNKNOWN_TYPE, "-mat_bsrcustom_backend"));
+  PetscCall(OptionError("-mat_bsrcustom_cuda_kernel", "fastest", PETSC_ERR_ARG_UNKNOWN_TYPE, "-mat_bsrcustom_cuda_kernel"));
   /* the matrix is unharmed by the rejected settings */
   {
     PetscInt  c;

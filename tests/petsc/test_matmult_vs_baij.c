@@ -75,6 +75,14 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscLogDefaultBegin());
   PetscCall(MatBSRCustomRegisterAll());
+  {
+    PetscBool missing; /* run with -mat_bsrcustom_backend cuda on GPU machines */
+    PetscCall(TestGPUMissing(&missing));
+    if (missing) {
+      PetscCall(PetscFinalize());
+      return TEST_SKIP_CODE;
+    }
+  }
   comm = PETSC_COMM_WORLD;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nbrows", &nbrows, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-per_row", &per_row, NULL));

@@ -122,6 +122,14 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
+  {
+    PetscBool missing; /* run with -mat_bsrcustom_backend cuda on GPU machines */
+    PetscCall(TestGPUMissing(&missing));
+    if (missing) {
+      PetscCall(PetscFinalize());
+      return TEST_SKIP_CODE;
+    }
+  }
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
 

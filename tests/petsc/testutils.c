@@ -95,3 +95,16 @@ PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel)
   PetscCall(VecDestroy(&d));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestGPUMissing(PetscBool *missing)
+{
+  char      backend[32] = "cpu";
+  PetscBool cpu;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_bsrcustom_backend", backend, sizeof(backend), NULL));
+  PetscCall(PetscStrcmp(backend, "cpu", &cpu));
+  *missing = (PetscBool)(!cpu && (!MatBSRCustomHasCUDA() || MatBSRCustomCUDADeviceCount() == 0));
+  if (*missing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SKIPPED: -mat_bsrcustom_backend %s needs %s\n", backend, MatBSRCustomHasCUDA() ? "a visible CUDA device" : "a build with CUDA"));
+  PetscFunctionReturn(0);
+}

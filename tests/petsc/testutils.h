@@ -10,6 +10,12 @@
    `type` with BAIJ-style preallocation. Same seed -> same matrix for any type. */
 PetscErrorCode TestRandomBlockMatrix(MPI_Comm comm, MatType type, PetscInt bs, PetscInt nbrows_local, PetscInt nbcols_global, PetscInt blocks_per_row, PetscBool with_empty_rows, PetscBool with_long_row, unsigned seed, Mat *A);
 
+/* Where the options ask for a GPU backend (-mat_bsrcustom_backend cuda|cusparse) and this build or
+   machine has none: prints "SKIPPED: ..." and returns PETSC_TRUE; the test then exits with 77, which
+   CTest reports as skipped (SKIP_RETURN_CODE). */
+PetscErrorCode TestGPUMissing(PetscBool *missing);
+#define TEST_SKIP_CODE 77
+
 /* ||a - b||_inf / max(||b||_inf, tiny) */
 PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel);
 

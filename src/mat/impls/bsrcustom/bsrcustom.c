@@ -7,11 +7,15 @@
 #include <../src/mat/impls/bsrcustom/mpi/mpibsrcustomimpl.h>
 #include <omp.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 const char *const MatBSRCustomSharedRowsTypes[] = {"carry", "atomic", "MatBSRCustomSharedRows", "MAT_BSRCUSTOM_SHARED_ROWS_", NULL};
+const char *const MatBSRCustomBackends[]        = {"cpu", "cuda", "cusparse", "MatBSRCustomBackend", "MAT_BSRCUSTOM_BACKEND_", NULL};
+const char *const MatBSRCustomCUDAKernels[]     = {"auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "MatBSRCustomCUDAKernel", "MAT_BSRCUSTOM_CUDA_KERNEL_", NULL};
+const char *const MatBSRCustomCUSPARSEAlgs[]    = {"bsrmv", "spmv", "MatBSRCustomCUSPARSEAlg", "MAT_BSRCUSTOM_CUSPARSE_", NULL};
 
-PetscLogEvent    MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0;
+PetscLogEvent    MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0;
 static PetscBool MatBSRCustomPackageInitialized = PETSC_FALSE;
 
 PETSC_INTERN PetscInt MatBSRCustomDefaultThreads(void)
@@ -34,6 +38,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void)
   PetscCall(MatInitializePackage());
   PetscCall(PetscLogEventRegister("BSRCustomTasks", MAT_CLASSID, &MATBSRCUSTOM_PartitionBuild));
   PetscCall(PetscLogEventRegister("BSRCustomKernel", MAT_CLASSID, &MATBSRCUSTOM_Kernel));
+  PetscCall(PetscLogEventRegister("BSRCustomUpload", MAT_CLASSID, &MATBSRCUSTOM_Upload));
   PetscCall(MatRegister(MATSEQBSRCUSTOM, MatCreate_SeqBSRCustom));
   PetscCall(MatRegister(MATMPIBSRCUSTOM, MatCreate_MPIBSRCustom));
   PetscCall(MatRegisterRootName(MATBSRCUSTOM, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM));
@@ -69,17 +74,30 @@ PetscErrorCode PetscDLLibraryRegister_petscbsrcustom(void)
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomCheckChunks_Private(Mat A, PetscInt chunks, const char *what)
+PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *set)
 {
   PetscFunctionBegin;
-  PetscCheck(chunks >= 1 && chunks <= MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "%s: chunks per thread must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, chunks);
+  set->nthreads          = MatBSRCustomDefaultThreads();
+  set->chunks_per_thread = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
+  set->shared_rows       = MAT_BSRCUSTOM_SHARED_ROWS_CARRY;
+  set->backend           = MAT_BSRCUSTOM_BACKEND_CPU;
+  set->cuda_kernel       = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO;
+  set->cusparse_alg      = MAT_BSRCUSTOM_CUSPARSE_BSRMV;
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomCheckThreads_Private(Mat A, PetscInt nthreads, const char *what)
+PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBSRCustomSettings *set, const char *what)
 {
+  MPI_Comm comm = PetscObjectComm((PetscObject)A);
+
   PetscFunctionBegin;
-  PetscCheck(nthreads == PETSC_DEFAULT || (nthreads >= 1 && nthreads <= MATBSRCUSTOM_MAX_THREADS), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "%s: threads must be in [1, %d] (or PETSC_DEFAULT), got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_THREADS, nthreads);
+  PetscCheck(set->nthreads >= 1 && set->nthreads <= MATBSRCUSTOM_MAX_THREADS, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: threads must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_THREADS, set->nthreads);
+  PetscCheck(set->chunks_per_thread >= 1 && set->chunks_per_thread <= MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: chunks per thread must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, set->chunks_per_thread);
+  PetscCheck(set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown shared-rows mode %d", what, (int)set->shared_rows);
+  PetscCheck(set->backend >= MAT_BSRCUSTOM_BACKEND_CPU && set->backend <= MAT_BSRCUSTOM_BACKEND_CUSPARSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown backend %d", what, (int)set->backend);
+  PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && set->cuda_kernel <= MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
+  PetscCheck(set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_BSRMV || set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown cuSPARSE routine %d", what, (int)set->cusparse_alg);
+  if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomCUDAAvailable_Private(A, what));
   PetscFunctionReturn(0);
 }
 
@@ -98,62 +116,92 @@ static PetscErrorCode MatBSRCustomParseInt(Mat A, const char *option, const char
 }
 
 /* Enum values are parsed here too: PETSc's enum reader leaks on a bad value and its message is generic. */
-static PetscErrorCode MatBSRCustomParseSharedRows(Mat A, const char *option, const char *text, MatBSRCustomSharedRows *mode)
+static PetscErrorCode MatBSRCustomParseEnum(Mat A, const char *option, const char *const *names, PetscInt n, const char *text, PetscInt *value)
 {
-  PetscInt  v;
   PetscBool found;
+  char      choices[256] = "";
 
   PetscFunctionBegin;
-  PetscCall(PetscEListFind(2, MatBSRCustomSharedRowsTypes, text, &v, &found));
-  PetscCheck(found, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_UNKNOWN_TYPE, "%s: unknown value \"%s\"; use %s or %s", option, text, MatBSRCustomSharedRowsTypes[0], MatBSRCustomSharedRowsTypes[1]);
-  *mode = (MatBSRCustomSharedRows)v;
+  PetscCall(PetscEListFind(n, names, text, value, &found));
+  if (found) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCall(PetscStrlcat(choices, i ? ", " : "", sizeof(choices)));
+    PetscCall(PetscStrlcat(choices, names[i], sizeof(choices)));
+  }
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_UNKNOWN_TYPE, "%s: unknown value \"%s\"; use one of: %s", option, text, choices);
+}
+
+/* The options, one table for both readers below. */
+typedef enum { BSRC_OPT_INT, BSRC_OPT_ENUM } BSRCOptKind;
+typedef struct {
+  const char        *name, *help, *man;
+  BSRCOptKind        kind;
+  const char *const *names; /* enum value names */
+  PetscInt           nnames;
+  size_t             offset; /* of the field in MatBSRCustomSettings */
+} BSRCOption;
+
+static const BSRCOption BSRCOptions[] = {
+  {"-mat_bsrcustom_threads",           "OpenMP threads that run MatMult (default: OMP_NUM_THREADS)",       "MatBSRCustomSetNumThreads",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, nthreads)         },
+  {"-mat_bsrcustom_chunks_per_thread", "Fixed-size tasks per thread, cut at assembly",                     "MatBSRCustomSetChunksPerThread", BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, chunks_per_thread)},
+  {"-mat_bsrcustom_shared_rows",       "How a block row split between tasks is summed",                    "MatBSRCustomSetSharedRows",      BSRC_OPT_ENUM, MatBSRCustomSharedRowsTypes, 2, offsetof(MatBSRCustomSettings, shared_rows)      },
+  {"-mat_bsrcustom_backend",           "Where MatMult runs: cpu (default), cuda or cusparse",              "MatBSRCustomSetBackend",         BSRC_OPT_ENUM, MatBSRCustomBackends,        3, offsetof(MatBSRCustomSettings, backend)          },
+  {"-mat_bsrcustom_cuda_kernel",       "CUDA kernel of the cuda backend (auto picks per matrix)",          "MatBSRCustomSetCUDAKernel",      BSRC_OPT_ENUM, MatBSRCustomCUDAKernels,     6, offsetof(MatBSRCustomSettings, cuda_kernel)      },
+  {"-mat_bsrcustom_cusparse_alg",      "cuSPARSE routine of the cusparse backend",                         "MatBSRCustomSetCUSPARSEAlg",     BSRC_OPT_ENUM, MatBSRCustomCUSPARSEAlgs,    2, offsetof(MatBSRCustomSettings, cusparse_alg)     },
+};
+
+static PetscErrorCode MatBSRCustomOptionValue(const MatBSRCustomSettings *set, const BSRCOption *o, char *buf, size_t len)
+{
+  const void *field = (const char *)set + o->offset;
+
+  PetscFunctionBegin;
+  if (o->kind == BSRC_OPT_INT) PetscCall(PetscSNPrintf(buf, len, "%" PetscInt_FMT, *(const PetscInt *)field));
+  else PetscCall(PetscStrncpy(buf, o->names[*(const int *)field], len));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat A, PetscOptionItems *PetscOptionsObject, PetscInt *nthreads, PetscInt *chunks, MatBSRCustomSharedRows *shared)
+static PetscErrorCode MatBSRCustomOptionStore(Mat A, const BSRCOption *o, const char *text, MatBSRCustomSettings *set)
+{
+  void    *field = (char *)set + o->offset;
+  PetscInt v;
+
+  PetscFunctionBegin;
+  if (o->kind == BSRC_OPT_INT) {
+    PetscCall(MatBSRCustomParseInt(A, o->name, text, &v));
+    *(PetscInt *)field = v;
+  } else {
+    PetscCall(MatBSRCustomParseEnum(A, o->name, o->names, o->nnames, text, &v));
+    *(int *)field = (int)v; /* the settings' enums */
+  }
+  PetscCall(MatBSRCustomSettingsCheck_Private(A, set, o->name));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat A, PetscOptionItems *PetscOptionsObject, MatBSRCustomSettings *set)
 {
   char      buf[64];
-  PetscBool set;
+  PetscBool flg;
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT, *nthreads));
-  PetscCall(PetscOptionsString("-mat_bsrcustom_threads", "OpenMP threads that run MatMult (default: OMP_NUM_THREADS)", "MatBSRCustomSetNumThreads", buf, buf, sizeof(buf), &set));
-  if (set) {
-    PetscCall(MatBSRCustomParseInt(A, "-mat_bsrcustom_threads", buf, nthreads));
-    PetscCall(MatBSRCustomCheckThreads_Private(A, *nthreads, "-mat_bsrcustom_threads"));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(BSRCOptions); i++) {
+    const BSRCOption *o = &BSRCOptions[i];
+    PetscCall(MatBSRCustomOptionValue(set, o, buf, sizeof(buf)));
+    PetscCall(PetscOptionsString(o->name, o->help, o->man, buf, buf, sizeof(buf), &flg));
+    if (flg) PetscCall(MatBSRCustomOptionStore(A, o, buf, set));
   }
-  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT, *chunks));
-  PetscCall(PetscOptionsString("-mat_bsrcustom_chunks_per_thread", "Fixed-size tasks per thread, cut at assembly", "MatBSRCustomSetChunksPerThread", buf, buf, sizeof(buf), &set));
-  if (set) {
-    PetscCall(MatBSRCustomParseInt(A, "-mat_bsrcustom_chunks_per_thread", buf, chunks));
-    PetscCall(MatBSRCustomCheckChunks_Private(A, *chunks, "-mat_bsrcustom_chunks_per_thread"));
-  }
-  PetscCall(PetscStrncpy(buf, MatBSRCustomSharedRowsTypes[*shared], sizeof(buf)));
-  PetscCall(PetscOptionsString("-mat_bsrcustom_shared_rows", "How a block row split between tasks is summed: carry or atomic", "MatBSRCustomSetSharedRows", buf, buf, sizeof(buf), &set));
-  if (set) PetscCall(MatBSRCustomParseSharedRows(A, "-mat_bsrcustom_shared_rows", buf, shared));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat A, PetscInt *nthreads, PetscInt *chunks, MatBSRCustomSharedRows *shared)
+PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat A, MatBSRCustomSettings *set)
 {
-  PetscOptions options = ((PetscObject)A)->options;
-  const char  *prefix  = ((PetscObject)A)->prefix;
-  char         buf[64];
-  PetscBool    set;
+  char      buf[64];
+  PetscBool flg;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetString(options, prefix, "-mat_bsrcustom_threads", buf, sizeof(buf), &set));
-  if (set) {
-    PetscCall(MatBSRCustomParseInt(A, "-mat_bsrcustom_threads", buf, nthreads));
-    PetscCall(MatBSRCustomCheckThreads_Private(A, *nthreads, "-mat_bsrcustom_threads"));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(BSRCOptions); i++) {
+    PetscCall(PetscOptionsGetString(((PetscObject)A)->options, ((PetscObject)A)->prefix, BSRCOptions[i].name, buf, sizeof(buf), &flg));
+    if (flg) PetscCall(MatBSRCustomOptionStore(A, &BSRCOptions[i], buf, set));
   }
-  PetscCall(PetscOptionsGetString(options, prefix, "-mat_bsrcustom_chunks_per_thread", buf, sizeof(buf), &set));
-  if (set) {
-    PetscCall(MatBSRCustomParseInt(A, "-mat_bsrcustom_chunks_per_thread", buf, chunks));
-    PetscCall(MatBSRCustomCheckChunks_Private(A, *chunks, "-mat_bsrcustom_chunks_per_thread"));
-  }
-  PetscCall(PetscOptionsGetString(options, prefix, "-mat_bsrcustom_shared_rows", buf, sizeof(buf), &set));
-  if (set) PetscCall(MatBSRCustomParseSharedRows(A, "-mat_bsrcustom_shared_rows", buf, shared));
   PetscFunctionReturn(0);
 }
 
@@ -192,6 +240,23 @@ PetscErrorCode MatCreateBSRCustom(MPI_Comm comm, PetscInt bs, PetscInt m, PetscI
   PetscFunctionReturn(0);
 }
 
+/* Every setter: read the matrix's settings, change one, check them all, store them (seq or mpi). */
+static PetscErrorCode MatBSRCustomGetSettings(Mat A, MatBSRCustomSettings *set)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, set));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomSetSettings(Mat A, const MatBSRCustomSettings *set, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomSettingsCheck_Private(A, set, what));
+  PetscUseMethod(A, "MatBSRCustomSetSettings_C", (Mat, const MatBSRCustomSettings *), (A, set));
+  PetscFunctionReturn(0);
+}
+
 /*@
    MatBSRCustomSetChunksPerThread - Sets how many fixed-size tasks per thread the nonzero blocks are
    cut into (the partition is rebuilt at the next MatMult or assembly).
@@ -211,10 +276,13 @@ PetscErrorCode MatCreateBSRCustom(MPI_Comm comm, PetscInt bs, PetscInt m, PetscI
 @*/
 PetscErrorCode MatBSRCustomSetChunksPerThread(Mat A, PetscInt chunks)
 {
+  MatBSRCustomSettings set;
+
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, chunks, 2);
-  PetscUseMethod(A, "MatBSRCustomSetChunksPerThread_C", (Mat, PetscInt), (A, chunks));
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.chunks_per_thread = chunks;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetChunksPerThread()"));
   PetscFunctionReturn(0);
 }
 
@@ -235,10 +303,12 @@ PetscErrorCode MatBSRCustomSetChunksPerThread(Mat A, PetscInt chunks)
 @*/
 PetscErrorCode MatBSRCustomGetChunksPerThread(Mat A, PetscInt *chunks)
 {
+  MatBSRCustomSettings set;
+
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidIntPointer(chunks, 2);
-  PetscUseMethod(A, "MatBSRCustomGetChunksPerThread_C", (Mat, PetscInt *), (A, chunks));
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  *chunks = set.chunks_per_thread;
   PetscFunctionReturn(0);
 }
 
@@ -260,10 +330,13 @@ PetscErrorCode MatBSRCustomGetChunksPerThread(Mat A, PetscInt *chunks)
 @*/
 PetscErrorCode MatBSRCustomSetNumThreads(Mat A, PetscInt nthreads)
 {
+  MatBSRCustomSettings set;
+
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, nthreads, 2);
-  PetscUseMethod(A, "MatBSRCustomSetNumThreads_C", (Mat, PetscInt), (A, nthreads));
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.nthreads = nthreads == PETSC_DEFAULT ? MatBSRCustomDefaultThreads() : nthreads;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetNumThreads()"));
   PetscFunctionReturn(0);
 }
 
@@ -284,10 +357,12 @@ PetscErrorCode MatBSRCustomSetNumThreads(Mat A, PetscInt nthreads)
 @*/
 PetscErrorCode MatBSRCustomGetNumThreads(Mat A, PetscInt *nthreads)
 {
+  MatBSRCustomSettings set;
+
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidIntPointer(nthreads, 2);
-  PetscUseMethod(A, "MatBSRCustomGetNumThreads_C", (Mat, PetscInt *), (A, nthreads));
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  *nthreads = set.nthreads;
   PetscFunctionReturn(0);
 }
 
@@ -312,10 +387,13 @@ PetscErrorCode MatBSRCustomGetNumThreads(Mat A, PetscInt *nthreads)
 @*/
 PetscErrorCode MatBSRCustomSetSharedRows(Mat A, MatBSRCustomSharedRows mode)
 {
+  MatBSRCustomSettings set;
+
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveEnum(A, mode, 2);
-  PetscUseMethod(A, "MatBSRCustomSetSharedRows_C", (Mat, MatBSRCustomSharedRows), (A, mode));
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.shared_rows = mode;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetSharedRows()"));
   PetscFunctionReturn(0);
 }
 
@@ -336,10 +414,160 @@ PetscErrorCode MatBSRCustomSetSharedRows(Mat A, MatBSRCustomSharedRows mode)
 @*/
 PetscErrorCode MatBSRCustomGetSharedRows(Mat A, MatBSRCustomSharedRows *mode)
 {
+  MatBSRCustomSettings set;
+
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidPointer(mode, 2);
-  PetscUseMethod(A, "MatBSRCustomGetSharedRows_C", (Mat, MatBSRCustomSharedRows *), (A, mode));
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  *mode = set.shared_rows;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetBackend - Chooses where MatMult/MatMultAdd run: MAT_BSRCUSTOM_BACKEND_CPU (default,
+   OpenMP), MAT_BSRCUSTOM_BACKEND_CUDA (our kernels on the GPU) or MAT_BSRCUSTOM_BACKEND_CUSPARSE
+   (cuSPARSE on the same device storage, the baseline). The GPU backends need a build with CUDA and a
+   visible GPU; otherwise this fails with PETSC_ERR_SUP / PETSC_ERR_SUP_SYS saying which is missing.
+
+   Logically Collective
+
+   Input Parameters:
++  A - a MATBSRCUSTOM matrix
+-  backend - the backend
+
+   Options Database Key:
+.  -mat_bsrcustom_backend <cpu,cuda,cusparse> - the backend
+
+   Notes:
+   With host vectors (Debian's PETSc has no others), each product stages x to the device and y back
+   through pinned buffers. Where PETSc itself has CUDA vectors, their device arrays are used directly.
+
+   Level: beginner
+
+.seealso: `MatBSRCustomSetCUDAKernel()`, `MatBSRCustomSetCUSPARSEAlg()`
+@*/
+PetscErrorCode MatBSRCustomSetBackend(Mat A, MatBSRCustomBackend backend)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveEnum(A, backend, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.backend = backend;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetBackend()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetBackend - Gets where MatMult runs.
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameter:
+.  backend - the backend
+
+   Level: beginner
+
+.seealso: `MatBSRCustomSetBackend()`
+@*/
+PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidPointer(backend, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  *backend = set.backend;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetCUDAKernel - Chooses the CUDA kernel of the cuda backend; MAT_BSRCUSTOM_CUDA_KERNEL_AUTO
+   (default) picks one per matrix from its block size and row-length statistics.
+
+   Logically Collective
+
+   Input Parameters:
++  A - a MATBSRCUSTOM matrix
+-  kernel - the kernel
+
+   Options Database Key:
+.  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row> - the kernel
+
+   Level: intermediate
+
+.seealso: `MatBSRCustomSetBackend()`, `MatBSRCustomGetCUDAKernel()`
+@*/
+PetscErrorCode MatBSRCustomSetCUDAKernel(Mat A, MatBSRCustomCUDAKernel kernel)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveEnum(A, kernel, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.cuda_kernel = kernel;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetCUDAKernel()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetCUDAKernel - Gets the CUDA kernel asked for and the one that runs (what auto
+   resolves to on this matrix, or on this rank's local block).
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameters:
++  requested - the kernel asked for (may be NULL)
+-  used - the kernel that runs; AUTO until the matrix was uploaded (may be NULL)
+
+   Level: intermediate
+
+.seealso: `MatBSRCustomSetCUDAKernel()`
+@*/
+PetscErrorCode MatBSRCustomGetCUDAKernel(Mat A, MatBSRCustomCUDAKernel *requested, MatBSRCustomCUDAKernel *used)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  if (requested) *requested = set.cuda_kernel;
+  if (used) PetscUseMethod(A, "MatBSRCustomGetCUDAKernelUsed_C", (Mat, MatBSRCustomCUDAKernel *), (A, used));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetCUSPARSEAlg - Chooses the cuSPARSE routine of the cusparse backend:
+   MAT_BSRCUSTOM_CUSPARSE_BSRMV (cusparseDbsrmv on BAIJ's column-major blocks, default) or
+   MAT_BSRCUSTOM_CUSPARSE_SPMV (cusparseSpMV with a BSR descriptor).
+
+   Logically Collective
+
+   Input Parameters:
++  A - a MATBSRCUSTOM matrix
+-  alg - the routine
+
+   Options Database Key:
+.  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the routine
+
+   Level: intermediate
+
+.seealso: `MatBSRCustomSetBackend()`
+@*/
+PetscErrorCode MatBSRCustomSetCUSPARSEAlg(Mat A, MatBSRCustomCUSPARSEAlg alg)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveEnum(A, alg, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.cusparse_alg = alg;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetCUSPARSEAlg()"));
   PetscFunctionReturn(0);
 }
 

@@ -9,15 +9,29 @@
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
 #define MATBSRCUSTOM_MAX_THREADS               4096
 
-PETSC_INTERN PetscErrorCode MatBSRCustomCheckChunks_Private(Mat, PetscInt, const char *);
-PETSC_INTERN PetscErrorCode MatBSRCustomCheckThreads_Private(Mat, PetscInt, const char *);
+/* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
+typedef struct {
+  PetscInt               nthreads;          /* OpenMP threads of the CPU kernel */
+  PetscInt               chunks_per_thread; /* fixed-size tasks per thread */
+  MatBSRCustomSharedRows shared_rows;
+  MatBSRCustomBackend    backend;
+  MatBSRCustomCUDAKernel cuda_kernel;
+  MatBSRCustomCUSPARSEAlg cusparse_alg;
+} MatBSRCustomSettings;
+
+PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);
+/* checks every field; `what` names the source (an option or a function) in the error */
+PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat, const MatBSRCustomSettings *, const char *);
 /* inside PetscOptionsBegin/End (MatSetFromOptions) */
-PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat, PetscOptionItems *, PetscInt *, PetscInt *, MatBSRCustomSharedRows *);
+PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat, PetscOptionItems *, MatBSRCustomSettings *);
 /* straight from the options database, with the matrix's prefix (at creation) */
-PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, PetscInt *, PetscInt *, MatBSRCustomSharedRows *);
+PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRCustomSettings *);
+
+/* GPU backends: whether this build has CUDA and a GPU is visible; errors say which is missing */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *);
 
 /* log events and registration */
-PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel;
+PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload;
 PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);
 PETSC_INTERN PetscInt       MatBSRCustomDefaultThreads(void);
 

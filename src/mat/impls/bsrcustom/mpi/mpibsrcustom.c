@@ -75,9 +75,7 @@ static PetscErrorCode MatMPIBSRCustomConvertBlocks(Mat A)
     if (!blk[k]) continue;
     PetscCall(PetscObjectTypeCompare((PetscObject)blk[k], MATSEQBSRCUSTOM, &ours));
     if (!ours) PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(blk[k], MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, &blk[k]));
-    PetscCall(MatBSRCustomSetNumThreads(blk[k], c->nthreads));
-    PetscCall(MatBSRCustomSetChunksPerThread(blk[k], c->chunks_per_thread));
-    PetscCall(MatBSRCustomSetSharedRows(blk[k], c->shared_rows));
+    PetscUseMethod(blk[k], "MatBSRCustomSetSettings_C", (Mat, const MatBSRCustomSettings *), (blk[k], &c->set));
   }
   PetscFunctionReturn(0);
 }
@@ -185,7 +183,7 @@ static PetscErrorCode MatSetFromOptions_MPIBSRCustom(Mat A, PetscOptionItems *Pe
   PetscCall(MatMPIBSRCustomContext(A, &c));
   if (c->baij_setfromoptions) PetscCall((*c->baij_setfromoptions)(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "MPIBSRCustom options");
-  PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &c->nthreads, &c->chunks_per_thread, &c->shared_rows));
+  PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &c->set));
   PetscOptionsHeadEnd();
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
@@ -207,7 +205,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks) on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, shared rows by %s; halo exchange overlapped with the local product\n", A->rmap->bs, c->nthreads, c->chunks_per_thread, MatBSRCustomSharedRowsTypes[c->shared_rows]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, shared rows by %s; halo exchange overlapped with the local product\n", MatBSRCustomBackends[c->set.backend], A->rmap->bs, c->set.nthreads, c->set.chunks_per_thread, MatBSRCustomSharedRowsTypes[c->set.shared_rows]));
   if (!A->assembled) PetscFunctionReturn(0);
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
@@ -351,51 +349,29 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatBSRCustomSetChunksPerThread_MPIBSRCustom(Mat A, PetscInt chunks)
+static PetscErrorCode MatBSRCustomGetSettings_MPIBSRCustom(Mat A, MatBSRCustomSettings *set)
 {
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomCheckChunks_Private(A, chunks, "MatBSRCustomSetChunksPerThread()"));
-  ((Mat_MPIBSRCustom *)A->spptr)->chunks_per_thread = chunks;
+  *set = ((Mat_MPIBSRCustom *)A->spptr)->set;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomSetSettings_MPIBSRCustom(Mat A, const MatBSRCustomSettings *set)
+{
+  PetscFunctionBegin;
+  ((Mat_MPIBSRCustom *)A->spptr)->set = *set;
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatBSRCustomGetChunksPerThread_MPIBSRCustom(Mat A, PetscInt *chunks)
+/* The kernel that runs on this rank's local block. */
+static PetscErrorCode MatBSRCustomGetCUDAKernelUsed_MPIBSRCustom(Mat A, MatBSRCustomCUDAKernel *used)
 {
-  PetscFunctionBegin;
-  *chunks = ((Mat_MPIBSRCustom *)A->spptr)->chunks_per_thread;
-  PetscFunctionReturn(0);
-}
+  Mat Ad, Ao;
 
-static PetscErrorCode MatBSRCustomSetNumThreads_MPIBSRCustom(Mat A, PetscInt nthreads)
-{
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomCheckThreads_Private(A, nthreads, "MatBSRCustomSetNumThreads()"));
-  ((Mat_MPIBSRCustom *)A->spptr)->nthreads = nthreads == PETSC_DEFAULT ? MatBSRCustomDefaultThreads() : nthreads;
-  if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatBSRCustomGetNumThreads_MPIBSRCustom(Mat A, PetscInt *nthreads)
-{
-  PetscFunctionBegin;
-  *nthreads = ((Mat_MPIBSRCustom *)A->spptr)->nthreads;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatBSRCustomSetSharedRows_MPIBSRCustom(Mat A, MatBSRCustomSharedRows mode)
-{
-  PetscFunctionBegin;
-  PetscCheck(mode == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || mode == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown shared-rows mode %d", (int)mode);
-  ((Mat_MPIBSRCustom *)A->spptr)->shared_rows = mode;
-  if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatBSRCustomGetSharedRows_MPIBSRCustom(Mat A, MatBSRCustomSharedRows *mode)
-{
-  PetscFunctionBegin;
-  *mode = ((Mat_MPIBSRCustom *)A->spptr)->shared_rows;
+  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, NULL));
+  PetscCall(MatBSRCustomGetCUDAKernel(Ad, NULL, used));
   PetscFunctionReturn(0);
 }
 
@@ -438,12 +414,9 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install)
 #define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
   PetscFunctionBegin;
   BSRC_COMPOSE("MatConvert_mpibsrcustom_mpibaij_C", MatConvert_MPIBSRCustom_MPIBAIJ);
-  BSRC_COMPOSE("MatBSRCustomSetChunksPerThread_C", MatBSRCustomSetChunksPerThread_MPIBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetChunksPerThread_C", MatBSRCustomGetChunksPerThread_MPIBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomSetNumThreads_C", MatBSRCustomSetNumThreads_MPIBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetNumThreads_C", MatBSRCustomGetNumThreads_MPIBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomSetSharedRows_C", MatBSRCustomSetSharedRows_MPIBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetSharedRows_C", MatBSRCustomGetSharedRows_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetSettings_C", MatBSRCustomGetSettings_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomSetSettings_C", MatBSRCustomSetSettings_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", MatBSRCustomGetCUDAKernelUsed_MPIBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_MPIBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetLocalAndGhost_C", MatBSRCustomGetLocalAndGhost_MPIBSRCustom);
   BSRC_COMPOSE("MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIBSRCustom);
@@ -484,10 +457,8 @@ static PetscErrorCode MatDuplicate_MPIBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall((*c->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(*M, MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, M));
-  d                    = (Mat_MPIBSRCustom *)(*M)->spptr;
-  d->nthreads          = c->nthreads;
-  d->chunks_per_thread = c->chunks_per_thread;
-  d->shared_rows       = c->shared_rows;
+  d      = (Mat_MPIBSRCustom *)(*M)->spptr;
+  d->set = c->set;
   if ((*M)->assembled) PetscCall(MatMPIBSRCustomSetUp(*M));
   PetscFunctionReturn(0);
 }
@@ -513,10 +484,8 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   c->baij_setvaluesblocked        = MPIBAIJBaseOps.setvaluesblocked;
   c->baij_mpibaijsetpreallocation = MPIBAIJBasePreallocation;
   c->block_preallocated           = B->preallocated;
-  c->nthreads                     = MatBSRCustomDefaultThreads();
-  c->chunks_per_thread            = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
-  c->shared_rows                  = MAT_BSRCUSTOM_SHARED_ROWS_CARRY;
-  B->spptr                        = c;
+  PetscCall(MatBSRCustomSettingsDefault_Private(&c->set));
+  B->spptr = c;
 
   B->ops->destroy          = MatDestroy_MPIBSRCustom;
   B->ops->duplicate        = MatDuplicate_MPIBSRCustom;
@@ -529,7 +498,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBSRCUSTOM));
-  PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->nthreads, &c->chunks_per_thread, &c->shared_rows));
+  PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->set));
   if (B->assembled) PetscCall(MatMPIBSRCustomSetUp(B));
   PetscFunctionReturn(0);
 }

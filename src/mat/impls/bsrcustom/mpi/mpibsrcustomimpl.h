@@ -22,9 +22,7 @@ typedef struct {
   PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
 
-  /* settings, handed to the local and ghost blocks */
-  PetscInt               nthreads, chunks_per_thread;
-  MatBSRCustomSharedRows shared_rows;
+  MatBSRCustomSettings set; /* handed to the local and ghost blocks */
 
   /* the local and ghost blocks (MPIBAIJ's, borrowed), as of the last assembly */
   Mat local, ghost;

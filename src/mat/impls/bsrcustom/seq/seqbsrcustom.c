@@ -55,7 +55,7 @@ static PetscErrorCode MatSeqBSRCustomGetBSR(Mat A, bsrk_matrix *M)
 static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
 {
   Mat_SeqBSRCustom *b      = (Mat_SeqBSRCustom *)A->spptr;
-  PetscInt          wanted = b->nthreads * b->chunks_per_thread;
+  PetscInt          wanted = b->set.nthreads * b->set.chunks_per_thread;
   bsrk_matrix       M;
   size_t            bytes;
   PetscBool         same;
@@ -66,11 +66,14 @@ static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
   if (b->tasks_built && b->tasks_wanted == wanted && b->rowptr_len == M.nbrows + 1) {
     PetscCall(PetscArraycmp(b->rowptr_copy, M.rowptr, M.nbrows + 1, &same));
     if (same) {
-      b->tasks_nonzerostate = A->nonzerostate; /* new columns in the same rows: the tasks still fit */
+      /* the tasks still fit the rows; columns may have changed (the device copy must follow) */
+      if (b->tasks_nonzerostate != A->nonzerostate) b->structure_generation++;
+      b->tasks_nonzerostate = A->nonzerostate;
       PetscFunctionReturn(0);
     }
   }
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
+  b->structure_generation++;
   bsrk_partition_free(&b->tasks);
   b->tasks_built = PETSC_FALSE;
   PetscCall(BSRKCheck(A, bsrk_partition_build(M.nbrows, M.rowptr, wanted, &b->tasks), "the task partition"));
@@ -92,7 +95,7 @@ static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
   b->tasks_nonzerostate = A->nonzerostate;
   b->tasks_wanted       = wanted;
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M.rowptr[M.nbrows], (PetscInt)M.nbrows, (PetscInt)M.bs, (PetscInt)b->tasks.ntasks, b->nthreads, b->chunks_per_thread));
+  PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M.rowptr[M.nbrows], (PetscInt)M.nbrows, (PetscInt)M.bs, (PetscInt)b->tasks.ntasks, b->set.nthreads, b->set.chunks_per_thread));
   PetscFunctionReturn(0);
 }
 
@@ -107,6 +110,11 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomGetBSR(A, &M));
+  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
+    PetscCall(MatSeqBSRCustomCUDAApply(A, &M, alpha, x, beta, in, out));
+    PetscCall(PetscLogFlops(2.0 * M.rowptr[M.nbrows] * M.bs * M.bs));
+    PetscFunctionReturn(0);
+  }
   PetscCall(VecGetArrayRead(x, &xa));
   if (beta == (PetscScalar)0.0) {
     PetscCall(VecGetArrayWrite(out, &outa));
@@ -118,7 +126,7 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
     PetscCall(VecGetArrayWrite(out, &outa));
   }
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  PetscCall(BSRKCheck(A, bsrk_tasks_multadd(&M, &b->tasks, (int)b->nthreads, (bsrk_shared_rows)b->shared_rows, alpha, xa, beta, ina, outa, b->workspace), "the task kernel"));
+  PetscCall(BSRKCheck(A, bsrk_tasks_multadd(&M, &b->tasks, (int)b->set.nthreads, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, b->workspace), "the task kernel"));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
   PetscCall(VecRestoreArrayRead(x, &xa));
   if (beta == (PetscScalar)0.0) {
@@ -180,7 +188,7 @@ static PetscErrorCode MatSetFromOptions_SeqBSRCustom(Mat A, PetscOptionItems *Pe
   PetscFunctionBegin;
   if (b->baij_setfromoptions) PetscCall((*b->baij_setfromoptions)(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "SeqBSRCustom options");
-  PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &b->nthreads, &b->chunks_per_thread, &b->shared_rows));
+  PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &b->set));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -198,7 +206,9 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
   if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, shared rows by %s\n", A->rmap->bs, b->nthreads, b->chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, MatBSRCustomSharedRowsTypes[b->shared_rows]));
+  if (b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, shared rows by %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, MatBSRCustomSharedRowsTypes[b->set.shared_rows]));
+  } else PetscCall(MatSeqBSRCustomCUDAView(A, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -258,61 +268,37 @@ static PetscErrorCode MatDestroy_SeqBSRCustom(Mat A)
 
 static PetscErrorCode MatDuplicate_SeqBSRCustom(Mat A, MatDuplicateOption op, Mat *M)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr, *c;
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
   PetscCall((*b->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(*M, MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, M));
-  c                    = (Mat_SeqBSRCustom *)(*M)->spptr;
-  c->nthreads          = b->nthreads;
-  c->chunks_per_thread = b->chunks_per_thread;
-  c->shared_rows       = b->shared_rows;
+  ((Mat_SeqBSRCustom *)(*M)->spptr)->set = b->set; /* the copy goes to the device at its first product */
   PetscFunctionReturn(0);
 }
 
-/* Setters reached through PetscTryMethod() so that the public calls work on seq and mpi alike. */
-static PetscErrorCode MatBSRCustomSetChunksPerThread_SeqBSRCustom(Mat A, PetscInt chunks)
+/* Settings and queries reached through PetscUseMethod() so that the public calls work on seq and mpi. */
+static PetscErrorCode MatBSRCustomGetSettings_SeqBSRCustom(Mat A, MatBSRCustomSettings *set)
 {
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomCheckChunks_Private(A, chunks, "MatBSRCustomSetChunksPerThread()"));
-  ((Mat_SeqBSRCustom *)A->spptr)->chunks_per_thread = chunks;
+  *set = ((Mat_SeqBSRCustom *)A->spptr)->set;
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatBSRCustomGetChunksPerThread_SeqBSRCustom(Mat A, PetscInt *chunks)
+static PetscErrorCode MatBSRCustomSetSettings_SeqBSRCustom(Mat A, const MatBSRCustomSettings *set)
 {
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
   PetscFunctionBegin;
-  *chunks = ((Mat_SeqBSRCustom *)A->spptr)->chunks_per_thread;
+  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && set->backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDAFree(A)); /* give the device memory back */
+  b->set = *set;
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatBSRCustomSetNumThreads_SeqBSRCustom(Mat A, PetscInt nthreads)
+static PetscErrorCode MatBSRCustomGetCUDAKernelUsed_SeqBSRCustom(Mat A, MatBSRCustomCUDAKernel *used)
 {
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomCheckThreads_Private(A, nthreads, "MatBSRCustomSetNumThreads()"));
-  ((Mat_SeqBSRCustom *)A->spptr)->nthreads = nthreads == PETSC_DEFAULT ? MatBSRCustomDefaultThreads() : nthreads;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatBSRCustomGetNumThreads_SeqBSRCustom(Mat A, PetscInt *nthreads)
-{
-  PetscFunctionBegin;
-  *nthreads = ((Mat_SeqBSRCustom *)A->spptr)->nthreads;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatBSRCustomSetSharedRows_SeqBSRCustom(Mat A, MatBSRCustomSharedRows mode)
-{
-  PetscFunctionBegin;
-  PetscCheck(mode == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || mode == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown shared-rows mode %d", (int)mode);
-  ((Mat_SeqBSRCustom *)A->spptr)->shared_rows = mode;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatBSRCustomGetSharedRows_SeqBSRCustom(Mat A, MatBSRCustomSharedRows *mode)
-{
-  PetscFunctionBegin;
-  *mode = ((Mat_SeqBSRCustom *)A->spptr)->shared_rows;
+  PetscCall(MatSeqBSRCustomCUDAKernelUsed(A, used));
   PetscFunctionReturn(0);
 }
 
@@ -394,12 +380,9 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install)
 #define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
   PetscFunctionBegin;
   BSRC_COMPOSE("MatConvert_seqbsrcustom_seqbaij_C", MatConvert_SeqBSRCustom_SeqBAIJ);
-  BSRC_COMPOSE("MatBSRCustomSetChunksPerThread_C", MatBSRCustomSetChunksPerThread_SeqBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetChunksPerThread_C", MatBSRCustomGetChunksPerThread_SeqBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomSetNumThreads_C", MatBSRCustomSetNumThreads_SeqBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetNumThreads_C", MatBSRCustomGetNumThreads_SeqBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomSetSharedRows_C", MatBSRCustomSetSharedRows_SeqBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetSharedRows_C", MatBSRCustomGetSharedRows_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetSettings_C", MatBSRCustomGetSettings_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomSetSettings_C", MatBSRCustomSetSettings_SeqBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", MatBSRCustomGetCUDAKernelUsed_SeqBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_SeqBSRCustom);
   BSRC_COMPOSE("MatSeqAIJSetPreallocation_C", MatSeqAIJSetPreallocation_SeqBSRCustom);
   if (install) {
@@ -458,9 +441,8 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", &b->baij_seqbaijsetpreallocation));
   PetscCheck(b->baij_seqbaijsetpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ preallocation routine missing");
   b->block_preallocated = B->preallocated;
-  b->nthreads             = MatBSRCustomDefaultThreads();
-  b->chunks_per_thread    = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
-  b->shared_rows          = MAT_BSRCUSTOM_SHARED_ROWS_CARRY;
+  b->gpu_structure        = -1;
+  PetscCall(MatBSRCustomSettingsDefault_Private(&b->set));
   B->spptr                = b;
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatZeroRows_seqbsrcustom_base_C", (void (*)(void))B->ops->zerorows));
@@ -477,7 +459,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBSRCUSTOM));
   /* settings given on the command line apply even where the program never calls MatSetFromOptions() */
-  PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &b->nthreads, &b->chunks_per_thread, &b->shared_rows));
+  PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &b->set));
   if (B->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(B, PETSC_TRUE));
   *newmat = B;
   PetscFunctionReturn(0);
@@ -511,6 +493,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type,
   B->ops->setvalues       = b->baij_setvalues;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatZeroRows_seqbsrcustom_base_C", NULL));
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE));
+  PetscCall(MatSeqBSRCustomCUDAFree(B));
   bsrk_partition_free(&b->tasks);
   PetscCall(PetscFree(b->workspace));
   PetscCall(PetscFree(b->rowptr_copy));

@@ -23,10 +23,7 @@ typedef struct {
   PetscErrorCode (*baij_seqbaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[]);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
 
-  /* user settings */
-  PetscInt               chunks_per_thread;
-  PetscInt               nthreads;
-  MatBSRCustomSharedRows shared_rows;
+  MatBSRCustomSettings set; /* threads, chunks, shared rows, backend, kernel */
 
   /* the task partition and what it was built for: rebuilt only when one of these changes */
   bsrk_partition   tasks;
@@ -35,14 +32,26 @@ typedef struct {
   PetscInt        *rowptr_copy; /* the row pointers the tasks were cut for */
   PetscInt         rowptr_len;
   PetscInt         tasks_wanted;
-  PetscInt         nonzero_block_rows; /* for flop counts */
+  PetscInt         nonzero_block_rows;   /* for flop counts */
+  PetscInt         structure_generation; /* counts changes of the block structure (rows or columns) */
   void            *workspace;          /* carry buffers of the tasks */
   size_t           workspace_bytes;
+
+  /* the device copy (GPU backends): a bsrc_cuda_matrix, and what it holds */
+  void            *gpu;
+  PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
+  PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
 } Mat_SeqBSRCustom;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatCreate_SeqBSRCustom(Mat);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomRegisterFactors(void);
+
+/* GPU backends (seqbsrcustomcuda.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat, const bsrk_matrix *, PetscScalar, Vec, PetscScalar, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat, PetscViewer);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat, MatBSRCustomCUDAKernel *);
 
 #endif

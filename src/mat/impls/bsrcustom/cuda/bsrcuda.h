@@ -1,0 +1,120 @@
+/*
+   PETSc-free CUDA layer: a BSR matrix on one GPU, our kernels (thesis ch. 8 and a short-row kernel),
+   and cuSPARSE as the baseline. Plain C interface so the PETSc layer (C) can call it; every call
+   returns a status and, on failure, leaves a message (with the CUDA / cuSPARSE error text) that
+   bsrc_cuda_last_error() returns.
+
+   Storage uploaded is PETSc's BAIJ layout: rowptr[nbrows+1], colidx[nblocks], values[nblocks*bs*bs]
+   with every bs x bs block column-major (entry (r,c) of block k at values[k*bs*bs + c*bs + r]).
+*/
+#ifndef BSRCUDA_H
+#define BSRCUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bsrkernels.h" /* bsrk_idx */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  BSRC_CUDA_OK          = 0,
+  BSRC_CUDA_ERR_ARG     = 1, /* bad argument */
+  BSRC_CUDA_ERR_MEM     = 2, /* out of device or pinned host memory */
+  BSRC_CUDA_ERR_CUDA    = 3, /* any other CUDA runtime error */
+  BSRC_CUDA_ERR_CUSPARSE = 4, /* cuSPARSE error */
+  BSRC_CUDA_ERR_NODEVICE = 5  /* no usable GPU */
+} bsrc_cuda_status;
+
+/* Which product runs. AUTO picks from the matrix (block size, row-length statistics). */
+typedef enum {
+  BSRC_CUDA_KERNEL_AUTO = 0,
+  BSRC_CUDA_KERNEL_ROWMAJOR_SHARED,  /* thesis kernel 1: row-major access, shared-memory atomics */
+  BSRC_CUDA_KERNEL_THREAD_PRIVATE,   /* thesis kernel 2: thread-private accumulation */
+  BSRC_CUDA_KERNEL_TEAM_SCALAR,      /* thesis kernel 3: team-based scalar accumulation */
+  BSRC_CUDA_KERNEL_VECTOR_UNROLLED,  /* thesis kernel 4: vector accumulation, loops unrolled over bs */
+  BSRC_CUDA_KERNEL_WARP_ROW,         /* short block rows: a (sub-)warp per block row */
+  BSRC_CUDA_KERNEL_CUSPARSE_BSRMV,   /* baseline: cusparseDbsrmv, column-major blocks (BAIJ's layout) */
+  BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR,/* baseline: cusparseSpMV with a BSR descriptor */
+  BSRC_CUDA_KERNEL_COUNT
+} bsrc_cuda_kernel;
+
+/* Names as options spell them: "auto", "rowmajor_shared", ..., "cusparse_spmv_bsr". */
+extern const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT];
+
+typedef struct bsrc_cuda_matrix bsrc_cuda_matrix; /* opaque */
+
+/* Number of visible GPUs (0 when none or no driver; never an error). */
+int bsrc_cuda_device_count(void);
+
+bsrc_cuda_status bsrc_cuda_create(int device, bsrc_cuda_matrix **M);
+void             bsrc_cuda_destroy(bsrc_cuda_matrix *M); /* NULL is fine */
+const char      *bsrc_cuda_last_error(const bsrc_cuda_matrix *M);
+
+/* Uploads the structure (and builds what the kernels need from it: tasks, row statistics, the auto
+   choice). Values must be uploaded again afterwards. */
+bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_idx nbrows, bsrk_idx nbcols, bsrk_idx bs, const bsrk_idx *rowptr, const bsrk_idx *colidx);
+/* Uploads the values only (same structure). */
+bsrc_cuda_status bsrc_cuda_set_values(bsrc_cuda_matrix *M, const double *values);
+
+/* The kernel AUTO resolves to for this matrix (valid after set_structure). */
+bsrc_cuda_kernel bsrc_cuda_auto_kernel(const bsrc_cuda_matrix *M);
+
+/* out = alpha*A*x + beta*in on host arrays: x (and in) staged through pinned buffers on the
+   matrix's stream, out copied back; beta == 0 does not read in (may be NULL); in may alias out. */
+bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out);
+/* Same on device arrays (no transfers), on the matrix's stream, synchronised before returning. */
+bsrc_cuda_status bsrc_cuda_multadd_device(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
+
+/* Device memory held by M, in bytes (matrix, tasks, staging). */
+size_t bsrc_cuda_device_bytes(const bsrc_cuda_matrix *M);
+
+
+/* ---- Additions: asynchronous product, tuning, introspection, benchmark baselines, test hook ---- */
+
+/* As bsrc_cuda_multadd_device but without the final synchronisation: the product is queued on the
+   matrix's stream (bsrc_cuda_stream) and only launch errors are reported here; errors while it runs
+   surface at the next synchronising call. For callers that time or overlap the product. */
+bsrc_cuda_status bsrc_cuda_multadd_device_async(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
+/* The matrix's cudaStream_t (as void * to keep CUDA headers out of C callers): a blocking stream,
+   so it runs after work queued earlier on the legacy default stream. Work on other streams that
+   fills x / in must be synchronised by the caller first. */
+void *bsrc_cuda_stream(const bsrc_cuda_matrix *M);
+
+/* Number of fixed-size tasks for the task kernels: 0 = automatic (the default, from the device's
+   multiprocessor count and the block count). Rebuilds the partition at once if a structure is set. */
+bsrc_cuda_status bsrc_cuda_set_task_count(bsrc_cuda_matrix *M, bsrk_idx ntasks);
+bsrk_idx         bsrc_cuda_task_count(const bsrc_cuda_matrix *M); /* tasks in use (0 before set_structure) */
+
+/* Threads per thread block for one of our kernels (ROWMAJOR_SHARED .. WARP_ROW); 0 = the launch
+   heuristic's default. A multiple of 32 in [32, 1024]. */
+bsrc_cuda_status bsrc_cuda_set_threads(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int threads);
+/* The launch that kernel k (AUTO resolved) gets on this matrix: threads per thread block, grid
+   size, resident thread blocks per multiprocessor, and lanes per block row (WARP_ROW; else 0).
+   Valid after set_structure; for cuSPARSE kernels all are 0. Any output pointer may be NULL. */
+bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int *threads, int *grid, int *blocks_per_sm, int *lanes);
+
+/* Benchmark-only cuSPARSE baselines, queued like bsrc_cuda_multadd_device_async (same contract):
+   cusparseDbsrmv with CUSPARSE_DIRECTION_ROW on a copy of the values with every block transposed
+   (row-major blocks), and cusparseSpMV on an expanded CSR copy (alg 1: CUSPARSE_SPMV_CSR_ALG1,
+   2: CUSPARSE_SPMV_CSR_ALG2). The copies are built on first use and kept until the values change. */
+bsrc_cuda_status bsrc_cuda_bench_cusparse_rowmajor_bsrmv(bsrc_cuda_matrix *M, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
+bsrc_cuda_status bsrc_cuda_bench_cusparse_spmv_csr(bsrc_cuda_matrix *M, int alg, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
+/* Which block order BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR ended up using: 1 = column-major blocks in
+   place, 0 = row-major copy (cuSPARSE refused column-major; its reason is left in
+   bsrc_cuda_last_error), -1 = not run yet, 2 = CSR (bs == 1). */
+int bsrc_cuda_spmv_bsr_layout(const bsrc_cuda_matrix *M);
+
+/* bsrc_cuda_last_error(NULL) returns the message of the calling thread's last failed call that had
+   no matrix to hold it (bsrc_cuda_create, or any call given M == NULL). */
+
+/* Test hook: allocates `bytes` of device memory through the same path as the matrix's own storage
+   (same error mapping and message), then frees it. Leaves M unchanged. */
+bsrc_cuda_status bsrc_cuda_debug_try_alloc(bsrc_cuda_matrix *M, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

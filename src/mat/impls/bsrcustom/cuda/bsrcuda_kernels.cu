@@ -1,0 +1,591 @@
+/*
+   Our CUDA BSR products: out = alpha*A*x + beta*in, A in PETSc's BAIJ layout (column-major blocks).
+
+   Task kernels (thesis ch. 8.3): the nonzero blocks are cut into fixed-size tasks on the host
+   (bsrk_partition_build, uploaded at set_structure); a thread block runs one task at a time, a
+   grid-stride loop over the tasks (8.3.1, Listing 12). A task is a run of row segments: the tail of
+   a row it continues (its head row), then the rows it owns (see bsrkernels.h). They differ in the
+   access pattern and the reduction (8.3.2):
+     ROWMAJOR_SHARED  every thread takes entries in storage order, atomicAdd into a shared row
+                      vector (Listing 14);
+     THREAD_PRIVATE   same order, each thread keeps its own row vector, then a block reduction
+                      (Listings 15-16). The thesis's vector went to local memory (run-time index);
+                      ours is selected through a compile-time unrolled loop and stays in registers;
+     TEAM_SCALAR      teams of bs*bs threads, one scalar accumulator per block entry, one shared
+                      atomic per thread and segment (Listing 17);
+     VECTOR_UNROLLED  each thread takes a whole block column (bs contiguous values) and keeps bs
+                      accumulators in registers (loops unrolled over bs), warp shuffle reduction,
+                      one shared atomic per warp and row (Listing 18). With column-major blocks a
+                      column is contiguous, so a warp reads one contiguous range per step.
+   Differences from the thesis: instead of scaling y first and adding every row with global atomics
+   (Listing 13), the task owning a row stores alpha*sum + beta*in (so beta == 0 never reads in and
+   in may alias out), a task continuing a row writes its partial sum to a per-task carry, and a
+   fix-up pass adds the carries in task order: no global atomics, deterministic.
+
+   WARP_ROW: a group of L = 4/8/16/32 lanes of one warp per block row, the VECTOR_UNROLLED access
+   pattern within the row, reduction by shuffles inside the group; no shared memory, no barrier.
+   For PDE matrices whose block rows are short (7-27 blocks) and even.
+
+   Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
+   registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
+   the rows of a block in passes of kGenericRows accumulators (the thesis's ROWS_AT_ONCE).
+*/
+#include "bsrcuda_kernels.cuh"
+
+#include <algorithm>
+#include <climits>
+
+namespace bsrc {
+namespace {
+
+constexpr int kWarpSize       = 32;
+constexpr int kGenericRows    = 8;   /* accumulators per pass when bs is a run-time value (thesis: ROWS_AT_ONCE = 8) */
+constexpr int kSpecialisedMax = 8;   /* block sizes 1..8 have their own instantiations */
+constexpr int kBsSlots        = kSpecialisedMax + 1; /* + the generic one */
+constexpr int kOversubscription = 8; /* task kernels: grid = resident thread blocks x this (thesis 8.2.2, Tables 7-12) */
+constexpr int kTasksPerSM     = 64;  /* default partition: at least this many tasks per multiprocessor ... */
+constexpr bsrk_idx kMaxTaskBlocks = 512; /* ... and at most this many blocks per task */
+constexpr int kAuxThreads     = 256; /* fix-up and scale passes: plain element-wise loops */
+
+/* Auto choice: WARP_ROW when block rows are short and even (PDE stencils), else the best task kernel. */
+constexpr double   kWarpRowMaxMeanBlocks = 64.0; /* mean blocks per block row */
+constexpr double   kWarpRowMaxSkew       = 4.0;  /* longest row <= skew * mean + slack */
+constexpr bsrk_idx kWarpRowSkewSlack     = 16;
+
+/* Everything a product kernel reads, by value. `in` may alias `out`: neither is __restrict__. */
+struct product_args {
+  bsrk_idx        nbrows, bs;
+  const bsrk_idx *rowptr, *colidx;
+  const double   *values;
+  bsrk_idx        ntasks;
+  const bsrk_idx *block_begin, *row_begin, *head_row;
+  double         *carry;
+  double          alpha, beta;
+  const double   *x;
+  const double   *in;
+  double         *out;
+};
+
+/* ---------------------------------------------------------------------------------------------
+   Small device pieces
+   --------------------------------------------------------------------------------------------- */
+
+/* Block size: the template constant when specialised, else the run-time value. */
+template <int BS>
+__device__ __forceinline__ int block_size(const product_args &a)
+{
+  return BS > 0 ? BS : (int)a.bs;
+}
+
+/* Accumulators a thread keeps per pass over a segment. */
+template <int BS>
+__host__ __device__ constexpr int accumulators()
+{
+  return BS > 0 ? BS : kGenericRows;
+}
+
+/* Rows handled in the pass starting at row r0 of the block. */
+template <int BS>
+__device__ __forceinline__ int rows_in_pass(int bs, int r0)
+{
+  return BS > 0 ? BS : min(kGenericRows, bs - r0);
+}
+
+/* Sum over the WIDTH lanes of each aligned group of a warp; every lane gets the group's sum.
+   All 32 lanes must call it. */
+template <int WIDTH>
+__device__ __forceinline__ double warp_reduce_sum(double v)
+{
+#pragma unroll
+  for (int offset = WIDTH / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset, WIDTH);
+  return v;
+}
+
+/* acc[slot] += v for a run-time slot, without indexing the array at run time (which would move it
+   to local memory): every slot is tested with a compile-time index. */
+template <int N>
+__device__ __forceinline__ void add_to_slot(double (&acc)[N], int slot, double v)
+{
+#pragma unroll
+  for (int q = 0; q < N; ++q)
+    if (q == slot) acc[q] += v;
+}
+
+/* Items (block k, sub-index u in [0, per_block)) of blocks [s, e) in storage order, starting at
+   item `first` and stepping by `stride` items: the strided loop that keeps a warp on consecutive
+   items. (k, u) is stepped without a flat item index, so no index can overflow. */
+template <class Visit>
+__device__ __forceinline__ void for_each_item(bsrk_idx s, bsrk_idx e, int per_block, int first, int stride, Visit visit)
+{
+  bsrk_idx k = s + first / per_block;
+  int      u = first % per_block;
+  while (k < e) {
+    visit(k, u);
+    u += stride;
+    k += u / per_block;
+    u %= per_block;
+  }
+}
+
+/* x entry that multiplies column c of block k. */
+__device__ __forceinline__ double x_entry(const product_args &a, int bs, bsrk_idx k, int c)
+{
+  return __ldg(a.x + (int64_t)__ldg(a.colidx + k) * bs + c);
+}
+
+/* acc[q] += col[q] * xv for the rows of one pass of block column `col` (bs contiguous values).
+   Even compile-time sizes load 16 bytes at a time (a column then starts 16-byte aligned). */
+template <int BS>
+__device__ __forceinline__ void accumulate_column(double (&acc)[accumulators<BS>()], const double *col, int nr, double xv)
+{
+  if constexpr (BS > 0 && BS % 2 == 0) {
+    const double2 *col2 = reinterpret_cast<const double2 *>(col);
+#pragma unroll
+    for (int q = 0; q < BS / 2; ++q) {
+      const double2 v = __ldg(col2 + q);
+      acc[2 * q] += v.x * xv;
+      acc[2 * q + 1] += v.y * xv;
+    }
+  } else if constexpr (BS > 0) {
+#pragma unroll
+    for (int q = 0; q < BS; ++q) acc[q] += __ldg(col + q) * xv;
+  } else {
+#pragma unroll
+    for (int q = 0; q < kGenericRows; ++q)
+      if (q < nr) acc[q] += __ldg(col + q) * xv;
+  }
+}
+
+/* Final value of entry i of out. beta == 0 never reads in. */
+__device__ __forceinline__ void store_result(const product_args &a, int64_t i, double sum)
+{
+  a.out[i] = a.beta == 0.0 ? a.alpha * sum : a.alpha * sum + a.beta * a.in[i];
+}
+
+/* Where a segment's row sums go: a row the task owns (out) or the carry of the task (a row it continues). */
+struct row_target {
+  bsrk_idx index; /* block row, or task for a carry */
+  bool     is_carry;
+};
+
+__device__ __forceinline__ void emit(const product_args &a, int bs, row_target tg, int r, double sum)
+{
+  const int64_t i = (int64_t)tg.index * bs + r;
+  if (tg.is_carry) a.carry[i] = sum;
+  else store_result(a, i, sum);
+}
+
+/* The row segments of this thread block's tasks (grid-stride over tasks, thesis Listing 12):
+   seg(s, e, target) for blocks [s, e) of one block row. All threads of the block call seg with the
+   same arguments, so seg may use __syncthreads. */
+template <class Segment>
+__device__ __forceinline__ void for_each_task_segment(const product_args &a, Segment seg)
+{
+  for (bsrk_idx t = blockIdx.x; t < a.ntasks; t += gridDim.x) {
+    const bsrk_idx b1 = a.block_begin[t + 1];
+    const bsrk_idx h  = a.head_row[t];
+    if (h >= 0) seg(a.block_begin[t], min(b1, a.rowptr[h + 1]), row_target{t, true});
+    const bsrk_idx rows_end = a.row_begin[t + 1];
+    for (bsrk_idx row = a.row_begin[t]; row < rows_end; ++row) seg(a.rowptr[row], min(a.rowptr[row + 1], b1), row_target{row, false});
+  }
+}
+
+/* Writes the shared row vector of a segment and clears it for the next one (between barriers). */
+__device__ __forceinline__ void emit_and_clear(const product_args &a, int bs, row_target tg, double *sums)
+{
+  for (int r = threadIdx.x; r < bs; r += blockDim.x) {
+    emit(a, bs, tg, r, sums[r]);
+    sums[r] = 0.0;
+  }
+}
+
+__device__ __forceinline__ void clear_shared(double *sums, int n)
+{
+  for (int r = threadIdx.x; r < n; r += blockDim.x) sums[r] = 0.0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Thesis kernel 1: row-major access order, shared-memory atomics (Listing 14).
+   Dynamic shared memory: bs doubles.
+   --------------------------------------------------------------------------------------------- */
+template <int BS>
+__global__ void rowmajor_shared_kernel(const product_args a)
+{
+  extern __shared__ double shared_rows[];
+  const int bs  = block_size<BS>(a);
+  const int bs2 = bs * bs;
+  clear_shared(shared_rows, bs);
+  __syncthreads();
+  for_each_task_segment(a, [&](bsrk_idx s, bsrk_idx e, row_target tg) {
+    for_each_item(s, e, bs2, threadIdx.x, blockDim.x, [&](bsrk_idx k, int u) {
+      const int    c = u / bs;
+      const double v = __ldg(a.values + (int64_t)k * bs2 + u) * x_entry(a, bs, k, c);
+      atomicAdd(&shared_rows[u - c * bs], v);
+    });
+    __syncthreads();
+    emit_and_clear(a, bs, tg, shared_rows);
+    __syncthreads();
+  });
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Thesis kernel 2: row-major access order, thread-private accumulation, block reduction
+   (Listings 15-16: shuffles inside each warp, one partial per warp in shared memory).
+   Dynamic shared memory: warps * accumulators doubles.
+   --------------------------------------------------------------------------------------------- */
+template <int BS>
+__global__ void thread_private_kernel(const product_args a)
+{
+  constexpr int kAcc = accumulators<BS>();
+  extern __shared__ double warp_partials[];
+  const int bs     = block_size<BS>(a);
+  const int bs2    = bs * bs;
+  const int lane   = threadIdx.x % kWarpSize;
+  const int warp   = threadIdx.x / kWarpSize;
+  const int nwarps = blockDim.x / kWarpSize;
+  for_each_task_segment(a, [&](bsrk_idx s, bsrk_idx e, row_target tg) {
+    for (int r0 = 0; r0 < bs; r0 += kAcc) {
+      const int nr = rows_in_pass<BS>(bs, r0);
+      double    acc[kAcc];
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
+      /* items of a pass: (block k, u = c*nr + rr) -> entry (r0 + rr, c), storage order */
+      for_each_item(s, e, bs * nr, threadIdx.x, blockDim.x, [&](bsrk_idx k, int u) {
+        const int c  = u / nr;
+        const int rr = u - c * nr;
+        add_to_slot(acc, rr, __ldg(a.values + (int64_t)k * bs2 + c * bs + r0 + rr) * x_entry(a, bs, k, c));
+      });
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q) {
+        const double w = warp_reduce_sum<kWarpSize>(acc[q]);
+        if (lane == 0) warp_partials[warp * kAcc + q] = w;
+      }
+      __syncthreads();
+      if ((int)threadIdx.x < nr) {
+        double sum = 0.0;
+        for (int w = 0; w < nwarps; ++w) sum += warp_partials[w * kAcc + threadIdx.x];
+        emit(a, bs, tg, r0 + threadIdx.x, sum);
+      }
+      __syncthreads();
+    }
+  });
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Thesis kernel 3: team-based scalar accumulation (Listing 17). A team of bs*bs threads covers one
+   block (thread w of a team: entry w in storage order, i.e. row w % bs, column w / bs); the
+   blockDim / (bs*bs) teams stride over the segment's blocks; one shared atomic per thread and
+   segment. Thread blocks smaller than bs*bs fall back to one team with several entries per thread.
+   Dynamic shared memory: bs doubles.
+   --------------------------------------------------------------------------------------------- */
+template <int BS>
+__global__ void team_scalar_kernel(const product_args a)
+{
+  extern __shared__ double shared_rows[];
+  const int bs  = block_size<BS>(a);
+  const int bs2 = bs * bs;
+  clear_shared(shared_rows, bs);
+  __syncthreads();
+  const bool full_teams = bs2 <= (int)blockDim.x;
+  const int  teams      = full_teams ? (int)blockDim.x / bs2 : 1;
+  const int  team       = threadIdx.x / bs2;
+  const int  w0         = threadIdx.x % bs2;
+  for_each_task_segment(a, [&](bsrk_idx s, bsrk_idx e, row_target tg) {
+    if (full_teams) {
+      if (team < teams) { /* threads past the last full team stay idle (thesis: "workers") */
+        const int c   = w0 / bs;
+        double    acc = 0.0;
+        for (bsrk_idx k = s + team; k < e; k += teams) acc += __ldg(a.values + (int64_t)k * bs2 + w0) * x_entry(a, bs, k, c);
+        atomicAdd(&shared_rows[w0 - c * bs], acc);
+      }
+    } else {
+      for (int w = threadIdx.x; w < bs2; w += blockDim.x) {
+        const int c   = w / bs;
+        double    acc = 0.0;
+        for (bsrk_idx k = s; k < e; ++k) acc += __ldg(a.values + (int64_t)k * bs2 + w) * x_entry(a, bs, k, c);
+        atomicAdd(&shared_rows[w - c * bs], acc);
+      }
+    }
+    __syncthreads();
+    emit_and_clear(a, bs, tg, shared_rows);
+    __syncthreads();
+  });
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Thesis kernel 4: vector accumulation with unrolled loops (Listing 18). A thread takes whole block
+   columns; accumulators in registers; per pass a warp shuffle reduction and one shared atomic per
+   warp and row. Dynamic shared memory: bs doubles.
+   --------------------------------------------------------------------------------------------- */
+template <int BS>
+__global__ void vector_unrolled_kernel(const product_args a)
+{
+  constexpr int kAcc = accumulators<BS>();
+  extern __shared__ double shared_rows[];
+  const int bs   = block_size<BS>(a);
+  const int lane = threadIdx.x % kWarpSize;
+  clear_shared(shared_rows, bs);
+  __syncthreads();
+  for_each_task_segment(a, [&](bsrk_idx s, bsrk_idx e, row_target tg) {
+    for (int r0 = 0; r0 < bs; r0 += kAcc) {
+      const int nr = rows_in_pass<BS>(bs, r0);
+      double    acc[kAcc];
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
+      for_each_item(s, e, bs, threadIdx.x, blockDim.x, [&](bsrk_idx k, int c) {
+        accumulate_column<BS>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c));
+      });
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q) {
+        if (BS == 0 && q >= nr) break; /* nr is the same in the whole block */
+        const double w = warp_reduce_sum<kWarpSize>(acc[q]);
+        if (lane == 0) atomicAdd(&shared_rows[r0 + q], w);
+      }
+    }
+    __syncthreads();
+    emit_and_clear(a, bs, tg, shared_rows);
+    __syncthreads();
+  });
+}
+
+/* ---------------------------------------------------------------------------------------------
+   WARP_ROW: L lanes per block row (L divides 32, the thread block is whole warps). No shared
+   memory, no barrier; the grid-stride loop's condition is the same for the whole thread block so
+   that every lane of a warp reaches every shuffle.
+   --------------------------------------------------------------------------------------------- */
+template <int BS, int L>
+__global__ void warp_row_kernel(const product_args a)
+{
+  constexpr int kAcc = accumulators<BS>();
+  static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
+  const int bs             = block_size<BS>(a);
+  const int lane           = threadIdx.x % L;
+  const int rows_per_block = blockDim.x / L;
+  for (int64_t base = (int64_t)blockIdx.x * rows_per_block; base < a.nbrows; base += (int64_t)gridDim.x * rows_per_block) {
+    const int64_t  row    = base + threadIdx.x / L;
+    const bool     active = row < a.nbrows;
+    const bsrk_idx s      = active ? a.rowptr[row] : 0;
+    const bsrk_idx e      = active ? a.rowptr[row + 1] : 0;
+    for (int r0 = 0; r0 < bs; r0 += kAcc) {
+      const int nr = rows_in_pass<BS>(bs, r0);
+      double    acc[kAcc];
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
+      for_each_item(s, e, bs, lane, L, [&](bsrk_idx k, int c) {
+        accumulate_column<BS>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c));
+      });
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q) acc[q] = warp_reduce_sum<L>(acc[q]);
+      if (active) {
+#pragma unroll
+        for (int q = 0; q < kAcc; ++q)
+          if ((BS > 0 || q < nr) && q % L == lane) store_result(a, row * bs + r0 + q, acc[q]);
+      }
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Auxiliary passes.
+   --------------------------------------------------------------------------------------------- */
+
+/* Adds the carries of tasks continuing a row, in task order: the first task of each run of tasks
+   with the same head row sums the run, so no two threads touch one entry of out. */
+__global__ void carry_fixup_kernel(bsrk_idx ntasks, int bs, const bsrk_idx *head_row, const double *carry, double alpha, double *out)
+{
+  const int64_t total = (int64_t)ntasks * bs;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    const bsrk_idx t = (bsrk_idx)(i / bs);
+    const int      r = (int)(i - (int64_t)t * bs);
+    const bsrk_idx h = head_row[t];
+    if (h < 0 || (t > 0 && head_row[t - 1] == h)) continue;
+    double sum = 0.0;
+    for (bsrk_idx u = t; u < ntasks && head_row[u] == h; ++u) sum += carry[(int64_t)u * bs + r];
+    out[(int64_t)h * bs + r] += alpha * sum;
+  }
+}
+
+__global__ void scale_kernel(int64_t n, double alpha, double beta, const double *in, double *out)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    out[i] = beta == 0.0 ? alpha * 0.0 : alpha * 0.0 + beta * in[i];
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Dispatch tables, written once: [kernel][block-size slot], slot bs-1 for bs <= 8, else generic.
+   --------------------------------------------------------------------------------------------- */
+using product_kernel = void (*)(product_args);
+
+#define BSRC_BS_TABLE(kernel) {kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>, kernel<8>, kernel<0>}
+#define BSRC_WARP_ROW_TABLE(L) \
+  {warp_row_kernel<1, L>, warp_row_kernel<2, L>, warp_row_kernel<3, L>, warp_row_kernel<4, L>, warp_row_kernel<5, L>, warp_row_kernel<6, L>, warp_row_kernel<7, L>, warp_row_kernel<8, L>, warp_row_kernel<0, L>}
+
+/* Order: BSRC_CUDA_KERNEL_ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_VECTOR_UNROLLED. */
+const product_kernel task_kernels[4][kBsSlots] = {BSRC_BS_TABLE(rowmajor_shared_kernel), BSRC_BS_TABLE(thread_private_kernel), BSRC_BS_TABLE(team_scalar_kernel), BSRC_BS_TABLE(vector_unrolled_kernel)};
+/* Lanes 4, 8, 16, 32. */
+const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_WARP_ROW_TABLE(4), BSRC_WARP_ROW_TABLE(8), BSRC_WARP_ROW_TABLE(16), BSRC_WARP_ROW_TABLE(32)};
+
+#undef BSRC_BS_TABLE
+#undef BSRC_WARP_ROW_TABLE
+
+int bs_slot(bsrk_idx bs)
+{
+  return bs <= kSpecialisedMax ? (int)bs - 1 : kSpecialisedMax;
+}
+
+int lanes_slot(int lanes)
+{
+  return lanes <= 4 ? 0 : lanes <= 8 ? 1 : lanes <= 16 ? 2 : 3;
+}
+
+product_kernel select_kernel(bsrc_cuda_kernel k, bsrk_idx bs, int lanes)
+{
+  if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[lanes_slot(lanes)][bs_slot(bs)];
+  return task_kernels[k - BSRC_CUDA_KERNEL_ROWMAJOR_SHARED][bs_slot(bs)];
+}
+
+size_t shared_bytes(bsrc_cuda_kernel k, bsrk_idx bs, int threads)
+{
+  switch (k) {
+  case BSRC_CUDA_KERNEL_THREAD_PRIVATE:
+    return (size_t)(threads / kWarpSize) * (size_t)(bs <= kSpecialisedMax ? bs : kGenericRows) * sizeof(double);
+  case BSRC_CUDA_KERNEL_WARP_ROW:
+    return 0;
+  default:
+    return (size_t)bs * sizeof(double);
+  }
+}
+
+int round_up_pow2(int64_t v)
+{
+  int p = 1;
+  while (p < v && p < (1 << 30)) p *= 2;
+  return p;
+}
+
+int64_t ceil_div(int64_t a, int64_t b)
+{
+  return (a + b - 1) / b;
+}
+
+} // namespace
+
+/* ---------------------------------------------------------------------------------------------
+   Host side: choices and launches.
+   --------------------------------------------------------------------------------------------- */
+
+bool is_own_kernel(bsrc_cuda_kernel k)
+{
+  return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_WARP_ROW;
+}
+
+bool is_task_kernel(bsrc_cuda_kernel k)
+{
+  return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
+}
+
+/* Enough tasks for every multiprocessor to hold several (balance through oversubscription), none
+   longer than kMaxTaskBlocks blocks, never more tasks than blocks. */
+bsrk_idx default_task_count(bsrk_idx nblocks, const device_info &dev)
+{
+  if (nblocks <= 0) return 1;
+  const int64_t want = std::max<int64_t>((int64_t)dev.sm_count * kTasksPerSM, ceil_div(nblocks, kMaxTaskBlocks));
+  return (bsrk_idx)std::min<int64_t>(want, nblocks);
+}
+
+/* Lanes per block row: a power of two in [4, 32] near half the row's block columns, so that each
+   lane takes about two columns (rows of 27 3x3 blocks: 81 columns -> 32 lanes; 7 scalar blocks -> 4). */
+int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
+{
+  const double columns = mean_blocks_per_row * (double)bs;
+  int          lanes   = 4;
+  while (lanes < kWarpSize && 2.0 * lanes <= columns / 2.0) lanes *= 2;
+  return lanes;
+}
+
+bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks)
+{
+  if (nbrows <= 0 || nblocks <= 0) return BSRC_CUDA_KERNEL_WARP_ROW;
+  const double mean = (double)nblocks / (double)nbrows;
+  const bool   even = (double)max_row_blocks <= kWarpRowMaxSkew * mean + (double)kWarpRowSkewSlack;
+  if (mean <= kWarpRowMaxMeanBlocks && even) return BSRC_CUDA_KERNEL_WARP_ROW;
+  return BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
+}
+
+/* Threads per thread block. The thesis (Tables 7-12, P100) found one warp best for the atomics-bound
+   kernels 1 and 2, about four teams for kernel 3 and 128 threads for kernel 4; the sweep of
+   bench/bench_cuda on an H100 (thesis matrix and 27-point stencil) moved these to: kernel 1 64,
+   kernel 2 64, kernel 3 about three teams (128 for 5x5 blocks, 32 for 3x3), kernel 4 about one
+   thread per block column of an average block row (256 for the thesis matrix, 64 for the
+   stencil's 26 x 3 columns), WARP_ROW 128 (flat from 64 to 1024). */
+int default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row)
+{
+  switch (k) {
+  case BSRC_CUDA_KERNEL_ROWMAJOR_SHARED:
+  case BSRC_CUDA_KERNEL_THREAD_PRIVATE:
+    return 2 * kWarpSize;
+  case BSRC_CUDA_KERNEL_TEAM_SCALAR:
+    return std::min(1024, std::max(kWarpSize, round_up_pow2(3 * (int64_t)bs * bs)));
+  case BSRC_CUDA_KERNEL_VECTOR_UNROLLED: {
+    const double columns = mean_blocks_per_row * (double)bs;
+    int          threads = kWarpSize;
+    while (threads < 256 && 2.0 * threads <= columns) threads *= 2;
+    return threads;
+  }
+  case BSRC_CUDA_KERNEL_WARP_ROW:
+  default:
+    return 128;
+  }
+}
+
+cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg)
+{
+  if (!is_own_kernel(k) || A.bs < 1) return cudaErrorInvalidValue;
+  const product_kernel fn      = select_kernel(k, A.bs, lanes);
+  const double         mean    = A.nbrows > 0 ? (double)A.nblocks / (double)A.nbrows : 0.0;
+  const int            threads = threads_override > 0 ? threads_override : default_threads(k, A.bs, mean);
+  if (threads % kWarpSize != 0 || threads > 1024) return cudaErrorInvalidConfiguration;
+  const size_t shared = shared_bytes(k, A.bs, threads);
+  if (shared > dev.shared_per_block_optin) return cudaErrorInvalidConfiguration;
+  if (shared > dev.shared_per_block) {
+    const cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+    if (err != cudaSuccess) return err;
+  }
+  int               per_sm = 0;
+  const cudaError_t err    = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, shared);
+  if (err != cudaSuccess) return err;
+  if (per_sm < 1) return cudaErrorInvalidConfiguration;
+
+  int64_t grid;
+  if (k == BSRC_CUDA_KERNEL_WARP_ROW) grid = ceil_div(A.nbrows, threads / lanes);
+  else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
+  cfg->threads       = threads;
+  cfg->grid          = (int)std::max<int64_t>(1, std::min<int64_t>(grid, INT_MAX));
+  cfg->blocks_per_sm = per_sm;
+  cfg->lanes         = k == BSRC_CUDA_KERNEL_WARP_ROW ? lanes : 0;
+  cfg->shared_bytes  = shared;
+  return cudaSuccess;
+}
+
+cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
+{
+  if (A.nbrows <= 0) return cudaSuccess;
+  const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry, alpha, beta, x, in, out};
+  select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess || !is_task_kernel(k) || !T.has_carries) return err;
+  const int64_t n    = (int64_t)T.ntasks * A.bs;
+  const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
+  carry_fixup_kernel<<<grid, kAuxThreads, 0, s>>>(T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in, double *out, cudaStream_t s)
+{
+  if (n <= 0) return cudaSuccess;
+  const int grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
+  scale_kernel<<<grid, kAuxThreads, 0, s>>>(n, alpha, beta, in, out);
+  return cudaGetLastError();
+}
+
+} // namespace bsrc

@@ -1,0 +1,102 @@
+/*
+   Private interface between the three parts of the CUDA layer (not installed, not for C callers):
+     bsrcuda_matrix.cu   device storage, the C API of bsrcuda.h, error messages;
+     bsrcuda_kernels.cu  our kernels (thesis ch. 8 and WARP_ROW), launch configuration, auto choice;
+     bsrcuda_cusparse.cu the cuSPARSE baselines.
+*/
+#ifndef BSRCUDA_KERNELS_CUH
+#define BSRCUDA_KERNELS_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bsrcuda.h"
+
+namespace bsrc {
+
+/* What the launch heuristics need to know about the GPU (read once at create). */
+struct device_info {
+  int    sm_count;
+  int    max_threads_per_sm;
+  size_t shared_per_block;       /* default dynamic shared-memory limit per thread block */
+  size_t shared_per_block_optin; /* the limit after cudaFuncSetAttribute */
+};
+
+/* A matrix on the device, as the kernels and cuSPARSE see it (BAIJ layout, column-major blocks). */
+struct matrix_view {
+  bsrk_idx        nbrows, nbcols, bs, nblocks;
+  const bsrk_idx *rowptr, *colidx;
+  const double   *values;
+  uint64_t        values_epoch; /* bumped by every set_values: derived copies are rebuilt when it moves */
+};
+
+/* The fixed-size task partition on the device (bsrk_partition) plus one carry per task and row. */
+struct tasks_view {
+  bsrk_idx        ntasks;
+  const bsrk_idx *block_begin, *row_begin, *head_row;
+  double         *carry;       /* [ntasks * bs]: partial sums of rows a task continues */
+  bool            has_carries; /* some task continues a row (head_row >= 0): the fix-up pass runs */
+};
+
+struct launch_config {
+  int    threads;       /* per thread block */
+  int    grid;          /* thread blocks */
+  int    blocks_per_sm; /* resident thread blocks per multiprocessor (occupancy API) */
+  int    lanes;         /* WARP_ROW: lanes per block row; else 0 */
+  size_t shared_bytes;  /* dynamic shared memory per thread block */
+};
+
+/* Where a message goes: the matrix's buffer (or the thread's, for calls without a matrix). */
+struct error_sink {
+  char  *msg;
+  size_t len;
+};
+bsrc_cuda_status fail(error_sink e, bsrc_cuda_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+/* Maps a CUDA error to a status (allocation failures -> BSRC_CUDA_ERR_MEM) with "what: <CUDA text> (<name>)". */
+bsrc_cuda_status fail_cuda(error_sink e, cudaError_t err, const char *what);
+
+/* Device memory with its size, so that frees keep the matrix's byte count right. */
+struct dev_buffer {
+  void  *ptr   = nullptr;
+  size_t bytes = 0;
+};
+/* cudaMalloc through one path (error text names `what` and the size); *counter += bytes on success. */
+bsrc_cuda_status dev_alloc(dev_buffer &b, size_t bytes, const char *what, size_t *counter, error_sink e);
+void             dev_free(dev_buffer &b, size_t *counter);
+
+/* ---- bsrcuda_kernels.cu ---- */
+bool             is_own_kernel(bsrc_cuda_kernel k); /* ROWMAJOR_SHARED .. WARP_ROW */
+bool             is_task_kernel(bsrc_cuda_kernel k);
+bsrk_idx         default_task_count(bsrk_idx nblocks, const device_info &dev);
+int              warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
+bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks);
+int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row);
+/* Launch configuration of kernel k for this matrix from the device's properties and the occupancy
+   API (threads_override > 0 replaces the default threads per block). */
+cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg);
+/* Queues out = alpha*A*x + beta*in on stream s (and the carry fix-up for the task kernels). */
+cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s);
+/* out = alpha*0 + beta*in over n entries (in not read when beta == 0): products of empty matrices. */
+cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in, double *out, cudaStream_t s);
+
+/* ---- bsrcuda_cusparse.cu ---- */
+struct cusparse_state; /* handle, descriptors, derived copies (int32 indices, row-major blocks, CSR) */
+enum cusparse_variant {
+  CUSP_BSRMV_COL,     /* cusparseDbsrmv, CUSPARSE_DIRECTION_COLUMN, BAIJ values in place */
+  CUSP_SPMV_BSR,      /* cusparseSpMV, BSR descriptor, column-major blocks in place */
+  CUSP_BSRMV_ROW,     /* benchmark: cusparseDbsrmv, CUSPARSE_DIRECTION_ROW on transposed blocks */
+  CUSP_SPMV_CSR_ALG1, /* benchmark: cusparseSpMV CSR ALG1 on an expanded CSR copy */
+  CUSP_SPMV_CSR_ALG2  /* benchmark: cusparseSpMV CSR ALG2 on an expanded CSR copy */
+};
+bsrc_cuda_status cusparse_multadd(cusparse_state **st, const matrix_view &A, cudaStream_t s, cusparse_variant v, double alpha, const double *x, double beta, const double *in, double *out, size_t *device_bytes, error_sink e);
+void             cusparse_release(cusparse_state *st, size_t *device_bytes);
+int              cusparse_spmv_bsr_layout(const cusparse_state *st);
+
+} // namespace bsrc
+
+#endif

@@ -1,0 +1,581 @@
+/*
+   Device storage of one BSR matrix and the C interface of bsrcuda.h.
+
+   Lifecycle: create (device, stream, properties) -> set_structure (rowptr, colidx, value storage,
+   the task partition, row statistics and the auto choice) -> set_values (values only) -> products.
+   set_structure again drops everything that depends on the structure, cuSPARSE's copies included.
+   Every allocation goes through dev_alloc, so the byte count (bsrc_cuda_device_bytes) and the
+   out-of-memory mapping (BSRC_CUDA_ERR_MEM with CUDA's text) are the same everywhere.
+*/
+#include "bsrcuda_kernels.cuh"
+
+#include <algorithm>
+#include <new>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <vector>
+
+extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {
+  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "cusparse_bsrmv", "cusparse_spmv_bsr"};
+
+struct bsrc_cuda_matrix {
+  int               device = -1;
+  cudaStream_t      stream = nullptr;
+  bsrc::device_info dev{};
+  char              msg[1024] = "";
+  size_t            bytes     = 0; /* device memory held */
+
+  /* structure and values */
+  bool                  has_structure = false, has_values = false;
+  bsrk_idx              nbrows = 0, nbcols = 0, bs = 0, nblocks = 0;
+  bsrc::dev_buffer      rowptr, colidx, values;
+  std::vector<bsrk_idx> host_rowptr; /* kept to rebuild the partition (bsrc_cuda_set_task_count) */
+  uint64_t              values_epoch = 0;
+
+  /* fixed-size tasks */
+  bsrk_idx         tasks_wanted = 0; /* 0: default_task_count */
+  bsrk_idx         ntasks       = 0;
+  bool             has_carries  = false;
+  bsrc::dev_buffer task_block_begin, task_row_begin, task_head_row, carry;
+
+  /* statistics, choices, launches */
+  bsrk_idx              max_row_blocks = 0;
+  int                   lanes          = 4;
+  bsrc_cuda_kernel      auto_kernel    = BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
+  int                   threads_override[BSRC_CUDA_KERNEL_COUNT] = {};
+  bsrc::launch_config   cfg[BSRC_CUDA_KERNEL_COUNT]{};
+  bool                  cfg_valid[BSRC_CUDA_KERNEL_COUNT] = {};
+
+  /* staging for the host entry point */
+  bsrc::dev_buffer d_x, d_y;
+  double          *h_x = nullptr, *h_y = nullptr;
+
+  bsrc::cusparse_state *cus = nullptr;
+};
+
+namespace bsrc {
+
+namespace {
+
+thread_local char orphan_msg[512] = ""; /* messages of calls that have no matrix to hold them */
+
+error_sink sink(bsrc_cuda_matrix *M)
+{
+  if (M) return error_sink{M->msg, sizeof(M->msg)};
+  return error_sink{orphan_msg, sizeof(orphan_msg)};
+}
+
+/* Makes M's device current for the duration of a call and puts the caller's back afterwards. */
+class device_scope {
+public:
+  explicit device_scope(int device)
+  {
+    if (cudaGetDevice(&previous_) != cudaSuccess) {
+      previous_ = -1;
+      (void)cudaGetLastError();
+    }
+    if (device >= 0 && device != previous_) err_ = cudaSetDevice(device);
+  }
+  ~device_scope()
+  {
+    int now = -1;
+    if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) (void)cudaSetDevice(previous_);
+  }
+  cudaError_t error() const { return err_; }
+
+private:
+  int         previous_ = -1;
+  cudaError_t err_      = cudaSuccess;
+};
+
+matrix_view view(const bsrc_cuda_matrix *M)
+{
+  return matrix_view{M->nbrows, M->nbcols, M->bs, M->nblocks, (const bsrk_idx *)M->rowptr.ptr, (const bsrk_idx *)M->colidx.ptr, (const double *)M->values.ptr, M->values_epoch};
+}
+
+tasks_view tasks(const bsrc_cuda_matrix *M)
+{
+  return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries};
+}
+
+void free_pinned(double *&p)
+{
+  if (p) (void)cudaFreeHost(p);
+  p = nullptr;
+}
+
+void release_staging(bsrc_cuda_matrix *M)
+{
+  dev_free(M->d_x, &M->bytes);
+  dev_free(M->d_y, &M->bytes);
+  free_pinned(M->h_x);
+  free_pinned(M->h_y);
+}
+
+void release_tasks(bsrc_cuda_matrix *M)
+{
+  dev_free(M->task_block_begin, &M->bytes);
+  dev_free(M->task_row_begin, &M->bytes);
+  dev_free(M->task_head_row, &M->bytes);
+  dev_free(M->carry, &M->bytes);
+  M->ntasks      = 0;
+  M->has_carries = false;
+  for (bool &v : M->cfg_valid) v = false;
+}
+
+void release_structure(bsrc_cuda_matrix *M)
+{
+  if (M->cus) cusparse_release(M->cus, &M->bytes);
+  M->cus = nullptr;
+  release_staging(M);
+  release_tasks(M);
+  dev_free(M->rowptr, &M->bytes);
+  dev_free(M->colidx, &M->bytes);
+  dev_free(M->values, &M->bytes);
+  M->host_rowptr.clear();
+  M->has_structure = M->has_values = false;
+  M->nbrows = M->nbcols = M->bs = M->nblocks = 0;
+}
+
+/* bytes = count * size, or false when it does not fit in size_t. */
+bool byte_count(size_t count, size_t size, size_t *bytes)
+{
+  if (size != 0 && count > SIZE_MAX / size) return false;
+  *bytes = count * size;
+  return true;
+}
+
+bsrc_cuda_status upload(bsrc_cuda_matrix *M, dev_buffer &b, const void *host, size_t bytes, const char *what)
+{
+  if (bytes == 0) return BSRC_CUDA_OK;
+  cudaError_t err = cudaMemcpyAsync(b.ptr, host, bytes, cudaMemcpyHostToDevice, M->stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(M->stream);
+  if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
+  return BSRC_CUDA_OK;
+}
+
+/* Builds the fixed-size task partition on the host (bsrk_partition_build) and uploads it. */
+bsrc_cuda_status build_tasks(bsrc_cuda_matrix *M)
+{
+  release_tasks(M);
+  const bsrk_idx want = M->tasks_wanted > 0 ? M->tasks_wanted : default_task_count(M->nblocks, M->dev);
+  bsrk_partition p;
+  const bsrk_status ps = bsrk_partition_build(M->nbrows, M->host_rowptr.data(), want, &p);
+  if (ps == BSRK_ERR_ALLOC) return fail(sink(M), BSRC_CUDA_ERR_MEM, "task partition: out of host memory (%lld tasks)", (long long)want);
+  if (ps != BSRK_OK) return fail(sink(M), BSRC_CUDA_ERR_ARG, "task partition: invalid row pointers");
+
+  const size_t     n1 = (size_t)p.ntasks + 1;
+  bsrc_cuda_status s  = dev_alloc(M->task_block_begin, n1 * sizeof(bsrk_idx), "task block ranges", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = dev_alloc(M->task_row_begin, n1 * sizeof(bsrk_idx), "task row ranges", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = dev_alloc(M->task_head_row, (size_t)p.ntasks * sizeof(bsrk_idx), "task head rows", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = dev_alloc(M->carry, (size_t)p.ntasks * (size_t)M->bs * sizeof(double), "task carries", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = upload(M, M->task_block_begin, p.block_begin, n1 * sizeof(bsrk_idx), "upload of the task block ranges");
+  if (s == BSRC_CUDA_OK) s = upload(M, M->task_row_begin, p.row_begin, n1 * sizeof(bsrk_idx), "upload of the task row ranges");
+  if (s == BSRC_CUDA_OK) s = upload(M, M->task_head_row, p.head_row, (size_t)p.ntasks * sizeof(bsrk_idx), "upload of the task head rows");
+  if (s == BSRC_CUDA_OK) {
+    M->ntasks      = p.ntasks;
+    M->has_carries = std::any_of(p.head_row, p.head_row + p.ntasks, [](bsrk_idx h) { return h >= 0; });
+  } else {
+    release_tasks(M);
+  }
+  bsrk_partition_free(&p);
+  return s;
+}
+
+/* Pinned host and device staging for bsrc_cuda_multadd_host, allocated on first use. */
+bsrc_cuda_status ensure_staging(bsrc_cuda_matrix *M)
+{
+  if (M->h_x) return BSRC_CUDA_OK;
+  const size_t xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
+  const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
+  bsrc_cuda_status s = dev_alloc(M->d_x, xbytes, "device staging of x", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = dev_alloc(M->d_y, ybytes, "device staging of in/out", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) {
+    cudaError_t err = cudaMallocHost((void **)&M->h_x, std::max<size_t>(xbytes, sizeof(double)));
+    if (err == cudaSuccess) err = cudaMallocHost((void **)&M->h_y, std::max<size_t>(ybytes, sizeof(double)));
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      s = fail_cuda(sink(M), err, "pinned host staging buffers (cudaMallocHost)");
+    }
+  }
+  if (s != BSRC_CUDA_OK) release_staging(M);
+  return s;
+}
+
+bsrc_cuda_status check_product_args(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, const double *x, double beta, const double *in, const double *out)
+{
+  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "product: matrix is NULL");
+  if ((int)k < 0 || k >= BSRC_CUDA_KERNEL_COUNT) return fail(sink(M), BSRC_CUDA_ERR_ARG, "product: unknown kernel %d", (int)k);
+  if (!M->has_structure) return fail(sink(M), BSRC_CUDA_ERR_ARG, "product: no structure set (call bsrc_cuda_set_structure)");
+  if (!M->has_values) return fail(sink(M), BSRC_CUDA_ERR_ARG, "product: no values set (call bsrc_cuda_set_values after set_structure)");
+  const bool rows = M->nbrows > 0, cols = M->nbcols > 0;
+  if (rows && cols && !x) return fail(sink(M), BSRC_CUDA_ERR_ARG, "product: x is NULL");
+  if (rows && !out) return fail(sink(M), BSRC_CUDA_ERR_ARG, "product: out is NULL");
+  if (rows && beta != 0.0 && !in) return fail(sink(M), BSRC_CUDA_ERR_ARG, "product: beta != 0 but in is NULL");
+  return BSRC_CUDA_OK;
+}
+
+/* Queues the product on M's stream (device arrays). */
+bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out)
+{
+  if (k == BSRC_CUDA_KERNEL_AUTO) k = M->auto_kernel;
+  if (M->nbrows == 0) return BSRC_CUDA_OK;
+  if (is_own_kernel(k)) {
+    if (!M->cfg_valid[k]) {
+      const cudaError_t err = configure(k, view(M), tasks(M), M->lanes, M->dev, M->threads_override[k], &M->cfg[k]);
+      if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return fail(sink(M), err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "launch configuration of %s (bs %lld, %d threads): %s (%s)",
+                    bsrc_cuda_kernel_names[k], (long long)M->bs, M->threads_override[k], cudaGetErrorString(err), cudaGetErrorName(err));
+      }
+      M->cfg_valid[k] = true;
+    }
+    const cudaError_t err = launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, M->stream);
+    if (err != cudaSuccess) return fail_cuda(sink(M), err, bsrc_cuda_kernel_names[k]);
+    return BSRC_CUDA_OK;
+  }
+  const cusparse_variant v = k == BSRC_CUDA_KERNEL_CUSPARSE_BSRMV ? CUSP_BSRMV_COL : CUSP_SPMV_BSR;
+  return cusparse_multadd(&M->cus, view(M), M->stream, v, alpha, x, beta, in, out, &M->bytes, sink(M));
+}
+
+bsrc_cuda_status finish(bsrc_cuda_matrix *M, const char *what)
+{
+  const cudaError_t err = cudaStreamSynchronize(M->stream);
+  if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
+  return BSRC_CUDA_OK;
+}
+
+bsrc_cuda_status bench_baseline(bsrc_cuda_matrix *M, cusparse_variant v, double alpha, const double *x, double beta, const double *in, double *out)
+{
+  bsrc_cuda_status s = check_product_args(M, BSRC_CUDA_KERNEL_CUSPARSE_BSRMV, x, beta, in, out);
+  if (s != BSRC_CUDA_OK) return s;
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  if (M->nbrows == 0) return BSRC_CUDA_OK;
+  return cusparse_multadd(&M->cus, view(M), M->stream, v, alpha, x, beta, in, out, &M->bytes, sink(M));
+}
+
+} // namespace
+
+/* ---- shared helpers declared in bsrcuda_kernels.cuh ---- */
+
+bsrc_cuda_status fail(error_sink e, bsrc_cuda_status s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e.msg, e.len, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+bsrc_cuda_status fail_cuda(error_sink e, cudaError_t err, const char *what)
+{
+  const bsrc_cuda_status s = err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ? BSRC_CUDA_ERR_NODEVICE : BSRC_CUDA_ERR_CUDA;
+  return fail(e, s, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+bsrc_cuda_status dev_alloc(dev_buffer &b, size_t bytes, const char *what, size_t *counter, error_sink e)
+{
+  dev_free(b, counter);
+  if (bytes == 0) return BSRC_CUDA_OK;
+  const cudaError_t err = cudaMalloc(&b.ptr, bytes);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError(); /* allocation failures are not sticky; clear them */
+    b.ptr = nullptr;
+    return fail(e, err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "cudaMalloc of %zu bytes for %s: %s (%s)", bytes, what, cudaGetErrorString(err), cudaGetErrorName(err));
+  }
+  b.bytes = bytes;
+  if (counter) *counter += bytes;
+  return BSRC_CUDA_OK;
+}
+
+void dev_free(dev_buffer &b, size_t *counter)
+{
+  if (b.ptr) {
+    (void)cudaFree(b.ptr);
+    if (counter) *counter -= b.bytes;
+  }
+  b.ptr   = nullptr;
+  b.bytes = 0;
+}
+
+} // namespace bsrc
+
+using namespace bsrc;
+
+/* ---- C interface ---- */
+
+extern "C" int bsrc_cuda_device_count(void)
+{
+  int               n   = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_create(int device, bsrc_cuda_matrix **M)
+{
+  if (!M) return fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "bsrc_cuda_create: output pointer is NULL");
+  *M            = nullptr;
+  const int n   = bsrc_cuda_device_count();
+  if (n == 0) return fail(sink(nullptr), BSRC_CUDA_ERR_NODEVICE, "bsrc_cuda_create: no CUDA device visible");
+  if (device < 0 || device >= n) return fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "bsrc_cuda_create: device %d out of range [0, %d)", device, n);
+
+  bsrc_cuda_matrix *A = new (std::nothrow) bsrc_cuda_matrix;
+  if (!A) return fail(sink(nullptr), BSRC_CUDA_ERR_MEM, "bsrc_cuda_create: out of host memory");
+  A->device = device;
+  device_scope ds(device);
+  cudaError_t  err = ds.error();
+  cudaDeviceProp prop;
+  if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, device);
+  /* A blocking stream: it orders itself after work the caller queued on the legacy default stream
+     (cudaMemcpy / cudaMemset of the inputs), so device arrays filled that way are safe to pass. */
+  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&A->stream, cudaStreamDefault);
+  if (err != cudaSuccess) {
+    const bsrc_cuda_status s = fail_cuda(sink(nullptr), err, "bsrc_cuda_create");
+    delete A;
+    return s;
+  }
+  A->dev.sm_count               = prop.multiProcessorCount;
+  A->dev.max_threads_per_sm     = prop.maxThreadsPerMultiProcessor;
+  A->dev.shared_per_block       = prop.sharedMemPerBlock;
+  A->dev.shared_per_block_optin = std::max(prop.sharedMemPerBlockOptin, prop.sharedMemPerBlock);
+  *M = A;
+  return BSRC_CUDA_OK;
+}
+
+extern "C" void bsrc_cuda_destroy(bsrc_cuda_matrix *M)
+{
+  if (!M) return;
+  device_scope ds(M->device);
+  if (M->stream) (void)cudaStreamSynchronize(M->stream);
+  release_structure(M);
+  if (M->stream) (void)cudaStreamDestroy(M->stream);
+  delete M;
+}
+
+extern "C" const char *bsrc_cuda_last_error(const bsrc_cuda_matrix *M)
+{
+  return M ? M->msg : orphan_msg;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_idx nbrows, bsrk_idx nbcols, bsrk_idx bs, const bsrk_idx *rowptr, const bsrk_idx *colidx)
+{
+  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_structure: matrix is NULL");
+  if (nbrows < 0 || nbcols < 0) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_structure: negative size (%lld block rows, %lld block columns)", (long long)nbrows, (long long)nbcols);
+  if (bs < 1 || bs > 4096) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_structure: block size %lld outside [1, 4096]", (long long)bs);
+  if (!rowptr) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_structure: rowptr is NULL");
+  if (rowptr[0] != 0) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_structure: rowptr[0] = %lld, expected 0", (long long)rowptr[0]);
+  for (bsrk_idx r = 0; r < nbrows; ++r)
+    if (rowptr[r + 1] < rowptr[r]) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_structure: rowptr decreases at block row %lld", (long long)r);
+  const bsrk_idx nblocks = rowptr[nbrows];
+  if (nblocks > 0 && !colidx) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_structure: colidx is NULL with %lld blocks", (long long)nblocks);
+  for (bsrk_idx k = 0; k < nblocks; ++k)
+    if (colidx[k] < 0 || colidx[k] >= nbcols) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_structure: colidx[%lld] = %lld outside [0, %lld)", (long long)k, (long long)colidx[k], (long long)nbcols);
+
+  size_t value_bytes = 0, bs2 = (size_t)bs * (size_t)bs;
+  if (!byte_count((size_t)nblocks, bs2 * sizeof(double), &value_bytes)) return fail(sink(M), BSRC_CUDA_ERR_MEM, "set_structure: %lld blocks of %lldx%lld need more than SIZE_MAX bytes", (long long)nblocks, (long long)bs, (long long)bs);
+
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  (void)cudaStreamSynchronize(M->stream);
+  release_structure(M);
+
+  bsrc_cuda_status s = dev_alloc(M->rowptr, ((size_t)nbrows + 1) * sizeof(bsrk_idx), "rowptr", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = dev_alloc(M->colidx, (size_t)nblocks * sizeof(bsrk_idx), "colidx", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = dev_alloc(M->values, value_bytes, "values", &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = upload(M, M->rowptr, rowptr, ((size_t)nbrows + 1) * sizeof(bsrk_idx), "upload of rowptr");
+  if (s == BSRC_CUDA_OK) s = upload(M, M->colidx, colidx, (size_t)nblocks * sizeof(bsrk_idx), "upload of colidx");
+  if (s != BSRC_CUDA_OK) {
+    release_structure(M);
+    return s;
+  }
+  M->nbrows  = nbrows;
+  M->nbcols  = nbcols;
+  M->bs      = bs;
+  M->nblocks = nblocks;
+  try {
+    M->host_rowptr.assign(rowptr, rowptr + (size_t)nbrows + 1);
+  } catch (const std::bad_alloc &) {
+    release_structure(M);
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "set_structure: out of host memory for the row pointers");
+  }
+  s = build_tasks(M);
+  if (s != BSRC_CUDA_OK) {
+    release_structure(M);
+    return s;
+  }
+
+  M->max_row_blocks = 0;
+  for (bsrk_idx r = 0; r < nbrows; ++r) M->max_row_blocks = std::max(M->max_row_blocks, rowptr[r + 1] - rowptr[r]);
+  const double mean = nbrows > 0 ? (double)nblocks / (double)nbrows : 0.0;
+  M->lanes          = warp_row_lanes(bs, mean);
+  M->auto_kernel    = auto_choice(nbrows, nblocks, M->max_row_blocks);
+  M->has_structure  = true;
+  M->has_values     = false;
+  return BSRC_CUDA_OK;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_set_values(bsrc_cuda_matrix *M, const double *values)
+{
+  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_values: matrix is NULL");
+  if (!M->has_structure) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_values: no structure set (call bsrc_cuda_set_structure first)");
+  if (M->nblocks > 0 && !values) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_values: values is NULL");
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  const bsrc_cuda_status s = upload(M, M->values, values, M->values.bytes, "upload of the values");
+  if (s != BSRC_CUDA_OK) return s;
+  M->has_values = true;
+  ++M->values_epoch;
+  return BSRC_CUDA_OK;
+}
+
+extern "C" bsrc_cuda_kernel bsrc_cuda_auto_kernel(const bsrc_cuda_matrix *M)
+{
+  return M ? M->auto_kernel : BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out)
+{
+  bsrc_cuda_status s = check_product_args(M, k, x, beta, in, out);
+  if (s != BSRC_CUDA_OK) return s;
+  if (M->nbrows == 0) return BSRC_CUDA_OK;
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  s = ensure_staging(M);
+  if (s != BSRC_CUDA_OK) return s;
+
+  const size_t xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
+  const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
+  double      *dx = (double *)M->d_x.ptr, *dy = (double *)M->d_y.ptr;
+  /* in is read (into the staging buffer) before out is written, so they may alias. */
+  if (xbytes) memcpy(M->h_x, x, xbytes);
+  if (beta != 0.0) memcpy(M->h_y, in, ybytes);
+  cudaError_t err = xbytes ? cudaMemcpyAsync(dx, M->h_x, xbytes, cudaMemcpyHostToDevice, M->stream) : cudaSuccess;
+  if (err == cudaSuccess && beta != 0.0) err = cudaMemcpyAsync(dy, M->h_y, ybytes, cudaMemcpyHostToDevice, M->stream);
+  if (err != cudaSuccess) return fail_cuda(sink(M), err, "host-to-device copy of x / in");
+  s = queue_product(M, k, alpha, dx, beta, dy, dy);
+  if (s != BSRC_CUDA_OK) {
+    (void)cudaStreamSynchronize(M->stream);
+    return s;
+  }
+  err = cudaMemcpyAsync(M->h_y, dy, ybytes, cudaMemcpyDeviceToHost, M->stream);
+  if (err != cudaSuccess) return fail_cuda(sink(M), err, "device-to-host copy of out");
+  s = finish(M, "product (host entry)");
+  if (s != BSRC_CUDA_OK) return s;
+  memcpy(out, M->h_y, ybytes);
+  return BSRC_CUDA_OK;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_async(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
+{
+  const bsrc_cuda_status s = check_product_args(M, k, x_dev, beta, in_dev, out_dev);
+  if (s != BSRC_CUDA_OK) return s;
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  return queue_product(M, k, alpha, x_dev, beta, in_dev, out_dev);
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_multadd_device(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
+{
+  bsrc_cuda_status s = bsrc_cuda_multadd_device_async(M, k, alpha, x_dev, beta, in_dev, out_dev);
+  if (s != BSRC_CUDA_OK) {
+    if (M && M->stream) (void)cudaStreamSynchronize(M->stream);
+    return s;
+  }
+  device_scope ds(M->device);
+  return finish(M, "product (device entry)");
+}
+
+extern "C" size_t bsrc_cuda_device_bytes(const bsrc_cuda_matrix *M)
+{
+  return M ? M->bytes : 0;
+}
+
+extern "C" void *bsrc_cuda_stream(const bsrc_cuda_matrix *M)
+{
+  return M ? (void *)M->stream : nullptr;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_set_task_count(bsrc_cuda_matrix *M, bsrk_idx ntasks)
+{
+  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_task_count: matrix is NULL");
+  if (ntasks < 0) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_task_count: %lld tasks", (long long)ntasks);
+  M->tasks_wanted = ntasks;
+  if (!M->has_structure) return BSRC_CUDA_OK;
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  (void)cudaStreamSynchronize(M->stream);
+  const bsrc_cuda_status s = build_tasks(M);
+  if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */
+  return s;
+}
+
+extern "C" bsrk_idx bsrc_cuda_task_count(const bsrc_cuda_matrix *M)
+{
+  return M ? M->ntasks : 0;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_set_threads(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int threads)
+{
+  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: matrix is NULL");
+  if (!is_own_kernel(k)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: kernel %d is not one of ours", (int)k);
+  if (threads != 0 && (threads < 32 || threads > 1024 || threads % 32 != 0)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: %d threads (a multiple of 32 in [32, 1024], or 0)", threads);
+  M->threads_override[k] = threads;
+  M->cfg_valid[k]        = false;
+  return BSRC_CUDA_OK;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int *threads, int *grid, int *blocks_per_sm, int *lanes)
+{
+  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "launch_info: matrix is NULL");
+  if ((int)k < 0 || k >= BSRC_CUDA_KERNEL_COUNT) return fail(sink(M), BSRC_CUDA_ERR_ARG, "launch_info: unknown kernel %d", (int)k);
+  if (!M->has_structure) return fail(sink(M), BSRC_CUDA_ERR_ARG, "launch_info: no structure set");
+  if (k == BSRC_CUDA_KERNEL_AUTO) k = M->auto_kernel;
+  launch_config c{};
+  if (is_own_kernel(k)) {
+    if (!M->cfg_valid[k]) {
+      device_scope      ds(M->device);
+      const cudaError_t err = configure(k, view(M), tasks(M), M->lanes, M->dev, M->threads_override[k], &M->cfg[k]);
+      if (err != cudaSuccess) return fail_cuda(sink(M), err, "launch configuration");
+      M->cfg_valid[k] = true;
+    }
+    c = M->cfg[k];
+  }
+  if (threads) *threads = c.threads;
+  if (grid) *grid = c.grid;
+  if (blocks_per_sm) *blocks_per_sm = c.blocks_per_sm;
+  if (lanes) *lanes = c.lanes;
+  return BSRC_CUDA_OK;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_bench_cusparse_rowmajor_bsrmv(bsrc_cuda_matrix *M, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
+{
+  return bench_baseline(M, CUSP_BSRMV_ROW, alpha, x_dev, beta, in_dev, out_dev);
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_bench_cusparse_spmv_csr(bsrc_cuda_matrix *M, int alg, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
+{
+  if (alg != 1 && alg != 2) return fail(sink(M), BSRC_CUDA_ERR_ARG, "bench_cusparse_spmv_csr: alg %d (1 or 2)", alg);
+  return bench_baseline(M, alg == 1 ? CUSP_SPMV_CSR_ALG1 : CUSP_SPMV_CSR_ALG2, alpha, x_dev, beta, in_dev, out_dev);
+}
+
+extern "C" int bsrc_cuda_spmv_bsr_layout(const bsrc_cuda_matrix *M)
+{
+  return M ? cusparse_spmv_bsr_layout(M->cus) : -1;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_debug_try_alloc(bsrc_cuda_matrix *M, size_t bytes)
+{
+  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "debug_try_alloc: matrix is NULL");
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  dev_buffer             b;
+  const bsrc_cuda_status s = dev_alloc(b, bytes, "debug_try_alloc", &M->bytes, sink(M));
+  dev_free(b, &M->bytes);
+  return s;
+}

@@ -1,0 +1,270 @@
+/*
+   The GPU backends of MATSEQBSRCUSTOM (cuda: our kernels; cusparse: the baseline), over the
+   PETSc-free CUDA layer (cuda/bsrcuda.h). The device copy follows the host matrix lazily:
+   the structure is uploaded when the block structure changed since the last upload, the values when
+   the matrix's object state changed (MatSetValues + assembly, MatScale, MatCopy, ...), never on a
+   MatMult of an unchanged matrix.
+
+   Vectors: with host vectors (Debian's PETSc has no other kind) x is staged to the device and y back
+   through pinned buffers on the matrix's stream; where PETSc hands out device arrays
+   (VecGet...AndMemType on CUDA vectors) they are used directly, with no copies.
+
+   A build without CUDA keeps these entry points; they report that the GPU backends are missing.
+*/
+#include "seqbsrcustomimpl.h"
+
+#if defined(BSRCUSTOM_HAVE_CUDA)
+  #include "bsrcuda.h"
+  #include <stdlib.h>
+
+PetscBool MatBSRCustomHasCUDA(void)
+{
+  return PETSC_TRUE;
+}
+
+PetscInt MatBSRCustomCUDADeviceCount(void)
+{
+  return (PetscInt)bsrc_cuda_device_count();
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat A, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(bsrc_cuda_device_count() > 0, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP_SYS, "%s: no CUDA device is visible on this machine (CUDA_VISIBLE_DEVICES, driver?); use -mat_bsrcustom_backend cpu", what);
+  PetscFunctionReturn(0);
+}
+
+/* CUDA layer status -> PETSc error, with the layer's message (CUDA / cuSPARSE text included). */
+static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
+{
+  const char *msg = bsrc_cuda_last_error(((Mat_SeqBSRCustom *)A->spptr)->gpu);
+
+  PetscFunctionBegin;
+  if (!msg) msg = bsrc_cuda_last_error(NULL);
+  if (!msg) msg = "";
+  switch (st) {
+  case BSRC_CUDA_OK:
+    break;
+  case BSRC_CUDA_ERR_MEM:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: out of GPU (or pinned host) memory: %s", what, msg);
+  case BSRC_CUDA_ERR_NODEVICE:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "%s: no usable CUDA device: %s", what, msg);
+  case BSRC_CUDA_ERR_ARG:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: %s", what, msg);
+  case BSRC_CUDA_ERR_CUSPARSE:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: cuSPARSE: %s", what, msg);
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: CUDA: %s", what, msg);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* One GPU per rank: the node-local rank (from the launcher) modulo the visible devices. Read from the
+   environment, not MPI, because a sequential matrix may meet its first product on one rank alone. */
+static int MatBSRCustomCUDADevice(void)
+{
+  const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMI_LOCAL_RANK"};
+  int         n      = bsrc_cuda_device_count(), local = 0;
+
+  for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+    const char *v = getenv(vars[i]);
+    if (v) {
+      local = atoi(v);
+      break;
+    }
+  }
+  return n > 0 ? local % n : 0;
+}
+
+static bsrc_cuda_kernel MatSeqBSRCustomCUDAKernelChoice(const MatBSRCustomSettings *set)
+{
+  if (set->backend == MAT_BSRCUSTOM_BACKEND_CUSPARSE) return set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV ? BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR : BSRC_CUDA_KERNEL_CUSPARSE_BSRMV;
+  /* MatBSRCustomCUDAKernel lists our kernels in the CUDA layer's order */
+  return (bsrc_cuda_kernel)set->cuda_kernel;
+}
+
+/* The device copy, brought up to date with the host matrix M. */
+static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  PetscObjectState  state;
+  PetscBool         values = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (!b->gpu) {
+    bsrc_cuda_matrix *g = NULL;
+    PetscCall(MatBSRCustomCUDAAvailable_Private(A, "bsrcustom GPU backend"));
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_create(MatBSRCustomCUDADevice(), &g), "creating the device matrix"));
+    b->gpu           = g;
+    b->gpu_structure = -1;
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (b->gpu_structure != b->structure_generation) {
+    PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Upload, A, 0, 0, 0));
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_set_structure((bsrc_cuda_matrix *)b->gpu, M->nbrows, M->nbcols, M->bs, M->rowptr, M->colidx), "uploading the block structure"));
+    PetscCall(PetscLogCpuToGpu((M->nbrows + 1.0 + M->rowptr[M->nbrows]) * sizeof(bsrk_idx)));
+    PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Upload, A, 0, 0, 0));
+    b->gpu_structure = b->structure_generation;
+    values           = PETSC_TRUE;
+    {
+      bsrc_cuda_kernel k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
+      PetscCall(PetscInfo(A, "Uploaded %" PetscInt_FMT " blocks (bs %" PetscInt_FMT "); auto chooses the %s kernel\n", (PetscInt)M->rowptr[M->nbrows], (PetscInt)M->bs, bsrc_cuda_kernel_names[k]));
+    }
+  }
+  if (values || state != b->gpu_values_state) {
+    PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Upload, A, 0, 0, 0));
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_set_values((bsrc_cuda_matrix *)b->gpu, M->values), "uploading the values"));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)M->rowptr[M->nbrows] * M->bs * M->bs * sizeof(double)));
+    PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Upload, A, 0, 0, 0));
+    b->gpu_values_state = state;
+  }
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+{
+  Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)A->spptr;
+  bsrc_cuda_kernel   k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
+  const PetscScalar *xa, *ina = NULL;
+  PetscScalar       *outa;
+  PetscMemType       mx, mo, mi = PETSC_MEMTYPE_HOST;
+  PetscBool          device, plain = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomCUDAUpdate(A, M));
+  /* device arrays where PETSc has them (a CUDA-enabled PETSc); host arrays otherwise */
+  PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
+  if (beta == (PetscScalar)0.0) PetscCall(VecGetArrayWriteAndMemType(out, &outa, &mo));
+  else PetscCall(VecGetArrayAndMemType(out, &outa, &mo));
+  if (beta != (PetscScalar)0.0 && in != out) PetscCall(VecGetArrayReadAndMemType(in, &ina, &mi));
+  if (beta != (PetscScalar)0.0 && in == out) ina = outa;
+  device = (PetscBool)(!PetscMemTypeHost(mx) && !PetscMemTypeHost(mo) && !PetscMemTypeHost(mi));
+  if (!device && (!PetscMemTypeHost(mx) || !PetscMemTypeHost(mo) || !PetscMemTypeHost(mi))) {
+    /* mixed: give everything back and take host arrays */
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+    if (beta == (PetscScalar)0.0) PetscCall(VecRestoreArrayWriteAndMemType(out, &outa));
+    else PetscCall(VecRestoreArrayAndMemType(out, &outa));
+    if (beta != (PetscScalar)0.0 && in != out) PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
+    PetscCall(VecGetArrayRead(x, &xa));
+    if (beta == (PetscScalar)0.0) PetscCall(VecGetArrayWrite(out, &outa));
+    else PetscCall(VecGetArray(out, &outa));
+    ina = NULL;
+    if (beta != (PetscScalar)0.0) {
+      if (in != out) PetscCall(VecGetArrayRead(in, &ina));
+      else ina = outa;
+    }
+    plain = PETSC_TRUE;
+  }
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (device) PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_device((bsrc_cuda_matrix *)b->gpu, k, alpha, xa, beta, ina, outa), "the GPU product"));
+  else PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_host((bsrc_cuda_matrix *)b->gpu, k, alpha, xa, beta, ina, outa), "the GPU product"));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
+  if (!device) {
+    PetscCall(PetscLogCpuToGpu((M->nbcols * M->bs + (beta != (PetscScalar)0.0 ? M->nbrows * M->bs : 0)) * sizeof(PetscScalar)));
+    PetscCall(PetscLogGpuToCpu(M->nbrows * M->bs * sizeof(PetscScalar)));
+  }
+  PetscCall(PetscLogGpuFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs));
+  if (plain) {
+    PetscCall(VecRestoreArrayRead(x, &xa));
+    if (beta == (PetscScalar)0.0) PetscCall(VecRestoreArrayWrite(out, &outa));
+    else PetscCall(VecRestoreArray(out, &outa));
+    if (beta != (PetscScalar)0.0 && in != out) PetscCall(VecRestoreArrayRead(in, &ina));
+  } else {
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+    if (beta == (PetscScalar)0.0) PetscCall(VecRestoreArrayWriteAndMemType(out, &outa));
+    else PetscCall(VecRestoreArrayAndMemType(out, &outa));
+    if (beta != (PetscScalar)0.0 && in != out) PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
+  }
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat A)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  bsrc_cuda_destroy((bsrc_cuda_matrix *)b->gpu);
+  b->gpu = NULL;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUDAKernel *used)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  bsrc_cuda_kernel  k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
+
+  PetscFunctionBegin;
+  if (k == BSRC_CUDA_KERNEL_AUTO && b->gpu) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
+  *used = k <= BSRC_CUDA_KERNEL_WARP_ROW ? (MatBSRCustomCUDAKernel)k : MAT_BSRCUSTOM_CUDA_KERNEL_AUTO;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  bsrc_cuda_kernel  k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
+  int               threads = 0, grid = 0, per_sm = 0, lanes = 0;
+
+  PetscFunctionBegin;
+  if (!b->gpu) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s, not on the device yet (uploaded at the first product)\n", MatBSRCustomBackends[b->set.backend]));
+    PetscFunctionReturn(0);
+  }
+  if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
+  if (k <= BSRC_CUDA_KERNEL_WARP_ROW) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, &per_sm, &lanes), "launch info"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%d threads per block, grid %d%s), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], MatBSRCustomCUDADevice(), bsrc_cuda_kernel_names[k],
+                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", threads, grid, lanes ? ", a group of lanes per block row" : "", (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu),
+                                   bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
+  PetscFunctionReturn(0);
+}
+
+#else /* no CUDA in this build */
+
+PetscBool MatBSRCustomHasCUDA(void)
+{
+  return PETSC_FALSE;
+}
+
+PetscInt MatBSRCustomCUDADeviceCount(void)
+{
+  return 0;
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat A, const char *what)
+{
+  PetscFunctionBegin;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "%s: this build of libpetscbsrcustom has no CUDA backend (it was built where nvcc was not found); use -mat_bsrcustom_backend cpu, or rebuild with the CUDA toolkit", what);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+{
+  PetscFunctionBegin;
+  (void)M, (void)alpha, (void)x, (void)beta, (void)in, (void)out;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMult"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat A)
+{
+  PetscFunctionBegin;
+  (void)A;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUDAKernel *used)
+{
+  PetscFunctionBegin;
+  (void)A;
+  *used = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  (void)A, (void)viewer;
+  PetscFunctionReturn(0);
+}
+#endif

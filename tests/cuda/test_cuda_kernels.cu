@@ -1,0 +1,593 @@
+/*
+   Self-contained test of the CUDA layer (bsrcuda.h): no PETSc, no GoogleTest, so it builds and runs
+   on a bare GPU host. Every product is compared with bsrk_reference_multadd on the host.
+
+   Prints "PASS name" / "FAIL name: why" and finally "N passed, M failed, K skipped".
+   Exit status: 0 when nothing failed, 1 otherwise, 77 when no GPU is visible ("SKIPPED: no CUDA
+   device"; CTest's SKIP_RETURN_CODE).
+   BSRC_TEST_QUICK=1 runs fewer (alpha, beta) pairs and matrices (for the slow sanitizer tools).
+*/
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bsrcuda.h"
+#include "bsrkernels.h"
+
+namespace {
+
+int  g_passed = 0, g_failed = 0, g_skipped = 0;
+bool g_quick  = false;
+
+void pass(const std::string &name)
+{
+  ++g_passed;
+  printf("PASS %s\n", name.c_str());
+}
+
+void failf(const std::string &name, const char *fmt, ...)
+{
+  ++g_failed;
+  char    buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  printf("FAIL %s: %s\n", name.c_str(), buf);
+}
+
+void expect(bool ok, const std::string &name, const char *why)
+{
+  if (ok) pass(name);
+  else failf(name, "%s", why);
+}
+
+#define CUDA_OK(call) \
+  do { \
+    const cudaError_t e_ = (call); \
+    if (e_ != cudaSuccess) { \
+      printf("FAIL cuda-call %s at %s:%d: %s\n", #call, __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      exit(1); \
+    } \
+  } while (0)
+
+/* ---- host matrices ---- */
+
+struct host_matrix {
+  std::string           name;
+  bsrk_idx              nbrows = 0, nbcols = 0, bs = 1;
+  std::vector<bsrk_idx> rowptr{0}, colidx;
+  std::vector<double>   values;
+
+  bsrk_idx    nblocks() const { return rowptr.back(); }
+  bsrk_matrix view() const { return bsrk_matrix{nbrows, nbcols, bs, rowptr.data(), colidx.data(), values.data()}; }
+};
+
+using rng_t = std::mt19937_64;
+
+double uniform(rng_t &rng, double lo, double hi)
+{
+  return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
+
+void fill_values(host_matrix &A, rng_t &rng)
+{
+  A.values.resize((size_t)A.nblocks() * A.bs * A.bs);
+  for (double &v : A.values) v = uniform(rng, -1.0, 1.0);
+}
+
+/* Rows from per-row column lists (sorted, unique). */
+host_matrix from_rows(const std::string &name, bsrk_idx nbcols, bsrk_idx bs, const std::vector<std::vector<bsrk_idx>> &rows, rng_t &rng, bool with_values = true)
+{
+  host_matrix A;
+  A.name   = name;
+  A.nbrows = (bsrk_idx)rows.size();
+  A.nbcols = nbcols;
+  A.bs     = bs;
+  A.rowptr.assign(1, 0);
+  for (const auto &r : rows) {
+    A.colidx.insert(A.colidx.end(), r.begin(), r.end());
+    A.rowptr.push_back((bsrk_idx)A.colidx.size());
+  }
+  if (with_values) fill_values(A, rng);
+  return A;
+}
+
+/* Random rows: lengths uniform in [0, 2*mean], about `empty_share` of rows empty. */
+host_matrix random_matrix(const std::string &name, bsrk_idx nbrows, bsrk_idx nbcols, bsrk_idx bs, int mean, double empty_share, rng_t &rng)
+{
+  std::vector<std::vector<bsrk_idx>> rows(nbrows);
+  std::vector<bsrk_idx>              all(nbcols);
+  for (bsrk_idx c = 0; c < nbcols; ++c) all[c] = c;
+  for (auto &r : rows) {
+    if (uniform(rng, 0, 1) < empty_share) continue;
+    const int len = std::min<int>((int)nbcols, (int)(rng() % (2 * mean + 1)));
+    std::shuffle(all.begin(), all.end(), rng);
+    r.assign(all.begin(), all.begin() + len);
+    std::sort(r.begin(), r.end());
+  }
+  return from_rows(name, nbcols, bs, rows, rng);
+}
+
+/* One block row holds most blocks (every column), the others 0-2 blocks. */
+host_matrix heavy_row_matrix(const std::string &name, bsrk_idx nbrows, bsrk_idx nbcols, bsrk_idx bs, rng_t &rng)
+{
+  std::vector<std::vector<bsrk_idx>> rows(nbrows);
+  for (bsrk_idx i = 0; i < nbrows; ++i) {
+    if (i == nbrows / 2) {
+      for (bsrk_idx c = 0; c < nbcols; ++c) rows[i].push_back(c);
+    } else {
+      const int len = (int)(rng() % 3);
+      for (int j = 0; j < len; ++j) rows[i].push_back((bsrk_idx)((i + 7 * j) % nbcols));
+      std::sort(rows[i].begin(), rows[i].end());
+      rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
+    }
+  }
+  return from_rows(name, nbcols, bs, rows, rng);
+}
+
+/* 3D grid n^3, one block per point, neighbours within distance 1 in each direction (27 or 7 points). */
+host_matrix stencil_matrix(const std::string &name, int n, bsrk_idx bs, bool full27, rng_t &rng, bool with_values = true)
+{
+  std::vector<std::vector<bsrk_idx>> rows((size_t)n * n * n);
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        auto &r = rows[((size_t)k * n + j) * n + i];
+        for (int dk = -1; dk <= 1; ++dk)
+          for (int dj = -1; dj <= 1; ++dj)
+            for (int di = -1; di <= 1; ++di) {
+              if (!full27 && std::abs(di) + std::abs(dj) + std::abs(dk) > 1) continue;
+              const int ii = i + di, jj = j + dj, kk = k + dk;
+              if (ii < 0 || jj < 0 || kk < 0 || ii >= n || jj >= n || kk >= n) continue;
+              r.push_back((bsrk_idx)(((size_t)kk * n + jj) * n + ii));
+            }
+      }
+  return from_rows(name, (bsrk_idx)n * n * n, bs, rows, rng, with_values);
+}
+
+/* Thesis dataset structure: 32000 x 32000, 5x5 blocks, 320 blocks per block row in a band. */
+host_matrix thesis_structure(rng_t &rng)
+{
+  const bsrk_idx                     nb = 6400, per_row = 320;
+  std::vector<std::vector<bsrk_idx>> rows(nb);
+  for (bsrk_idx i = 0; i < nb; ++i) {
+    const bsrk_idx start = std::min(std::max<bsrk_idx>(0, i - per_row / 2), nb - per_row);
+    for (bsrk_idx c = 0; c < per_row; ++c) rows[i].push_back(start + c);
+  }
+  return from_rows("thesis", nb, 5, rows, rng, false);
+}
+
+/* ---- products ---- */
+
+/* What a test case runs: a kernel of the API, or one of the benchmark-only cuSPARSE paths. */
+enum { BENCH_BSRMV_ROW = BSRC_CUDA_KERNEL_COUNT, BENCH_CSR_ALG1, BENCH_CSR_ALG2, PRODUCT_COUNT };
+
+const char *product_name(int p)
+{
+  switch (p) {
+  case BENCH_BSRMV_ROW:
+    return "bench_bsrmv_rowmajor";
+  case BENCH_CSR_ALG1:
+    return "bench_spmv_csr_alg1";
+  case BENCH_CSR_ALG2:
+    return "bench_spmv_csr_alg2";
+  default:
+    return bsrc_cuda_kernel_names[p];
+  }
+}
+
+bsrc_cuda_status run_device(bsrc_cuda_matrix *M, int p, double alpha, const double *x, double beta, const double *in, double *out)
+{
+  bsrc_cuda_status s;
+  switch (p) {
+  case BENCH_BSRMV_ROW:
+    s = bsrc_cuda_bench_cusparse_rowmajor_bsrmv(M, alpha, x, beta, in, out);
+    break;
+  case BENCH_CSR_ALG1:
+  case BENCH_CSR_ALG2:
+    s = bsrc_cuda_bench_cusparse_spmv_csr(M, p == BENCH_CSR_ALG1 ? 1 : 2, alpha, x, beta, in, out);
+    break;
+  default:
+    return bsrc_cuda_multadd_device(M, (bsrc_cuda_kernel)p, alpha, x, beta, in, out);
+  }
+  if (s == BSRC_CUDA_OK) CUDA_OK(cudaStreamSynchronize((cudaStream_t)bsrc_cuda_stream(M)));
+  return s;
+}
+
+struct ab_pair {
+  double alpha, beta;
+};
+const ab_pair all_pairs[] = {{1.0, 0.0}, {1.0, 1.0}, {2.5, -0.5}, {0.0, 1.0}};
+const ab_pair quick_pairs[] = {{1.0, 0.0}, {2.5, -0.5}};
+
+/* Compares out with the reference: |out - ref| <= 1e-13 * (|alpha| |A| |x| + |beta| |in|) per entry. */
+bool compare(const host_matrix &A, double alpha, const std::vector<double> &x, double beta, const std::vector<double> &in, const std::vector<double> &out, std::string &why)
+{
+  const size_t        n = (size_t)A.nbrows * A.bs;
+  std::vector<double> ref(n), scale(n);
+  const bsrk_matrix   Av = A.view();
+  bsrk_reference_multadd(&Av, alpha, x.data(), beta, beta != 0.0 ? in.data() : nullptr, ref.data());
+  host_matrix Abs = A;
+  for (double &v : Abs.values) v = std::fabs(v);
+  std::vector<double> xabs(x.size()), inabs(in.size());
+  for (size_t i = 0; i < x.size(); ++i) xabs[i] = std::fabs(x[i]);
+  for (size_t i = 0; i < in.size(); ++i) inabs[i] = std::fabs(in[i]);
+  const bsrk_matrix Absv = Abs.view();
+  bsrk_reference_multadd(&Absv, std::fabs(alpha), xabs.data(), std::fabs(beta), beta != 0.0 ? inabs.data() : nullptr, scale.data());
+  for (size_t i = 0; i < n; ++i) {
+    const double err = std::fabs(out[i] - ref[i]);
+    if (!(err <= 1e-13 * scale[i] + 1e-300)) {
+      char buf[256];
+      snprintf(buf, sizeof(buf), "entry %zu: got %.17g, reference %.17g (scale %.3g)", i, out[i], ref[i], scale[i]);
+      why = buf;
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Runs product p over the (alpha, beta) pairs, host and device entries, in separate from and aliasing out. */
+bool check_product(bsrc_cuda_matrix *M, const host_matrix &A, int p, rng_t &rng, std::string &why)
+{
+  const size_t        nx = (size_t)A.nbcols * A.bs, ny = (size_t)A.nbrows * A.bs;
+  std::vector<double> x(nx), in(ny);
+  for (double &v : x) v = uniform(rng, -1, 1);
+  for (double &v : in) v = uniform(rng, -1, 1);
+  double *dx = nullptr, *dy = nullptr, *din = nullptr;
+  CUDA_OK(cudaMalloc(&dx, std::max<size_t>(nx, 1) * sizeof(double)));
+  CUDA_OK(cudaMalloc(&dy, std::max<size_t>(ny, 1) * sizeof(double)));
+  CUDA_OK(cudaMalloc(&din, std::max<size_t>(ny, 1) * sizeof(double)));
+  CUDA_OK(cudaMemcpy(dx, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice));
+  const bool host_ok = p < BSRC_CUDA_KERNEL_COUNT; /* the benchmark paths take device arrays only */
+  bool       ok      = true;
+  const auto pairs   = g_quick ? std::vector<ab_pair>(std::begin(quick_pairs), std::end(quick_pairs)) : std::vector<ab_pair>(std::begin(all_pairs), std::end(all_pairs));
+  const double nan   = std::nan("");
+  for (const ab_pair &ab : pairs) {
+    for (int entry = 0; entry < 2 && ok; ++entry) {
+      if (entry == 0 && !host_ok) continue;
+      for (int alias = 0; alias < 2 && ok; ++alias) {
+        std::vector<double> out(ny, nan);
+        bsrc_cuda_status    s;
+        const char         *where = entry == 0 ? (alias ? "host, in==out" : "host") : (alias ? "device, in==out" : "device");
+        if (entry == 0) {
+          std::vector<double> buf = in; /* alias: in is out */
+          if (alias) {
+            if (ab.beta == 0.0) std::fill(buf.begin(), buf.end(), nan); /* beta == 0 must not read in */
+            s   = bsrc_cuda_multadd_host(M, (bsrc_cuda_kernel)p, ab.alpha, x.data(), ab.beta, buf.data(), buf.data());
+            out = buf;
+          } else {
+            s = bsrc_cuda_multadd_host(M, (bsrc_cuda_kernel)p, ab.alpha, x.data(), ab.beta, ab.beta != 0.0 ? in.data() : nullptr, out.data());
+          }
+        } else {
+          CUDA_OK(cudaMemset(dy, 0xff, std::max<size_t>(ny, 1) * sizeof(double))); /* NaN poison */
+          if (alias) {
+            if (ab.beta != 0.0) CUDA_OK(cudaMemcpy(dy, in.data(), ny * sizeof(double), cudaMemcpyHostToDevice));
+            CUDA_OK(cudaDeviceSynchronize()); /* inputs in place before the matrix's stream runs */
+            s = run_device(M, p, ab.alpha, dx, ab.beta, dy, dy);
+          } else {
+            CUDA_OK(cudaMemcpy(din, in.data(), ny * sizeof(double), cudaMemcpyHostToDevice));
+            CUDA_OK(cudaDeviceSynchronize());
+            s = run_device(M, p, ab.alpha, dx, ab.beta, ab.beta != 0.0 ? din : nullptr, dy);
+          }
+          CUDA_OK(cudaMemcpy(out.data(), dy, ny * sizeof(double), cudaMemcpyDeviceToHost));
+        }
+        char buf[1400];
+        if (s != BSRC_CUDA_OK) {
+          snprintf(buf, sizeof(buf), "alpha %g beta %g (%s): status %d: %s", ab.alpha, ab.beta, where, (int)s, bsrc_cuda_last_error(M));
+          why = buf;
+          ok  = false;
+        } else if (!compare(A, ab.alpha, x, ab.beta, in, out, why)) {
+          snprintf(buf, sizeof(buf), "alpha %g beta %g (%s): %s", ab.alpha, ab.beta, where, why.c_str());
+          why = buf;
+          ok  = false;
+        }
+      }
+    }
+    if (!ok) break;
+  }
+  CUDA_OK(cudaFree(dx));
+  CUDA_OK(cudaFree(dy));
+  CUDA_OK(cudaFree(din));
+  return ok;
+}
+
+bool upload(bsrc_cuda_matrix *M, const host_matrix &A, const std::string &name)
+{
+  bsrc_cuda_status s = bsrc_cuda_set_structure(M, A.nbrows, A.nbcols, A.bs, A.rowptr.data(), A.colidx.data());
+  if (s == BSRC_CUDA_OK) s = bsrc_cuda_set_values(M, A.values.data());
+  if (s != BSRC_CUDA_OK) failf(name, "upload: status %d: %s", (int)s, bsrc_cuda_last_error(M));
+  return s == BSRC_CUDA_OK;
+}
+
+/* Every product on matrix A (already uploaded to M); one PASS/FAIL line per product. */
+void check_all_products(bsrc_cuda_matrix *M, const host_matrix &A, const std::string &tag, rng_t &rng)
+{
+  for (int p = 0; p < PRODUCT_COUNT; ++p) {
+    std::string why;
+    const std::string name = tag + "/" + product_name(p);
+    if (check_product(M, A, p, rng, why)) pass(name);
+    else failf(name, "%s", why.c_str());
+  }
+}
+
+std::string case_name(const host_matrix &A)
+{
+  char buf[160];
+  snprintf(buf, sizeof(buf), "%s[bs=%lld,%lldx%lld,%lld blocks]", A.name.c_str(), (long long)A.bs, (long long)A.nbrows, (long long)A.nbcols, (long long)A.nblocks());
+  return buf;
+}
+
+/* ---- groups of tests ---- */
+
+void test_products(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  std::vector<host_matrix> cases;
+  const bsrk_idx           sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16};
+  for (bsrk_idx bs : sizes) {
+    if (g_quick && !(bs == 1 || bs == 3 || bs == 5 || bs == 8 || bs == 11)) continue;
+    cases.push_back(random_matrix("random", 37, 41, bs, 5, 0.2, rng));
+  }
+  const bsrk_idx special[] = {1, 3, 5, 11};
+  for (bsrk_idx bs : special) {
+    if (g_quick && bs != 3 && bs != 11) continue;
+    cases.push_back(heavy_row_matrix("heavy_row", 61, 300, bs, rng));
+    cases.push_back(from_rows("single_block", 4, bs, {{}, {2}, {}}, rng));
+    cases.push_back(from_rows("no_blocks", 5, bs, {{}, {}, {}, {}, {}}, rng));
+  }
+  if (!g_quick) {
+    cases.push_back(random_matrix("random_large", 3000, 2500, 3, 10, 0.05, rng));
+    cases.push_back(random_matrix("random_large", 2000, 2000, 5, 12, 0.05, rng));
+    cases.push_back(stencil_matrix("stencil27", 9, 3, true, rng));
+    cases.push_back(stencil_matrix("stencil7", 10, 4, false, rng));
+  }
+  for (const host_matrix &A : cases) {
+    const std::string name = case_name(A);
+    if (upload(M, A, name)) check_all_products(M, A, name, rng);
+  }
+}
+
+/* Task partitions other than the default: one task (no carries), a few, and one block per task. */
+void test_task_counts(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  const bsrk_idx sizes[] = {3, 11};
+  for (bsrk_idx bs : sizes) {
+    const host_matrix A = heavy_row_matrix("heavy_row", 40, 120, bs, rng);
+    if (!upload(M, A, case_name(A))) continue;
+    const bsrk_idx counts[] = {1, 5, A.nblocks(), 0};
+    for (bsrk_idx nt : counts) {
+      const bsrc_cuda_status s = bsrc_cuda_set_task_count(M, nt);
+      char tag[64];
+      snprintf(tag, sizeof(tag), "/tasks=%lld(got %lld)", (long long)nt, (long long)bsrc_cuda_task_count(M));
+      if (s != BSRC_CUDA_OK) {
+        failf(case_name(A) + tag, "set_task_count: %s", bsrc_cuda_last_error(M));
+        continue;
+      }
+      for (int p = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; p <= BSRC_CUDA_KERNEL_VECTOR_UNROLLED; ++p) {
+        std::string why;
+        const std::string name = case_name(A) + tag + "/" + product_name(p);
+        if (check_product(M, A, p, rng, why)) pass(name);
+        else failf(name, "%s", why.c_str());
+      }
+    }
+  }
+}
+
+/* Thread counts other than the defaults (the team kernel's fallback when bs*bs > threads). */
+void test_thread_counts(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  const bsrk_idx sizes[] = {2, 8, 16};
+  for (bsrk_idx bs : sizes) {
+    const host_matrix A = random_matrix("random", 50, 60, bs, 6, 0.1, rng);
+    if (!upload(M, A, case_name(A))) continue;
+    const int threads[] = {32, 256, 1024};
+    for (int t : threads) {
+      for (int p = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; p <= BSRC_CUDA_KERNEL_WARP_ROW; ++p) {
+        char tag[64];
+        snprintf(tag, sizeof(tag), "/threads=%d/%s", t, product_name(p));
+        const std::string name = case_name(A) + tag;
+        if (bsrc_cuda_set_threads(M, (bsrc_cuda_kernel)p, t) != BSRC_CUDA_OK) {
+          failf(name, "set_threads: %s", bsrc_cuda_last_error(M));
+          continue;
+        }
+        std::string why;
+        if (check_product(M, A, p, rng, why)) pass(name);
+        else failf(name, "%s", why.c_str());
+        (void)bsrc_cuda_set_threads(M, (bsrc_cuda_kernel)p, 0);
+      }
+    }
+  }
+}
+
+/* set_values again (same structure), then set_structure + set_values with another matrix. */
+void test_updates(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  host_matrix A = random_matrix("update", 30, 30, 4, 4, 0.1, rng);
+  if (!upload(M, A, case_name(A))) return;
+  std::string why;
+  /* products that keep derived copies (cuSPARSE row-major / CSR) must see the new values */
+  for (int p = 0; p < PRODUCT_COUNT; ++p) (void)check_product(M, A, p, rng, why);
+  fill_values(A, rng);
+  if (bsrc_cuda_set_values(M, A.values.data()) != BSRC_CUDA_OK) failf("set_values again", "%s", bsrc_cuda_last_error(M));
+  else check_all_products(M, A, "set_values again/" + case_name(A), rng);
+
+  const host_matrix B = random_matrix("update2", 45, 20, 3, 6, 0.2, rng);
+  if (upload(M, B, "set_structure again")) check_all_products(M, B, "set_structure again/" + case_name(B), rng);
+  const int layout = bsrc_cuda_spmv_bsr_layout(M);
+  printf("  cusparse_spmv_bsr layout (bs 3): %d (1 column-major blocks in place, 0 row-major copy, 2 CSR)%s%s\n", layout, layout == 0 ? ": " : "", layout == 0 ? bsrc_cuda_last_error(M) : "");
+}
+
+void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  struct auto_case {
+    host_matrix      A;
+    bsrc_cuda_kernel expect;
+    int              expect_lanes;
+  };
+  std::vector<auto_case> cases;
+  cases.push_back({stencil_matrix("stencil27", 12, 3, true, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 32});
+  cases.push_back({stencil_matrix("stencil7", 12, 1, false, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 4});
+  if (!g_quick) cases.push_back({thesis_structure(rng), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
+  cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
+  for (const auto &c : cases) {
+    const std::string name = "auto/" + case_name(c.A);
+    if (bsrc_cuda_set_structure(M, c.A.nbrows, c.A.nbcols, c.A.bs, c.A.rowptr.data(), c.A.colidx.data()) != BSRC_CUDA_OK) {
+      failf(name, "set_structure: %s", bsrc_cuda_last_error(M));
+      continue;
+    }
+    const bsrc_cuda_kernel k = bsrc_cuda_auto_kernel(M);
+    int threads = 0, grid = 0, per_sm = 0, lanes = 0;
+    (void)bsrc_cuda_launch_info(M, BSRC_CUDA_KERNEL_AUTO, &threads, &grid, &per_sm, &lanes);
+    printf("  auto choice for %s: %s (threads %d, grid %d, %d blocks/SM, lanes %d, %lld tasks)\n", case_name(c.A).c_str(), bsrc_cuda_kernel_names[k], threads, grid, per_sm, lanes, (long long)bsrc_cuda_task_count(M));
+    if (k != c.expect) failf(name, "auto chose %s, expected %s", bsrc_cuda_kernel_names[k], bsrc_cuda_kernel_names[c.expect]);
+    else if (c.expect == BSRC_CUDA_KERNEL_WARP_ROW && lanes != c.expect_lanes) failf(name, "WARP_ROW lanes %d, expected %d", lanes, c.expect_lanes);
+    else pass(name);
+  }
+}
+
+void test_errors(rng_t &rng)
+{
+  bsrc_cuda_matrix *M = nullptr;
+  expect(bsrc_cuda_create(0, nullptr) == BSRC_CUDA_ERR_ARG, "error/create NULL output", "expected ERR_ARG");
+  expect(bsrc_cuda_create(-1, &M) == BSRC_CUDA_ERR_ARG && !M && strlen(bsrc_cuda_last_error(nullptr)) > 0, "error/create device -1", "expected ERR_ARG with a message");
+  printf("  message: %s\n", bsrc_cuda_last_error(nullptr));
+  expect(bsrc_cuda_create(bsrc_cuda_device_count() + 3, &M) == BSRC_CUDA_ERR_ARG, "error/create device out of range", "expected ERR_ARG");
+  expect(bsrc_cuda_set_structure(nullptr, 1, 1, 1, nullptr, nullptr) == BSRC_CUDA_ERR_ARG, "error/set_structure NULL matrix", "expected ERR_ARG");
+  if (bsrc_cuda_create(0, &M) != BSRC_CUDA_OK) {
+    failf("error/create", "%s", bsrc_cuda_last_error(nullptr));
+    return;
+  }
+  const bsrk_idx rp[]  = {0, 1, 2};
+  const bsrk_idx bad[] = {0, 2, 1};
+  const bsrk_idx ci[]  = {0, 1};
+  const bsrk_idx cbad[] = {0, 5};
+  const double   vals[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  double        *dx = nullptr, *dy = nullptr;
+  CUDA_OK(cudaMalloc(&dx, 8 * sizeof(double)));
+  CUDA_OK(cudaMalloc(&dy, 8 * sizeof(double)));
+  CUDA_OK(cudaMemset(dx, 0, 8 * sizeof(double)));
+  CUDA_OK(cudaDeviceSynchronize());
+
+  expect(bsrc_cuda_set_values(M, vals) == BSRC_CUDA_ERR_ARG, "error/set_values before set_structure", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_structure(M, 2, 2, 0, rp, ci) == BSRC_CUDA_ERR_ARG && strstr(bsrc_cuda_last_error(M), "block size"), "error/block size 0", bsrc_cuda_last_error(M));
+  printf("  message: %s\n", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_structure(M, -1, 2, 1, rp, ci) == BSRC_CUDA_ERR_ARG, "error/negative rows", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_structure(M, 2, 2, 1, bad, ci) == BSRC_CUDA_ERR_ARG, "error/rowptr decreasing", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_structure(M, 2, 2, 1, rp, cbad) == BSRC_CUDA_ERR_ARG, "error/colidx out of range", bsrc_cuda_last_error(M));
+  printf("  message: %s\n", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_structure(M, 2, 2, 1, rp, nullptr) == BSRC_CUDA_ERR_ARG, "error/colidx NULL", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_structure(M, 2, 2, 2, rp, ci) == BSRC_CUDA_OK, "error/valid structure after errors", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_multadd_device(M, BSRC_CUDA_KERNEL_AUTO, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_ERR_ARG, "error/product before set_values", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_values(M, nullptr) == BSRC_CUDA_ERR_ARG, "error/set_values NULL", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_values(M, vals) == BSRC_CUDA_OK, "error/set_values", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_multadd_device(M, (bsrc_cuda_kernel)99, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_ERR_ARG, "error/unknown kernel", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_multadd_device(M, BSRC_CUDA_KERNEL_WARP_ROW, 1.0, dx, 1.0, nullptr, dy) == BSRC_CUDA_ERR_ARG, "error/beta != 0 with in NULL", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_multadd_device(M, BSRC_CUDA_KERNEL_WARP_ROW, 1.0, nullptr, 0.0, nullptr, dy) == BSRC_CUDA_ERR_ARG, "error/x NULL", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_WARP_ROW, 1.0, vals, 0.0, nullptr, nullptr) == BSRC_CUDA_ERR_ARG, "error/out NULL (host)", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 33) == BSRC_CUDA_ERR_ARG, "error/threads 33", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_CUSPARSE_BSRMV, 64) == BSRC_CUDA_ERR_ARG, "error/threads for cuSPARSE", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_bench_cusparse_spmv_csr(M, 3, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_ERR_ARG, "error/csr alg 3", bsrc_cuda_last_error(M));
+
+  /* Out of device memory: a petabyte through the matrix's own allocation path. */
+  const size_t           absurd = (size_t)1 << 50;
+  const size_t           before = bsrc_cuda_device_bytes(M);
+  const bsrc_cuda_status s      = bsrc_cuda_debug_try_alloc(M, absurd);
+  printf("  message: %s\n", bsrc_cuda_last_error(M));
+  expect(s == BSRC_CUDA_ERR_MEM && strstr(bsrc_cuda_last_error(M), "out of memory") != nullptr, "error/out of device memory", bsrc_cuda_last_error(M));
+  expect(bsrc_cuda_device_bytes(M) == before, "error/byte count after failed allocation", "device bytes changed");
+  /* the matrix still works afterwards */
+  host_matrix A = random_matrix("after_oom", 6, 6, 2, 2, 0.0, rng);
+  if (upload(M, A, "error/usable after out-of-memory")) {
+    std::string why;
+    if (check_product(M, A, BSRC_CUDA_KERNEL_VECTOR_UNROLLED, rng, why)) pass("error/usable after out-of-memory");
+    else failf("error/usable after out-of-memory", "%s", why.c_str());
+  }
+  CUDA_OK(cudaFree(dx));
+  CUDA_OK(cudaFree(dy));
+  bsrc_cuda_destroy(M);
+  bsrc_cuda_destroy(nullptr);
+  pass("error/destroy NULL");
+}
+
+/* Device memory returns to its baseline after destroy (cudaMemGetInfo; the allocator's granularity
+   is 2 MiB, so a matrix of ~64 MiB makes any leak of its storage visible). */
+void test_leaks(rng_t &rng)
+{
+  const host_matrix A = random_matrix("leak", 4000, 4000, 8, 16, 0.0, rng); /* ~64000 blocks x 512 B */
+  auto cycle = [&](bool &ok) {
+    bsrc_cuda_matrix *M = nullptr;
+    ok                  = bsrc_cuda_create(0, &M) == BSRC_CUDA_OK && upload(M, A, "leak/upload");
+    if (ok) {
+      std::vector<double> x((size_t)A.nbcols * A.bs, 1.0), y((size_t)A.nbrows * A.bs);
+      for (int p = 0; p < BSRC_CUDA_KERNEL_COUNT && ok; ++p) ok = bsrc_cuda_multadd_host(M, (bsrc_cuda_kernel)p, 1.0, x.data(), 0.0, nullptr, y.data()) == BSRC_CUDA_OK;
+      double *dx = nullptr, *dy = nullptr;
+      CUDA_OK(cudaMalloc(&dx, x.size() * sizeof(double)));
+      CUDA_OK(cudaMalloc(&dy, y.size() * sizeof(double)));
+      CUDA_OK(cudaMemset(dx, 0, x.size() * sizeof(double)));
+      CUDA_OK(cudaDeviceSynchronize());
+      ok = ok && bsrc_cuda_bench_cusparse_rowmajor_bsrmv(M, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
+      ok = ok && bsrc_cuda_bench_cusparse_spmv_csr(M, 1, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
+      ok = ok && bsrc_cuda_bench_cusparse_spmv_csr(M, 2, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
+      CUDA_OK(cudaStreamSynchronize((cudaStream_t)bsrc_cuda_stream(M)));
+      printf("  leak cycle: matrix held %.1f MiB of device memory\n", bsrc_cuda_device_bytes(M) / 1048576.0);
+      CUDA_OK(cudaFree(dx));
+      CUDA_OK(cudaFree(dy));
+    }
+    bsrc_cuda_destroy(M);
+  };
+  bool   ok = true;
+  size_t free0 = 0, free1 = 0, total = 0;
+  cycle(ok); /* first cycle: lazy initialisation (cuSPARSE library, module loading) */
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemGetInfo(&free0, &total));
+  for (int i = 0; i < 3 && ok; ++i) cycle(ok);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemGetInfo(&free1, &total));
+  const double delta = ((double)free0 - (double)free1) / 1048576.0;
+  printf("  device memory free before %.1f MiB, after 3 create/destroy cycles %.1f MiB (delta %.1f MiB)\n", free0 / 1048576.0, free1 / 1048576.0, delta);
+  if (!ok) failf("leak/device memory back to baseline", "a cycle failed");
+  else if (delta > 2.0) failf("leak/device memory back to baseline", "%.1f MiB not returned", delta);
+  else pass("leak/device memory back to baseline");
+}
+
+} // namespace
+
+int main()
+{
+  if (bsrc_cuda_device_count() == 0) {
+    printf("SKIPPED: no CUDA device\n");
+    printf("0 passed, 0 failed, 1 skipped\n");
+    return 77;
+  }
+  const char *q = getenv("BSRC_TEST_QUICK");
+  g_quick       = q && *q && strcmp(q, "0") != 0;
+  cudaDeviceProp prop;
+  CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  printf("device 0: %s, %d SMs, bsrk_idx %zu bytes%s\n", prop.name, prop.multiProcessorCount, sizeof(bsrk_idx), g_quick ? ", quick mode" : "");
+
+  rng_t rng(20240611);
+  test_errors(rng);
+  bsrc_cuda_matrix *M = nullptr;
+  if (bsrc_cuda_create(0, &M) != BSRC_CUDA_OK) {
+    failf("create", "%s", bsrc_cuda_last_error(nullptr));
+  } else {
+    test_products(M, rng);
+    test_task_counts(M, rng);
+    test_thread_counts(M, rng);
+    test_updates(M, rng);
+    test_auto_choice(M, rng);
+    bsrc_cuda_destroy(M);
+  }
+  if (!g_quick) test_leaks(rng);
+  printf("%d passed, %d failed, %d skipped\n", g_passed, g_failed, g_skipped);
+  return g_failed == 0 ? 0 : 1;
+}

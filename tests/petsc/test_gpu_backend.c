@@ -1,0 +1,197 @@
+static const char help[] = "The GPU backends of bsrcustom against its CPU backend (and MATBAIJ), through PETSc:\n"
+                           "every CUDA kernel and both cuSPARSE routines, block sizes 1-8, 11, 16, empty block rows, one long\n"
+                           "block row, a single-block matrix, MatMult and MatMultAdd (in place and not), values changed and\n"
+                           "reassembled, structure changed and reassembled, uploads only when something changed.\n"
+                           "Exits with 77 (CTest: skipped) where this build or machine has no GPU.\n";
+
+#include "testutils.h"
+
+static PetscInt failures = 0, checks = 0;
+
+static PetscErrorCode Uploads(PetscLogDouble *count)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventGetId("BSRCustomUpload", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+  *count = info.count;
+  PetscFunctionReturn(0);
+}
+
+/* ours (GPU) against Ref: y = Ax, z = Ax + w, w = Ax + w */
+static PetscErrorCode Compare(Mat A, Mat Ref, const char *what)
+{
+  Vec         x, y, yr, w, wr, z, zr;
+  PetscReal   rel;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(MatCreateVecs(Ref, &x, &yr));
+  PetscCall(VecDuplicate(yr, &y));
+  PetscCall(VecDuplicate(yr, &w));
+  PetscCall(VecDuplicate(yr, &wr));
+  PetscCall(VecDuplicate(yr, &z));
+  PetscCall(VecDuplicate(yr, &zr));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSetRandom(w, rnd));
+  PetscCall(VecCopy(w, wr));
+  PetscCall(VecSet(y, PETSC_MAX_REAL));
+  PetscCall(MatMult(Ref, x, yr));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(TestRelDiff(y, yr, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMult differs by %g", what, (double)rel);
+  PetscCall(MatMultAdd(Ref, x, w, zr));
+  PetscCall(MatMultAdd(A, x, w, z));
+  PetscCall(TestRelDiff(z, zr, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd differs by %g", what, (double)rel);
+  PetscCall(MatMultAdd(Ref, x, wr, wr));
+  PetscCall(MatMultAdd(A, x, w, w));
+  PetscCall(TestRelDiff(w, wr, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd in place differs by %g", what, (double)rel);
+  checks++;
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&wr));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&zr));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  const PetscInt bss[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16};
+  PetscMPIInt    size;
+  PetscBool      missing;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(MatBSRCustomRegisterAll());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_bsrcustom_backend", "cuda")); /* what this test is about */
+  PetscCall(TestGPUMissing(&missing));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_bsrcustom_backend"));
+  if (missing) {
+    PetscCall(PetscFinalize());
+    return TEST_SKIP_CODE;
+  }
+
+  /* every kernel and backend, every block size, three shapes */
+  for (size_t ib = 0; ib < PETSC_STATIC_ARRAY_LENGTH(bss); ib++) {
+    for (int shape = 0; shape < 3; shape++) {
+      const PetscInt bs = bss[ib];
+      Mat            A, Ref;
+      PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &Ref));
+      PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &A));
+      for (int k = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO; k <= MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW + 2; k++) {
+        char what[128];
+        if (k <= MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW) {
+          PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+          PetscCall(MatBSRCustomSetCUDAKernel(A, (MatBSRCustomCUDAKernel)k));
+          PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d kernel %s", bs, shape, MatBSRCustomCUDAKernels[k]));
+        } else {
+          MatBSRCustomCUSPARSEAlg alg = (MatBSRCustomCUSPARSEAlg)(k - MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW - 1);
+          PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUSPARSE));
+          PetscCall(MatBSRCustomSetCUSPARSEAlg(A, alg));
+          PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d cusparse %s", bs, shape, MatBSRCustomCUSPARSEAlgs[alg]));
+        }
+        PetscCall(Compare(A, Ref, what));
+      }
+      PetscCall(MatDestroy(&A));
+      PetscCall(MatDestroy(&Ref));
+    }
+  }
+
+  /* a single block; then value and structure changes with upload accounting */
+  {
+    Mat            A, Ref;
+    PetscLogDouble u0, u1, u2, u3;
+    PetscInt       rs, row, col;
+    PetscScalar    v[9];
+    MatBSRCustomCUDAKernel used;
+
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 3, 1, size, 1, PETSC_FALSE, PETSC_FALSE, 3u, &Ref));
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 3, 1, size, 1, PETSC_FALSE, PETSC_FALSE, 3u, &A));
+    PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+    PetscCall(Compare(A, Ref, "a single block per rank"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Ref));
+
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 3, 40, 40 * size, 5, PETSC_TRUE, PETSC_FALSE, 5u, &Ref));
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 3, 40, 40 * size, 5, PETSC_TRUE, PETSC_FALSE, 5u, &A));
+    PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+    PetscCall(Compare(A, Ref, "before changes"));
+    PetscCall(MatBSRCustomGetCUDAKernel(A, NULL, &used));
+    TEST_CHECK(PETSC_COMM_WORLD, used != MAT_BSRCUSTOM_CUDA_KERNEL_AUTO, failures, "auto did not resolve to a kernel");
+    PetscCall(Uploads(&u0));
+    PetscCall(Compare(A, Ref, "unchanged"));
+    PetscCall(Uploads(&u1));
+    TEST_CHECK(PETSC_COMM_WORLD, u1 == u0, failures, "products of an unchanged matrix uploaded it again (%g -> %g)", u0, u1);
+    /* values only */
+    PetscCall(MatScale(A, -0.5));
+    PetscCall(MatScale(Ref, -0.5));
+    PetscCall(Compare(A, Ref, "after MatScale"));
+    PetscCall(MatGetOwnershipRange(A, &rs, NULL));
+    row = rs / 3;
+    {
+      PetscInt           nc;
+      const PetscInt    *cols;
+      const PetscScalar *vals;
+      PetscCall(MatGetRow(Ref, row * 3, &nc, &cols, &vals));
+      col = cols[0] / 3;
+      PetscCall(MatRestoreRow(Ref, row * 3, &nc, &cols, &vals));
+    }
+    for (int k = 0; k < 9; k++) v[k] = 1.0 + k;
+    PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
+    PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(Uploads(&u2));
+    PetscCall(Compare(A, Ref, "after a value-only reassembly"));
+    /* structure: a block in an empty block row (every third one is empty) */
+    row = rs / 3 + 2 - (rs / 3) % 3;
+    col = row;
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
+    PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+    PetscCall(Compare(A, Ref, "after a structural reassembly"));
+    PetscCall(Uploads(&u3));
+    TEST_CHECK(PETSC_COMM_WORLD, u3 > u2, failures, "a structural change was not uploaded (%g -> %g)", u2, u3);
+    /* MatDuplicate and MatCopy carry the backend and their own device copies */
+    {
+      Mat B;
+      PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+      PetscCall(Compare(B, Ref, "MatDuplicate of a GPU matrix"));
+      PetscCall(MatScale(B, 2.0));
+      PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+      PetscCall(Compare(B, Ref, "MatCopy into a GPU matrix"));
+      PetscCall(MatDestroy(&B));
+    }
+    {
+      PetscViewer viewer;
+      PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_WORLD, &viewer));
+      PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+      PetscCall(MatView(A, viewer));
+      PetscCall(PetscViewerPopFormat(viewer));
+    }
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Ref));
+  }
+
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "gpu backend: %" PetscInt_FMT " configurations, %" PetscInt_FMT " failures\n", checks, failures));
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+}
