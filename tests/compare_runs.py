@@ -19,8 +19,9 @@ INT = re.compile(r"^[-+]?\d+$")
 
 
 def run(cmd, timeout):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
-    return p.returncode, p.stdout
+    # stdout only is compared: MPI runtimes and drivers write warnings of their own to stderr
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
 
 
 def gpu_visible():
@@ -69,9 +70,12 @@ def main():
     outs, raw = [], []
     for label, opts in (("reference", a.ref), ("bsrcustom", a.ours)):
         full = cmd + shlex.split(opts)
-        rc, out = run(full, a.timeout)
+        rc, out, err = run(full, a.timeout)
         print(f"--- {label}: {' '.join(full)} (exit {rc})")
         print(out.rstrip())
+        if err.strip():
+            print(f"--- {label}, stderr:")
+            print(err.rstrip())
         if rc != 0:
             print(f"FAIL: the {label} run exited with {rc}")
             return 1
