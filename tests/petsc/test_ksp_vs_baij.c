@@ -53,7 +53,7 @@ static PetscErrorCode Assemble(MatType type, PetscInt n, PetscInt bs, Mat *A)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Solve(Mat A, KSPType ksptype, PCType pctype, Vec b, Vec x, PetscInt *its, PetscReal *rnorm)
+static PetscErrorCode Solve(Mat A, KSPType ksptype, PCType pctype, MatSolverType solver, Vec b, Vec x, PetscInt *its, PetscReal *rnorm)
 {
   KSP                ksp;
   PC                 pc;
@@ -65,6 +65,7 @@ static PetscErrorCode Solve(Mat A, KSPType ksptype, PCType pctype, Vec b, Vec x,
   PetscCall(KSPSetType(ksp, ksptype));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, pctype));
+  if (solver) PetscCall(PCFactorSetMatSolverType(pc, solver));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 500));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(VecZeroEntries(x));
@@ -84,19 +85,21 @@ int main(int argc, char **argv)
   Vec         b, x, xr;
   PetscRandom rnd;
   const struct {
-    KSPType ksp;
-    PCType  pc;
+    KSPType       ksp;
+    PCType        pc;
+    MatSolverType solver;
   } cases[] = {
-    {KSPCG,    PCJACOBI  },
-    {KSPCG,    PCPBJACOBI},
-    {KSPCG,    PCBJACOBI }, /* ILU(0)/ICC on each rank's block */
-    {KSPCG,    PCNONE    },
-    {KSPGMRES, PCBJACOBI },
-    {KSPGMRES, PCJACOBI  },
-    {KSPGMRES, PCPBJACOBI},
-    {KSPGMRES, PCILU     }, /* one rank only */
-    {KSPGMRES, PCSOR     },
-    {KSPBCGS,  PCASM     },
+    {KSPCG,      PCJACOBI,   NULL          },
+    {KSPCG,      PCPBJACOBI, NULL          },
+    {KSPCG,      PCBJACOBI,  NULL          }, /* ILU(0)/ICC on each rank's block */
+    {KSPCG,      PCNONE,     NULL          },
+    {KSPGMRES,   PCBJACOBI,  NULL          },
+    {KSPGMRES,   PCJACOBI,   NULL          },
+    {KSPGMRES,   PCPBJACOBI, NULL          },
+    {KSPGMRES,   PCILU,      NULL          }, /* one rank only */
+    {KSPGMRES,   PCSOR,      NULL          },
+    {KSPBCGS,    PCASM,      NULL          },
+    {KSPPREONLY, PCLU,       MATSOLVERMUMPS}, /* where PETSc has MUMPS */
   };
   PetscMPIInt size;
 
@@ -124,10 +127,16 @@ int main(int argc, char **argv)
     PetscInt  its, itsr;
     PetscReal rn, rnr, rel;
     if (size > 1 && !strcmp(cases[c].pc, PCILU)) continue;
-    PetscCall(Solve(Ref, cases[c].ksp, cases[c].pc, b, xr, &itsr, &rnr));
-    PetscCall(Solve(A, cases[c].ksp, cases[c].pc, b, x, &its, &rn));
+    if (cases[c].solver) {
+      PetscBool         found, foundm;
+      MatSolverFunction f = NULL;
+      PetscCall(MatSolverTypeGet(cases[c].solver, size > 1 ? MATMPIBAIJ : MATSEQBAIJ, MAT_FACTOR_LU, &found, &foundm, &f));
+      if (!f) continue;
+    }
+    PetscCall(Solve(Ref, cases[c].ksp, cases[c].pc, cases[c].solver, b, xr, &itsr, &rnr));
+    PetscCall(Solve(A, cases[c].ksp, cases[c].pc, cases[c].solver, b, x, &its, &rn));
     PetscCall(TestRelDiff(x, xr, &rel));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-6s %-9s iterations %4" PetscInt_FMT " (baij %4" PetscInt_FMT ")  residual %.6e (baij %.6e)  solution difference %.1e\n", cases[c].ksp, cases[c].pc, its, itsr, (double)rn, (double)rnr, (double)rel));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-7s %-9s %-6s iterations %4" PetscInt_FMT " (baij %4" PetscInt_FMT ")  residual %.6e (baij %.6e)  solution difference %.1e\n", cases[c].ksp, cases[c].pc, cases[c].solver ? cases[c].solver : "", its, itsr, (double)rn, (double)rnr, (double)rel));
     TEST_CHECK(PETSC_COMM_WORLD, its == itsr, failures, "%s/%s: %" PetscInt_FMT " iterations, BAIJ %" PetscInt_FMT, cases[c].ksp, cases[c].pc, its, itsr);
     TEST_CHECK(PETSC_COMM_WORLD, PetscAbsReal(rn - rnr) <= 1e-6 * rnr, failures, "%s/%s: residual %g, BAIJ %g", cases[c].ksp, cases[c].pc, (double)rn, (double)rnr);
     TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-8, failures, "%s/%s: solutions differ by %g", cases[c].ksp, cases[c].pc, (double)rel);

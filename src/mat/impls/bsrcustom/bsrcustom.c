@@ -42,7 +42,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void)
   PetscCall(MatRegister(MATSEQBSRCUSTOM, MatCreate_SeqBSRCustom));
   PetscCall(MatRegister(MATMPIBSRCUSTOM, MatCreate_MPIBSRCustom));
   PetscCall(MatRegisterRootName(MATBSRCUSTOM, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM));
-  PetscCall(MatSeqBSRCustomRegisterFactors());
+  PetscCall(MatBSRCustomRegisterFactors_Private());
   PetscCall(PetscRegisterFinalize(MatBSRCustomFinalizePackage));
   PetscFunctionReturn(0);
 }

@@ -30,6 +30,9 @@ PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRC
 /* GPU backends: whether this build has CUDA and a GPU is visible; errors say which is missing */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *);
 
+/* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);
+
 /* log events and registration */
 PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload;
 PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);

@@ -549,21 +549,3 @@ PETSC_INTERN PetscErrorCode MatCreate_SeqBSRCustom(Mat A)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatConvert_seqdense_seqbsrcustom_C", MatConvert_Any_SeqBSRCustom));
   PetscFunctionReturn(0);
 }
-
-/* Factorizations: PETSc looks them up by exact type name, so register SeqBAIJ's under ours. */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomRegisterFactors(void)
-{
-  const MatFactorType ftypes[] = {MAT_FACTOR_LU, MAT_FACTOR_ILU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ICC};
-  const MatSolverType solvers[] = {MATSOLVERPETSC, MATSOLVERMUMPS, MATSOLVERSUPERLU, MATSOLVERUMFPACK, MATSOLVERCHOLMOD, MATSOLVERKLU};
-
-  PetscFunctionBegin;
-  for (size_t s = 0; s < PETSC_STATIC_ARRAY_LENGTH(solvers); s++) {
-    for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftypes); f++) {
-      PetscBool         foundsolver = PETSC_FALSE, foundmtype = PETSC_FALSE;
-      MatSolverFunction create = NULL;
-      PetscCall(MatSolverTypeGet(solvers[s], MATSEQBAIJ, ftypes[f], &foundsolver, &foundmtype, &create));
-      if (create) PetscCall(MatSolverTypeRegister(solvers[s], MATSEQBSRCUSTOM, ftypes[f], create));
-    }
-  }
-  PetscFunctionReturn(0);
-}

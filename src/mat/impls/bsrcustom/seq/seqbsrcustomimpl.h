@@ -46,7 +46,6 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatCreate_SeqBSRCustom(Mat);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomRegisterFactors(void);
 
 /* GPU backends (seqbsrcustomcuda.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat, const bsrk_matrix *, PetscScalar, Vec, PetscScalar, Vec, Vec);
