@@ -21,66 +21,19 @@ static PetscErrorCode Uploads(PetscLogDouble *count)
 }
 
 /* ours (GPU) against Ref: y = Ax, z = Ax + w, w = Ax + w */
-static PetscErrorCode Compare(Mat A, Mat Ref, const char *what)
-{
-  Vec         x, y, yr, w, wr, z, zr;
-  PetscReal   rel;
-  PetscRandom rnd;
-
-  PetscFunctionBegin;
-  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
-  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
-  PetscCall(MatCreateVecs(Ref, &x, &yr));
-  PetscCall(VecDuplicate(yr, &y));
-  PetscCall(VecDuplicate(yr, &w));
-  PetscCall(VecDuplicate(yr, &wr));
-  PetscCall(VecDuplicate(yr, &z));
-  PetscCall(VecDuplicate(yr, &zr));
-  PetscCall(VecSetRandom(x, rnd));
-  PetscCall(VecSetRandom(w, rnd));
-  PetscCall(VecCopy(w, wr));
-  PetscCall(VecSet(y, PETSC_MAX_REAL));
-  PetscCall(MatMult(Ref, x, yr));
-  PetscCall(MatMult(A, x, y));
-  PetscCall(TestRelDiff(y, yr, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMult differs by %g", what, (double)rel);
-  PetscCall(MatMultAdd(Ref, x, w, zr));
-  PetscCall(MatMultAdd(A, x, w, z));
-  PetscCall(TestRelDiff(z, zr, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd differs by %g", what, (double)rel);
-  PetscCall(MatMultAdd(Ref, x, wr, wr));
-  PetscCall(MatMultAdd(A, x, w, w));
-  PetscCall(TestRelDiff(w, wr, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd in place differs by %g", what, (double)rel);
-  checks++;
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&yr));
-  PetscCall(VecDestroy(&w));
-  PetscCall(VecDestroy(&wr));
-  PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&zr));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscFunctionReturn(0);
-}
 
 int main(int argc, char **argv)
 {
   const PetscInt bss[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16};
   PetscMPIInt    size;
-  PetscBool      missing;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscLogDefaultBegin());
   PetscCall(MatBSRCustomRegisterAll());
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsSetValue(NULL, "-mat_bsrcustom_backend", "cuda")); /* what this test is about */
-  PetscCall(TestGPUMissing(&missing));
+  TEST_RETURN_IF_GPU_MISSING();
   PetscCall(PetscOptionsClearValue(NULL, "-mat_bsrcustom_backend"));
-  if (missing) {
-    PetscCall(PetscFinalize());
-    return TEST_SKIP_CODE;
-  }
 
   /* every kernel and backend, every block size, three shapes */
   for (size_t ib = 0; ib < PETSC_STATIC_ARRAY_LENGTH(bss); ib++) {
@@ -101,7 +54,8 @@ int main(int argc, char **argv)
           PetscCall(MatBSRCustomSetCUSPARSEAlg(A, alg));
           PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d cusparse %s", bs, shape, MatBSRCustomCUSPARSEAlgs[alg]));
         }
-        PetscCall(Compare(A, Ref, what));
+        PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, what));
+        checks++;
       }
       PetscCall(MatDestroy(&A));
       PetscCall(MatDestroy(&Ref));
@@ -119,24 +73,24 @@ int main(int argc, char **argv)
     PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 3, 1, size, 1, PETSC_FALSE, PETSC_FALSE, 3u, &Ref));
     PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 3, 1, size, 1, PETSC_FALSE, PETSC_FALSE, 3u, &A));
     PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
-    PetscCall(Compare(A, Ref, "a single block per rank"));
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "a single block per rank"));
     PetscCall(MatDestroy(&A));
     PetscCall(MatDestroy(&Ref));
 
     PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 3, 40, 40 * size, 5, PETSC_TRUE, PETSC_FALSE, 5u, &Ref));
     PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 3, 40, 40 * size, 5, PETSC_TRUE, PETSC_FALSE, 5u, &A));
     PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
-    PetscCall(Compare(A, Ref, "before changes"));
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "before changes"));
     PetscCall(MatBSRCustomGetCUDAKernel(A, NULL, &used));
     TEST_CHECK(PETSC_COMM_WORLD, used != MAT_BSRCUSTOM_CUDA_KERNEL_AUTO, failures, "auto did not resolve to a kernel");
     PetscCall(Uploads(&u0));
-    PetscCall(Compare(A, Ref, "unchanged"));
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "unchanged"));
     PetscCall(Uploads(&u1));
     TEST_CHECK(PETSC_COMM_WORLD, u1 == u0, failures, "products of an unchanged matrix uploaded it again (%g -> %g)", u0, u1);
     /* values only */
     PetscCall(MatScale(A, -0.5));
     PetscCall(MatScale(Ref, -0.5));
-    PetscCall(Compare(A, Ref, "after MatScale"));
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after MatScale"));
     PetscCall(MatGetOwnershipRange(A, &rs, NULL));
     row = rs / 3;
     {
@@ -155,7 +109,7 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
     PetscCall(Uploads(&u2));
-    PetscCall(Compare(A, Ref, "after a value-only reassembly"));
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after a value-only reassembly"));
     /* structure: a block in an empty block row (every third one is empty) */
     row = rs / 3 + 2 - (rs / 3) % 3;
     col = row;
@@ -167,17 +121,17 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
-    PetscCall(Compare(A, Ref, "after a structural reassembly"));
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after a structural reassembly"));
     PetscCall(Uploads(&u3));
     TEST_CHECK(PETSC_COMM_WORLD, u3 > u2, failures, "a structural change was not uploaded (%g -> %g)", u2, u3);
     /* MatDuplicate and MatCopy carry the backend and their own device copies */
     {
       Mat B;
       PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-      PetscCall(Compare(B, Ref, "MatDuplicate of a GPU matrix"));
+      PetscCall(TestCompareProducts(B, Ref, 1e-13, &failures, "MatDuplicate of a GPU matrix"));
       PetscCall(MatScale(B, 2.0));
       PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-      PetscCall(Compare(B, Ref, "MatCopy into a GPU matrix"));
+      PetscCall(TestCompareProducts(B, Ref, 1e-13, &failures, "MatCopy into a GPU matrix"));
       PetscCall(MatDestroy(&B));
     }
     {

@@ -105,14 +105,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
-  {
-    PetscBool missing; /* run with -mat_bsrcustom_backend cuda on GPU machines */
-    PetscCall(TestGPUMissing(&missing));
-    if (missing) {
-      PetscCall(PetscFinalize());
-      return TEST_SKIP_CODE;
-    }
-  }
+  TEST_RETURN_IF_GPU_MISSING(); /* where run with -mat_bsrcustom_backend cuda */
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bs", &bs, NULL));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));

@@ -16,76 +16,23 @@ static PetscErrorCode PartitionBuilds(PetscLogDouble *count)
   PetscFunctionReturn(0);
 }
 
-/* y = A x, z = A x + y (separate and in place), for ours against the reference type. */
-static PetscErrorCode CompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *failures, const char *what)
-{
-  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
-  Vec         x, y, yr, z, zr, w, wr;
-  PetscReal   rel;
-  PetscRandom rnd;
-
-  PetscFunctionBegin;
-  PetscCall(PetscRandomCreate(comm, &rnd));
-  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
-  PetscCall(MatCreateVecs(Ref, &x, &yr));
-  PetscCall(VecSetRandom(x, rnd));
-  PetscCall(VecDuplicate(yr, &y));
-  PetscCall(VecDuplicate(yr, &z));
-  PetscCall(VecDuplicate(yr, &zr));
-  PetscCall(VecDuplicate(yr, &w));
-  PetscCall(VecDuplicate(yr, &wr));
-  /* garbage in y: MatMult must overwrite it without reading it */
-  PetscCall(VecSet(y, PETSC_MAX_REAL));
-  PetscCall(MatMult(Ref, x, yr));
-  PetscCall(MatMult(A, x, y));
-  PetscCall(TestRelDiff(y, yr, &rel));
-  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMult differs from the reference by %g", what, (double)rel);
-  /* MatMultAdd with z != y */
-  PetscCall(VecSetRandom(w, rnd));
-  PetscCall(MatMultAdd(Ref, x, w, zr));
-  PetscCall(MatMultAdd(A, x, w, z));
-  PetscCall(TestRelDiff(z, zr, &rel));
-  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z != y) differs by %g", what, (double)rel);
-  /* MatMultAdd in place (z == y) */
-  PetscCall(VecCopy(w, wr));
-  PetscCall(MatMultAdd(Ref, x, wr, wr));
-  PetscCall(MatMultAdd(A, x, w, w));
-  PetscCall(TestRelDiff(w, wr, &rel));
-  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z == y) differs by %g", what, (double)rel);
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&yr));
-  PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&zr));
-  PetscCall(VecDestroy(&w));
-  PetscCall(VecDestroy(&wr));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscFunctionReturn(0);
-}
-
 int main(int argc, char **argv)
 {
   const PetscInt bss[]     = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16};
   const PetscInt threads[] = {1, 2, 3, 4};
   const PetscInt chunks[]  = {1, 8, 2048};
-  PetscInt       failures = 0, nchecks = 0, nbrows = 37, per_row = 5;
+  PetscInt       failures = 0, nchecks = 0, nbrows = 37, per_row = 5, max_threads = 4;
   PetscReal      tol      = 1e-13;
   MPI_Comm       comm;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscLogDefaultBegin());
   PetscCall(MatBSRCustomRegisterAll());
-  {
-    PetscBool missing; /* run with -mat_bsrcustom_backend cuda on GPU machines */
-    PetscCall(TestGPUMissing(&missing));
-    if (missing) {
-      PetscCall(PetscFinalize());
-      return TEST_SKIP_CODE;
-    }
-  }
+  TEST_RETURN_IF_GPU_MISSING(); /* where run with -mat_bsrcustom_backend cuda */
   comm = PETSC_COMM_WORLD;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nbrows", &nbrows, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-per_row", &per_row, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-max_threads", &max_threads, NULL)); /* oversubscribed runs */
 
   for (size_t ib = 0; ib < PETSC_STATIC_ARRAY_LENGTH(bss); ib++) {
     for (int shape = 0; shape < 3; shape++) {
@@ -97,13 +44,14 @@ int main(int argc, char **argv)
       PetscCall(TestRandomBlockMatrix(comm, MATBAIJ, bs, nbrows, nbrows + 5, per_row, empty, longrow, 17u + (unsigned)bs, &Ref));
       PetscCall(TestRandomBlockMatrix(comm, MATBSRCUSTOM, bs, nbrows, nbrows + 5, per_row, empty, longrow, 17u + (unsigned)bs, &A));
       for (size_t it = 0; it < PETSC_STATIC_ARRAY_LENGTH(threads); it++) {
+        if (threads[it] > max_threads) continue;
         for (size_t ic = 0; ic < PETSC_STATIC_ARRAY_LENGTH(chunks); ic++) {
           for (int mode = 0; mode < 2; mode++) {
             PetscCall(MatBSRCustomSetNumThreads(A, threads[it]));
             PetscCall(MatBSRCustomSetChunksPerThread(A, chunks[ic]));
             PetscCall(MatBSRCustomSetSharedRows(A, (MatBSRCustomSharedRows)mode));
             PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d threads %" PetscInt_FMT " chunks %" PetscInt_FMT " %s", bs, shape, threads[it], chunks[ic], MatBSRCustomSharedRowsTypes[mode]));
-            PetscCall(CompareProducts(A, Ref, tol, &failures, what));
+            PetscCall(TestCompareProducts(A, Ref, tol, &failures, what));
             nchecks++;
           }
         }
@@ -122,7 +70,7 @@ int main(int argc, char **argv)
 
     PetscCall(TestRandomBlockMatrix(comm, MATBAIJ, bs, nbrows, nbrows, per_row, PETSC_TRUE, PETSC_FALSE, 5u, &Ref));
     PetscCall(TestRandomBlockMatrix(comm, MATBSRCUSTOM, bs, nbrows, nbrows, per_row, PETSC_TRUE, PETSC_FALSE, 5u, &A));
-    PetscCall(CompareProducts(A, Ref, tol, &failures, "before reassembly"));
+    PetscCall(TestCompareProducts(A, Ref, tol, &failures, "before reassembly"));
     PetscCall(PartitionBuilds(&before));
     PetscCall(MatScale(Ref, 2.0));
     PetscCall(MatScale(A, 2.0));
@@ -149,7 +97,7 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(CompareProducts(A, Ref, tol, &failures, "after value-only reassembly"));
+    PetscCall(TestCompareProducts(A, Ref, tol, &failures, "after value-only reassembly"));
     PetscCall(PartitionBuilds(&after));
     TEST_CHECK(comm, after == before, failures, "value-only reassembly rebuilt the partition (%g -> %g builds)", before, after);
     nchecks++;
@@ -177,7 +125,7 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
     PetscCall(PartitionBuilds(&before));
     TEST_CHECK(comm, before > after, failures, "structural reassembly did not rebuild the partition (%g builds)", before);
-    PetscCall(CompareProducts(A, Ref, tol, &failures, "after structural reassembly"));
+    PetscCall(TestCompareProducts(A, Ref, tol, &failures, "after structural reassembly"));
     nchecks++;
     PetscCall(MatDestroy(&A));
     PetscCall(MatDestroy(&Ref));

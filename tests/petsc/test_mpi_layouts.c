@@ -78,43 +78,6 @@ static PetscErrorCode Build(MatType type, Layout layout, PetscInt bs, Mat *A)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Compare(Mat A, Mat Ref, const char *what)
-{
-  Vec         x, y, yr, w, z, zr;
-  PetscReal   rel;
-  PetscRandom rnd;
-
-  PetscFunctionBegin;
-  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
-  PetscCall(MatCreateVecs(Ref, &x, &yr));
-  PetscCall(VecDuplicate(yr, &y));
-  PetscCall(VecDuplicate(yr, &w));
-  PetscCall(VecDuplicate(yr, &z));
-  PetscCall(VecDuplicate(yr, &zr));
-  PetscCall(VecSetRandom(x, rnd));
-  PetscCall(VecSetRandom(w, rnd));
-  PetscCall(MatMult(Ref, x, yr));
-  PetscCall(MatMult(A, x, y));
-  PetscCall(TestRelDiff(y, yr, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMult differs from the reference by %g", what, (double)rel);
-  PetscCall(MatMultAdd(Ref, x, w, zr));
-  PetscCall(MatMultAdd(A, x, w, z));
-  PetscCall(TestRelDiff(z, zr, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd differs from the reference by %g", what, (double)rel);
-  PetscCall(MatMultAdd(Ref, x, w, w));
-  PetscCall(MatMultAdd(A, x, z, z)); /* z held w + Ax: compare w + 2Ax both ways */
-  PetscCall(MatMultAdd(Ref, x, zr, zr));
-  PetscCall(TestRelDiff(z, zr, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd in place differs by %g", what, (double)rel);
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&yr));
-  PetscCall(VecDestroy(&w));
-  PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&zr));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscFunctionReturn(0);
-}
 
 int main(int argc, char **argv)
 {
@@ -122,14 +85,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
-  {
-    PetscBool missing; /* run with -mat_bsrcustom_backend cuda on GPU machines */
-    PetscCall(TestGPUMissing(&missing));
-    if (missing) {
-      PetscCall(PetscFinalize());
-      return TEST_SKIP_CODE;
-    }
-  }
+  TEST_RETURN_IF_GPU_MISSING(); /* where run with -mat_bsrcustom_backend cuda */
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
 
@@ -143,8 +99,8 @@ int main(int argc, char **argv)
       PetscCall(Build(MATBSRCUSTOM, (Layout)l, bs, &A));
       PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT ", %s", bs, LayoutNames[l]));
       if (getenv("BSRC_TEST_TRACE")) fprintf(stderr, "[%d] case %s\n", rank, what);
-      PetscCall(Compare(A, Ref, what));
-      PetscCall(Compare(A, Aij, what));
+      PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, what));
+      PetscCall(TestCompareProducts(A, Aij, 1e-13, &failures, what));
       if (size > 1) {
         PetscInt m;
         PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, &nghost, NULL, NULL, NULL));
@@ -213,7 +169,7 @@ int main(int argc, char **argv)
         if (getenv("BSRC_TEST_TRACE")) fprintf(stderr, "[%d] case %s\n", rank, what);
         /* against MPIAIJ only: PETSc 3.18's MPIBAIJ puts a new off-process block column (bs > 1) into
            ghost column 0 after assembly (see mpibsrcustom.c), so it is no reference here */
-        PetscCall(Compare(A, Aij, what));
+        PetscCall(TestCompareProducts(A, Aij, 1e-13, &failures, what));
         PetscCall(PetscFree(ranges));
       }
       PetscCall(MatDestroy(&A));

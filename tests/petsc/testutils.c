@@ -108,3 +108,50 @@ PetscErrorCode TestGPUMissing(PetscBool *missing)
   if (*missing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SKIPPED: -mat_bsrcustom_backend %s needs %s\n", backend, MatBSRCustomHasCUDA() ? "a visible CUDA device" : "a build with CUDA"));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *failures, const char *what)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)A);
+  Vec         x, y, yr, z, zr, w, wr;
+  PetscReal   rel;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(comm, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(MatCreateVecs(Ref, &x, &yr));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecDuplicate(yr, &y));
+  PetscCall(VecDuplicate(yr, &z));
+  PetscCall(VecDuplicate(yr, &zr));
+  PetscCall(VecDuplicate(yr, &w));
+  PetscCall(VecDuplicate(yr, &wr));
+  /* garbage in y: MatMult must overwrite it without reading it */
+  PetscCall(VecSet(y, PETSC_MAX_REAL));
+  PetscCall(MatMult(Ref, x, yr));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(TestRelDiff(y, yr, &rel));
+  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMult differs from the reference by %g", what, (double)rel);
+  /* MatMultAdd with z != y */
+  PetscCall(VecSetRandom(w, rnd));
+  PetscCall(MatMultAdd(Ref, x, w, zr));
+  PetscCall(MatMultAdd(A, x, w, z));
+  PetscCall(TestRelDiff(z, zr, &rel));
+  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z != y) differs by %g", what, (double)rel);
+  /* MatMultAdd in place (z == y) */
+  PetscCall(VecCopy(w, wr));
+  PetscCall(MatMultAdd(Ref, x, wr, wr));
+  PetscCall(MatMultAdd(A, x, w, w));
+  PetscCall(TestRelDiff(w, wr, &rel));
+  TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z == y) differs by %g", what, (double)rel);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&zr));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&wr));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+

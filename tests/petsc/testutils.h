@@ -15,6 +15,20 @@ PetscErrorCode TestRandomBlockMatrix(MPI_Comm comm, MatType type, PetscInt bs, P
    CTest reports as skipped (SKIP_RETURN_CODE). */
 PetscErrorCode TestGPUMissing(PetscBool *missing);
 #define TEST_SKIP_CODE 77
+/* in main(): leaves with TEST_SKIP_CODE when the options ask for a GPU this build or machine lacks */
+#define TEST_RETURN_IF_GPU_MISSING() \
+  do { \
+    PetscBool missing_; \
+    PetscCall(TestGPUMissing(&missing_)); \
+    if (missing_) { \
+      PetscCall(PetscFinalize()); \
+      return TEST_SKIP_CODE; \
+    } \
+  } while (0)
+
+/* y = A x (y filled with garbage first: it must not be read), z = A x + w, w = A x + w in place,
+   each against Ref to the relative tolerance tol; failures are counted and printed. */
+PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *failures, const char *what);
 
 /* ||a - b||_inf / max(||b||_inf, tiny) */
 PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel);

@@ -40,6 +40,11 @@ PETSC_INTERN PetscInt       MatBSRCustomDefaultThreads(void);
 
 /* A DMDA gives non-"baij" types a coloring of scalar columns; BAIJ's FD coloring wants block columns. */
 PETSC_INTERN PetscErrorCode MatBSRCustomBlockColoring_Private(Mat, ISColoring, ISColoring *);
+/* runs fn (BAIJ's FD coloring create or set-up) under the base type name with a block coloring */
+PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringCall_Private(Mat, MatType, MatType, PetscErrorCode (*)(Mat, ISColoring, MatFDColoring), ISColoring, MatFDColoring);
+
+/* X -> ours through the base BAIJ type and our in-place convert */
+PETSC_INTERN PetscErrorCode MatBSRCustomConvertViaBase_Private(Mat, MatType, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), MatType, MatReuse, Mat *);
 
 /* MatSetValues() with NULL values inserts zeros (AIJ does; BAIJ crashes): wraps BAIJ's setvalues. */
 typedef PetscErrorCode (*MatBSRCustomSetValuesFn)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);

@@ -53,6 +53,40 @@ PETSC_INTERN PetscErrorCode MatBSRCustomBlockColoring_Private(Mat A, ISColoring 
   PetscFunctionReturn(0);
 }
 
+/* PETSc picks the BAIJ path of MatFDColoringCreate/SetUp by base type name (a "seqbaij"/"mpibaij"
+   prefix), which ours lack; without it our BAIJ data would be read as AIJ. So the base routine runs
+   under the base type's name, with a block coloring. */
+PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringCall_Private(Mat A, MatType base, MatType ours, PetscErrorCode (*fn)(Mat, ISColoring, MatFDColoring), ISColoring iscoloring, MatFDColoring c)
+{
+  ISColoring block;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, base));
+  PetscCall((*fn)(A, block, c));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, ours));
+  PetscCall(ISColoringDestroy(&block));
+  PetscFunctionReturn(0);
+}
+
+/* AIJ (and anything else) -> ours: through the base BAIJ type, whose converters know the block size,
+   then the in-place convert of our type. */
+PETSC_INTERN PetscErrorCode MatBSRCustomConvertViaBase_Private(Mat A, MatType base, PetscErrorCode (*inplace)(Mat, MatType, MatReuse, Mat *), MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, DIFFERENT_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatConvert(A, base, MAT_INITIAL_MATRIX, &B));
+  PetscCall((*inplace)(B, type, MAT_INPLACE_MATRIX, &B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
+  else *newmat = B;
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatBSRCustomSetValuesAllowNull_Private(MatBSRCustomSetValuesFn base, Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
 {
   PetscScalar *zeros;

@@ -224,34 +224,24 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-/* FD coloring: MPIBAIJ's path is chosen by base type name (see the seq type). */
+/* FD coloring: MPIBAIJ's, under the base type name (see MatBSRCustomFDColoringCall_Private()). */
 static PetscErrorCode MatFDColoringCreate_MPIBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring fd)
 {
   Mat_MPIBSRCustom *c = NULL;
-  ISColoring        block;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
-  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
-  PetscCall((*c->baij_fdcoloringcreate)(A, block, fd));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBSRCUSTOM));
-  PetscCall(ISColoringDestroy(&block));
+  PetscCall(MatBSRCustomFDColoringCall_Private(A, MATMPIBAIJ, MATMPIBSRCUSTOM, c->baij_fdcoloringcreate, iscoloring, fd));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatFDColoringSetUp_MPIBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring fd)
 {
   Mat_MPIBSRCustom *c = NULL;
-  ISColoring        block;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
-  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBAIJ));
-  PetscCall((*c->baij_fdcoloringsetup)(A, block, fd));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIBSRCUSTOM));
-  PetscCall(ISColoringDestroy(&block));
+  PetscCall(MatBSRCustomFDColoringCall_Private(A, MATMPIBAIJ, MATMPIBSRCUSTOM, c->baij_fdcoloringsetup, iscoloring, fd));
   PetscFunctionReturn(0);
 }
 
@@ -571,20 +561,11 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type,
   PetscFunctionReturn(0);
 }
 
-/* AIJ (and anything else) -> ours: through MPIBAIJ, whose converters know the block size. */
+/* AIJ (and anything else) -> ours */
 static PetscErrorCode MatConvert_Any_MPIBSRCustom(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat B;
-
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, DIFFERENT_NONZERO_PATTERN));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatConvert(A, MATMPIBAIJ, MAT_INITIAL_MATRIX, &B));
-  PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(B, type, MAT_INPLACE_MATRIX, &B));
-  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
-  else *newmat = B;
+  PetscCall(MatBSRCustomConvertViaBase_Private(A, MATMPIBAIJ, MatConvert_MPIBAIJ_MPIBSRCustom, type, reuse, newmat));
   PetscFunctionReturn(0);
 }
 

@@ -222,36 +222,18 @@ static PetscErrorCode MatSeqBSRCustomInvalidateTasks(Mat A)
   PetscFunctionReturn(0);
 }
 
-/*
-   Finite-difference coloring: PETSc picks the BAIJ path of MatFDColoringCreate/SetUp by base type name
-   (a "seqbaij" prefix), which "seqbsrcustom" lacks; without it our SeqBAIJ data would be read as AIJ.
-   So both run under the base type's name, with a block coloring (see MatBSRCustomBlockColoring_Private).
-*/
+/* FD coloring: BAIJ's, under the base type name (see MatBSRCustomFDColoringCall_Private()). */
 static PetscErrorCode MatFDColoringCreate_SeqBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring c)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  ISColoring        block;
-
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBAIJ));
-  PetscCall((*b->baij_fdcoloringcreate)(A, block, c));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBSRCUSTOM));
-  PetscCall(ISColoringDestroy(&block));
+  PetscCall(MatBSRCustomFDColoringCall_Private(A, MATSEQBAIJ, MATSEQBSRCUSTOM, ((Mat_SeqBSRCustom *)A->spptr)->baij_fdcoloringcreate, iscoloring, c));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatFDColoringSetUp_SeqBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring c)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  ISColoring        block;
-
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomBlockColoring_Private(A, iscoloring, &block));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBAIJ));
-  PetscCall((*b->baij_fdcoloringsetup)(A, block, c));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQBSRCUSTOM));
-  PetscCall(ISColoringDestroy(&block));
+  PetscCall(MatBSRCustomFDColoringCall_Private(A, MATSEQBAIJ, MATSEQBSRCUSTOM, ((Mat_SeqBSRCustom *)A->spptr)->baij_fdcoloringsetup, iscoloring, c));
   PetscFunctionReturn(0);
 }
 
@@ -503,20 +485,11 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type,
   PetscFunctionReturn(0);
 }
 
-/* AIJ (and anything else) -> ours: through SeqBAIJ, whose converters know the block size. */
+/* AIJ (and anything else) -> ours */
 static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat B;
-
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, DIFFERENT_NONZERO_PATTERN));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatConvert(A, MATSEQBAIJ, MAT_INITIAL_MATRIX, &B));
-  PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(B, type, MAT_INPLACE_MATRIX, &B));
-  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
-  else *newmat = B;
+  PetscCall(MatBSRCustomConvertViaBase_Private(A, MATSEQBAIJ, MatConvert_SeqBAIJ_SeqBSRCustom, type, reuse, newmat));
   PetscFunctionReturn(0);
 }
 
