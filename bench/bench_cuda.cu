@@ -14,11 +14,18 @@
    "% copy" compares with a device-to-device cudaMemcpy (bytes counted twice: read + write).
    "vs bsrmv-row" is t(cusparseDbsrmv, row-major blocks) / t(product): above 1 is faster.
 
-   Usage: bench_cuda [--reps N] [--n N] [--only thesis|stencil27] [--no-sweep] [--csv FILE]
+   --staging times the host entry instead (bsrc_cuda_multadd_host, auto kernel, pageable host
+   vectors): wall-clock median per call for several staging settings (BSRC_CUDA_STAGING: "serial"
+   is the one-piece, one-thread staging of before, "<KiB>[x<threads>]" other pieces / threads,
+   "default" the built-in ones), against the kernel alone (events) and the pinned cudaMemcpy
+   bandwidth for the same byte counts: bound = kernel + bytes moved / pinned bandwidth.
+
+   Usage: bench_cuda [--reps N] [--n N] [--only thesis|stencil27] [--no-sweep] [--csv FILE] [--staging]
 */
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -48,6 +55,7 @@ struct options {
   std::string only;
   bool        sweep = true;
   std::string csv;
+  bool        staging = false;
 };
 
 /* splitmix64: fast, reproducible random numbers for large datasets */
@@ -377,6 +385,151 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows)
   bsrc_cuda_destroy(M);
 }
 
+/* Median milliseconds of f() by the wall clock (f synchronises itself), after 3 warm-up calls. */
+template <class F> double wall_median_ms(F f, int reps, double *min_ms = nullptr)
+{
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<double> ms(reps);
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  if (min_ms) *min_ms = *std::min_element(ms.begin(), ms.end());
+  return median(ms);
+}
+
+/* Median milliseconds of one cudaMemcpyAsync of `bytes` (events on stream s). */
+double copy_ms(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s, int reps)
+{
+  cudaEvent_t e0, e1;
+  CUDA_OK(cudaEventCreate(&e0));
+  CUDA_OK(cudaEventCreate(&e1));
+  std::vector<double> ms;
+  for (int i = 0; i < reps + 3; ++i) {
+    CUDA_OK(cudaEventRecord(e0, s));
+    CUDA_OK(cudaMemcpyAsync(dst, src, bytes, kind, s));
+    CUDA_OK(cudaEventRecord(e1, s));
+    CUDA_OK(cudaEventSynchronize(e1));
+    float f = 0;
+    CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
+    if (i >= 3) ms.push_back(f);
+  }
+  CUDA_OK(cudaEventDestroy(e0));
+  CUDA_OK(cudaEventDestroy(e1));
+  return median(ms);
+}
+
+void bench_staging(const dataset &D, const options &o)
+{
+  const size_t nx = (size_t)D.nbcols * D.bs, ny = (size_t)D.nbrows * D.bs;
+  const size_t xb = nx * sizeof(double), yb = ny * sizeof(double);
+  printf("\n== staging, %s: %lld x %lld, bs %lld, %lld blocks; x %.2f MB, y %.2f MB ==\n", D.name.c_str(), (long long)ny, (long long)nx, (long long)D.bs, (long long)D.nblocks(), xb / 1e6, yb / 1e6);
+
+  std::vector<double> x(nx), in(ny), out(ny, 0.0);
+  rng64               rng{4242};
+  for (double &v : x) v = 2.0 * rng.uniform() - 1.0;
+  for (double &v : in) v = 2.0 * rng.uniform() - 1.0;
+
+  bsrc_cuda_matrix *M = nullptr;
+  if (bsrc_cuda_create(0, &M) != BSRC_CUDA_OK || bsrc_cuda_set_structure(M, D.nbrows, D.nbcols, D.bs, D.rowptr.data(), D.colidx.data()) != BSRC_CUDA_OK || bsrc_cuda_set_values(M, D.values.data()) != BSRC_CUDA_OK) {
+    fprintf(stderr, "setup failed: %s\n", bsrc_cuda_last_error(M));
+    exit(2);
+  }
+  cudaStream_t st = (cudaStream_t)bsrc_cuda_stream(M);
+  printf("auto choice: %s\n", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)]);
+
+  /* references (beta 0 and 1) and error scales */
+  const bsrk_matrix   A = D.view();
+  std::vector<double> ref[2], scale[2];
+  {
+    dataset Dabs = D;
+    for (double &v : Dabs.values) v = std::fabs(v);
+    std::vector<double> xa(nx), ina(ny);
+    for (size_t i = 0; i < nx; ++i) xa[i] = std::fabs(x[i]);
+    for (size_t i = 0; i < ny; ++i) ina[i] = std::fabs(in[i]);
+    const bsrk_matrix Aa = Dabs.view();
+    for (int b = 0; b < 2; ++b) {
+      ref[b].resize(ny);
+      scale[b].resize(ny);
+      bsrk_reference_multadd(&A, 1.0, x.data(), (double)b, b ? in.data() : nullptr, ref[b].data());
+      bsrk_reference_multadd(&Aa, 1.0, xa.data(), (double)b, b ? ina.data() : nullptr, scale[b].data());
+    }
+  }
+
+  /* the kernel alone (device arrays; events), and the device entry by the wall clock */
+  double *dx, *dy, *din;
+  CUDA_OK(cudaMalloc(&dx, xb));
+  CUDA_OK(cudaMalloc(&dy, yb));
+  CUDA_OK(cudaMalloc(&din, yb));
+  CUDA_OK(cudaMemcpy(dx, x.data(), xb, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(din, in.data(), yb, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaDeviceSynchronize());
+  const product auto_p{"auto", OWN, BSRC_CUDA_KERNEL_AUTO};
+  double        kernel_ms[2], device_wall_ms[2];
+  for (int b = 0; b < 2; ++b) {
+    const timing t = time_product(M, auto_p, (double)b, dx, b ? din : nullptr, dy, o);
+    if (!t.ok) {
+      fprintf(stderr, "kernel timing failed: %s\n", t.note.c_str());
+      exit(2);
+    }
+    kernel_ms[b]      = t.median_ms;
+    device_wall_ms[b] = wall_median_ms([&] { (void)bsrc_cuda_multadd_device(M, BSRC_CUDA_KERNEL_AUTO, 1.0, dx, (double)b, b ? din : nullptr, dy); }, o.reps);
+  }
+
+  /* the bus: pinned and pageable cudaMemcpy of the same byte counts; a one-thread memcpy into pinned */
+  double *hx = nullptr, *hy = nullptr;
+  CUDA_OK(cudaMallocHost(&hx, xb));
+  CUDA_OK(cudaMallocHost(&hy, yb));
+  memset(hx, 0, xb);
+  memset(hy, 0, yb);
+  const double h2d_x = copy_ms(dx, hx, xb, cudaMemcpyHostToDevice, st, o.reps), h2d_y = copy_ms(dy, hy, yb, cudaMemcpyHostToDevice, st, o.reps);
+  const double d2h_y = copy_ms(hy, dy, yb, cudaMemcpyDeviceToHost, st, o.reps);
+  const double page_h2d = wall_median_ms([&] { CUDA_OK(cudaMemcpy(dx, x.data(), xb, cudaMemcpyHostToDevice)); }, o.reps);
+  const double page_d2h = wall_median_ms([&] { CUDA_OK(cudaMemcpy(out.data(), dy, yb, cudaMemcpyDeviceToHost)); }, o.reps);
+  const double memcpy1  = wall_median_ms([&] { memcpy(hy, in.data(), yb); }, o.reps);
+  CUDA_OK(cudaFreeHost(hx));
+  CUDA_OK(cudaFreeHost(hy));
+  printf("kernel (events, auto): beta=0 %.4f ms, beta=1 %.4f ms; device entry (wall, synchronised): %.4f / %.4f ms\n", kernel_ms[0], kernel_ms[1], device_wall_ms[0], device_wall_ms[1]);
+  printf("pinned cudaMemcpy: H2D x %.4f ms (%.1f GB/s), H2D y %.4f ms (%.1f GB/s), D2H y %.4f ms (%.1f GB/s)\n", h2d_x, xb / (h2d_x * 1e6), h2d_y, yb / (h2d_y * 1e6), d2h_y, yb / (d2h_y * 1e6));
+  printf("pageable cudaMemcpy (wall): H2D x %.4f ms (%.1f GB/s), D2H y %.4f ms (%.1f GB/s); one-thread memcpy into pinned %.1f GB/s\n", page_h2d, xb / (page_h2d * 1e6), page_d2h, yb / (page_d2h * 1e6), yb / (memcpy1 * 1e6));
+  const double bound[2] = {kernel_ms[0] + h2d_x + d2h_y, kernel_ms[1] + h2d_x + h2d_y + d2h_y};
+  printf("bound = kernel + pinned transfers: beta=0 %.4f ms, beta=1 %.4f ms\n", bound[0], bound[1]);
+
+  const char *settings[] = {"serial", "default", "256", "512", "2048", "4096", "1024x1", "1024x2", "1024x4", "1024x16"};
+  printf("%-10s %5s %10s %10s %10s %7s %12s  %s\n", "staging", "beta", "host ms", "min ms", "bound ms", "ratio", "xfer GB/s", "check");
+  for (const char *set : settings) {
+    if (strcmp(set, "default") == 0) unsetenv("BSRC_CUDA_STAGING");
+    else setenv("BSRC_CUDA_STAGING", set, 1);
+    for (int b = 0; b < 2; ++b) {
+      /* check once (out poisoned), then time */
+      std::fill(out.begin(), out.end(), NAN);
+      std::string why = "ok";
+      if (bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), (double)b, b ? in.data() : nullptr, out.data()) != BSRC_CUDA_OK) {
+        why = std::string("FAILED: ") + bsrc_cuda_last_error(M);
+      } else {
+        for (size_t i = 0; i < ny; ++i)
+          if (!(std::fabs(out[i] - ref[b][i]) <= 1e-13 * scale[b][i] + 1e-300)) {
+            char buf[128];
+            snprintf(buf, sizeof(buf), "WRONG at %zu: %.17g vs %.17g", i, out[i], ref[b][i]);
+            why = buf;
+            break;
+          }
+      }
+      double       mn = NAN;
+      const double ms = wall_median_ms([&] { (void)bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), (double)b, b ? in.data() : nullptr, out.data()); }, o.reps, &mn);
+      const double moved = (double)xb + (double)yb * (b ? 2 : 1);
+      printf("%-10s %5d %10.4f %10.4f %10.4f %7.2f %12.1f  %s\n", set, b, ms, mn, bound[b], ms / bound[b], moved / ((ms - kernel_ms[b]) * 1e6), why.c_str());
+      fflush(stdout);
+    }
+  }
+  unsetenv("BSRC_CUDA_STAGING");
+  CUDA_OK(cudaFree(dx));
+  CUDA_OK(cudaFree(dy));
+  CUDA_OK(cudaFree(din));
+  bsrc_cuda_destroy(M);
+}
+
 void print_table(const std::vector<row> &rows, double copy_gbs, FILE *csv)
 {
   if (csv) fprintf(csv, "dataset,product,beta,threads,grid,lanes,median_ms,min_ms,gbs,pct_copy,speedup_vs_bsrmv_row,note\n");
@@ -417,8 +570,9 @@ int main(int argc, char **argv)
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
     else if (a == "--no-sweep") o.sweep = false;
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
+    else if (a == "--staging") o.staging = true;
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--n N] [--only thesis|stencil27] [--no-sweep] [--csv FILE]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--reps N] [--n N] [--only thesis|stencil27] [--no-sweep] [--csv FILE] [--staging]\n", argv[0]);
       return 2;
     }
   }
@@ -432,6 +586,12 @@ int main(int argc, char **argv)
   (void)cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
   (void)cudaDeviceGetAttribute(&bus_width, cudaDevAttrGlobalMemoryBusWidth, 0);
   printf("device: %s, %d SMs, L2 %.0f MB, %.1f GB; bsrk_idx %zu bytes; %d reps (median), %d warm-up\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, prop.totalGlobalMem / 1e9, sizeof(bsrk_idx), o.reps, o.warmup);
+
+  if (o.staging) {
+    if (o.only.empty() || o.only == "thesis") bench_staging(thesis_dataset(), o);
+    if (o.only.empty() || o.only == "stencil27") bench_staging(stencil27_dataset(o.n), o);
+    return 0;
+  }
 
   const double copy_gbs = copy_bandwidth_gbs((size_t)1 << 30, o);
   printf("device-to-device cudaMemcpy of 1 GiB: %.1f GB/s (read + write)\n", copy_gbs);

@@ -454,6 +454,40 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
+/* The host entry's staging in pieces (bsrc_cuda_multadd_host): vectors of several default pieces
+   (1 MiB; y over 8 of them, so the download's event ring wraps) with x and y of different lengths
+   that are no multiple of a piece, and BSRC_CUDA_STAGING's overrides: tiny pieces (many ring
+   turns, one thread), pieces split among threads, one thread, more threads, and "serial". */
+void test_host_staging(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  std::vector<host_matrix> cases;
+  {
+    const bsrk_idx                     nbrows = 350003, nbcols = 200001; /* y 8.4 MB, x 4.8 MB */
+    std::vector<std::vector<bsrk_idx>> rows(nbrows);
+    for (bsrk_idx i = 0; i < nbrows; ++i) {
+      const bsrk_idx a = i % nbcols, b = (bsrk_idx)(rng() % (uint64_t)nbcols);
+      rows[i].push_back(std::min(a, b));
+      if (a != b) rows[i].push_back(std::max(a, b));
+    }
+    cases.push_back(from_rows("staging_large", nbcols, 3, rows, rng));
+  }
+  cases.push_back(random_matrix("staging_mid", 3001, 2503, 3, 4, 0.05, rng)); /* y 72 KB */
+  const char *settings[] = {nullptr, "1", "256x3", "1024x1", "512x16", "serial"};
+  for (const host_matrix &A : cases) {
+    if (!upload(M, A, "staging/" + case_name(A))) continue;
+    for (const char *set : settings) {
+      if (g_quick && set && strcmp(set, "1") != 0 && strcmp(set, "256x3") != 0) continue;
+      if (set) setenv("BSRC_CUDA_STAGING", set, 1);
+      else unsetenv("BSRC_CUDA_STAGING");
+      const std::string name = std::string("staging[") + (set ? set : "default") + "]/" + case_name(A) + "/auto";
+      std::string       why;
+      if (check_product(M, A, BSRC_CUDA_KERNEL_AUTO, rng, why)) pass(name);
+      else failf(name, "%s", why.c_str());
+    }
+    unsetenv("BSRC_CUDA_STAGING");
+  }
+}
+
 void test_errors(rng_t &rng)
 {
   bsrc_cuda_matrix *M = nullptr;
@@ -585,6 +619,7 @@ int main()
     test_thread_counts(M, rng);
     test_updates(M, rng);
     test_auto_choice(M, rng);
+    test_host_staging(M, rng);
     bsrc_cuda_destroy(M);
   }
   if (!g_quick) test_leaks(rng);

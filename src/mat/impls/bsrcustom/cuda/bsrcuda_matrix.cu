@@ -13,8 +13,29 @@
 #include <new>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vector>
+#ifdef _OPENMP
+  #include <omp.h>
+#endif
+
+namespace bsrc {
+/* Staging of host vectors (bsrc_cuda_multadd_host). Vectors move in pieces of staging_chunk_bytes:
+   the CPU copies piece k+1 into the pinned buffer while the copy engine moves piece k to the device,
+   and on the way back the CPU copies piece k out while later pieces are still in flight, so only
+   one piece's host copy at each end is not hidden behind DMA. 1 MiB: a cudaMemcpyAsync of 1 MiB
+   from pinned memory already runs near the bus's speed (a few microseconds of per-call cost against
+   ~20 us of transfer on PCIe 5), and a 5 MB vector still splits into 5 pieces. */
+constexpr size_t staging_chunk_bytes = (size_t)1 << 20;
+/* Download pieces queued ahead of the host's copy-out: one event each, reused round the ring. */
+constexpr int staging_ring = 8;
+/* Threads of the host copies: omp_get_max_threads(), at most this many (a few cores already reach
+   memcpy's share of the memory bandwidth; more would only take cores from the caller's ranks). */
+constexpr int staging_max_threads = 8;
+/* Least bytes one thread copies: a smaller share costs more in fork/join than it saves. */
+constexpr size_t staging_min_part_bytes = (size_t)64 << 10;
+} // namespace bsrc
 
 extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {
   "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "cusparse_bsrmv", "cusparse_spmv_bsr"};
@@ -47,9 +68,12 @@ struct bsrc_cuda_matrix {
   bsrc::launch_config   cfg[BSRC_CUDA_KERNEL_COUNT]{};
   bool                  cfg_valid[BSRC_CUDA_KERNEL_COUNT] = {};
 
-  /* staging for the host entry point */
+  /* staging for the host entry point (pinned buffers as large as x and y; events of the download
+     ring, created on first use and kept until bsrc_cuda_destroy) */
   bsrc::dev_buffer d_x, d_y;
   double          *h_x = nullptr, *h_y = nullptr;
+  cudaEvent_t      piece_done[bsrc::staging_ring] = {};
+  bool             have_events = false;
 
   bsrc::cusparse_state *cus = nullptr;
 };
@@ -183,9 +207,30 @@ bsrc_cuda_status build_tasks(bsrc_cuda_matrix *M)
   return s;
 }
 
-/* Pinned host and device staging for bsrc_cuda_multadd_host, allocated on first use. */
+void destroy_events(bsrc_cuda_matrix *M)
+{
+  for (cudaEvent_t &e : M->piece_done) {
+    if (e) (void)cudaEventDestroy(e);
+    e = nullptr;
+  }
+  M->have_events = false;
+}
+
+/* Pinned host and device staging for bsrc_cuda_multadd_host, allocated on first use; the events of
+   the download ring outlive set_structure (they do not depend on the sizes). */
 bsrc_cuda_status ensure_staging(bsrc_cuda_matrix *M)
 {
+  if (!M->have_events) {
+    cudaError_t err = cudaSuccess;
+    for (cudaEvent_t &e : M->piece_done)
+      if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      destroy_events(M);
+      return fail_cuda(sink(M), err, "staging events (cudaEventCreate)");
+    }
+    M->have_events = true;
+  }
   if (M->h_x) return BSRC_CUDA_OK;
   const size_t xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
   const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
@@ -201,6 +246,112 @@ bsrc_cuda_status ensure_staging(bsrc_cuda_matrix *M)
   }
   if (s != BSRC_CUDA_OK) release_staging(M);
   return s;
+}
+
+/* How bsrc_cuda_multadd_host stages one call: piece size and host-copy threads. BSRC_CUDA_STAGING
+   overrides the defaults, for benchmarks only: "serial" = each vector as one piece copied by one
+   thread (the staging before pieces, kept for before/after timings), "<KiB>" or "<KiB>x<threads>"
+   = another piece size (and thread count). */
+struct staging_plan {
+  size_t chunk;
+  int    threads;
+};
+
+staging_plan staging_settings()
+{
+  int available = 1;
+#ifdef _OPENMP
+  available = omp_get_max_threads();
+#endif
+  staging_plan p{staging_chunk_bytes, std::max(1, std::min(available, staging_max_threads))};
+  const char *env = getenv("BSRC_CUDA_STAGING");
+  if (env && *env) {
+    if (strcmp(env, "serial") == 0) return staging_plan{SIZE_MAX, 1};
+    unsigned long long kib = 0;
+    int                t   = 0;
+    const int          n   = sscanf(env, "%llux%d", &kib, &t);
+    if (n >= 1 && kib > 0 && kib <= (unsigned long long)(SIZE_MAX >> 10)) p.chunk = (size_t)kib << 10;
+    if (n == 2 && t >= 1) p.threads = std::min(t, 64);
+  }
+  return p;
+}
+
+/* memcpy by up to `threads` OpenMP threads, each taking a contiguous share of whole cache lines and
+   of at least staging_min_part_bytes; one thread (plain memcpy) below that or without OpenMP. */
+void host_copy(void *dst, const void *src, size_t bytes, int threads)
+{
+  if (bytes == 0) return;
+  const size_t parts = std::min<size_t>((size_t)std::max(threads, 1), bytes / staging_min_part_bytes);
+  if (parts <= 1) {
+    memcpy(dst, src, bytes);
+    return;
+  }
+#ifdef _OPENMP
+  const size_t    share = ((bytes + parts - 1) / parts + 63) & ~(size_t)63;
+  const long long np    = (long long)parts;
+  #pragma omp parallel for num_threads((int)parts) schedule(static, 1)
+  for (long long q = 0; q < np; ++q) {
+    const size_t begin = (size_t)q * share;
+    if (begin < bytes) memcpy((char *)dst + begin, (const char *)src + begin, std::min(share, bytes - begin));
+  }
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
+/* A staged product that stops half-way: waits for what was queued (no DMA may touch the pinned
+   buffers once we return, the next call refills them), clears a non-sticky error, reports err. */
+bsrc_cuda_status abandon(bsrc_cuda_matrix *M, cudaError_t err, const char *what)
+{
+  (void)cudaStreamSynchronize(M->stream);
+  (void)cudaGetLastError();
+  return fail_cuda(sink(M), err, what);
+}
+
+/* Host src -> device dev through the pinned buffer, piece by piece: each piece is copied into its
+   place in the pinned buffer and its DMA queued on M's stream at once, so piece k moves while the
+   CPU copies piece k+1. Returns the first CUDA error (pieces queued before it may still be moving). */
+cudaError_t stage_up(bsrc_cuda_matrix *M, const staging_plan &plan, void *dev, void *pinned, const void *src, size_t bytes)
+{
+  for (size_t off = 0; off < bytes;) {
+    const size_t n = std::min(plan.chunk, bytes - off);
+    host_copy((char *)pinned + off, (const char *)src + off, n, plan.threads);
+    const cudaError_t err = cudaMemcpyAsync((char *)dev + off, (char *)pinned + off, n, cudaMemcpyHostToDevice, M->stream);
+    if (err != cudaSuccess) return err;
+    off += n;
+  }
+  return cudaSuccess;
+}
+
+/* Device dev (written by work already queued on M's stream) -> host dst through the pinned buffer:
+   the pieces' DMAs are queued up to staging_ring ahead, each followed by its event; the CPU waits for
+   piece k's event, queues the next piece on the freed event, and copies piece k out while the later
+   pieces move. Errors of the queued product surface at the first wait ("product (host entry)"). */
+bsrc_cuda_status stage_down(bsrc_cuda_matrix *M, const staging_plan &plan, void *dst, void *pinned, const void *dev, size_t bytes)
+{
+  const size_t pieces = bytes == 0 ? 0 : (bytes - 1) / plan.chunk + 1;
+  auto         queue  = [&](size_t k) {
+    const size_t off = k * plan.chunk, n = std::min(plan.chunk, bytes - off);
+    cudaError_t  err = cudaMemcpyAsync((char *)pinned + off, (const char *)dev + off, n, cudaMemcpyDeviceToHost, M->stream);
+    if (err == cudaSuccess) err = cudaEventRecord(M->piece_done[k % staging_ring], M->stream);
+    return err;
+  };
+  size_t queued = 0;
+  for (; queued < pieces && queued < (size_t)staging_ring; ++queued) {
+    const cudaError_t err = queue(queued);
+    if (err != cudaSuccess) return abandon(M, err, "device-to-host copy of out");
+  }
+  for (size_t k = 0; k < pieces; ++k) {
+    cudaError_t err = cudaEventSynchronize(M->piece_done[k % staging_ring]);
+    if (err != cudaSuccess) return abandon(M, err, "product (host entry)");
+    if (queued < pieces) { /* piece k's event has fired: it can mark piece `queued` now */
+      err = queue(queued++);
+      if (err != cudaSuccess) return abandon(M, err, "device-to-host copy of out");
+    }
+    const size_t off = k * plan.chunk;
+    host_copy((char *)dst + off, (const char *)pinned + off, std::min(plan.chunk, bytes - off), plan.threads);
+  }
+  return BSRC_CUDA_OK;
 }
 
 bsrc_cuda_status check_product_args(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, const double *x, double beta, const double *in, const double *out)
@@ -354,6 +505,7 @@ extern "C" void bsrc_cuda_destroy(bsrc_cuda_matrix *M)
   device_scope ds(M->device);
   if (M->stream) (void)cudaStreamSynchronize(M->stream);
   release_structure(M);
+  destroy_events(M);
   if (M->stream) (void)cudaStreamDestroy(M->stream);
   delete M;
 }
@@ -449,26 +601,22 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   s = ensure_staging(M);
   if (s != BSRC_CUDA_OK) return s;
 
-  const size_t xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
-  const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
-  double      *dx = (double *)M->d_x.ptr, *dy = (double *)M->d_y.ptr;
-  /* in is read (into the staging buffer) before out is written, so they may alias. */
-  if (xbytes) memcpy(M->h_x, x, xbytes);
-  if (beta != 0.0) memcpy(M->h_y, in, ybytes);
-  cudaError_t err = xbytes ? cudaMemcpyAsync(dx, M->h_x, xbytes, cudaMemcpyHostToDevice, M->stream) : cudaSuccess;
-  if (err == cudaSuccess && beta != 0.0) err = cudaMemcpyAsync(dy, M->h_y, ybytes, cudaMemcpyHostToDevice, M->stream);
-  if (err != cudaSuccess) return fail_cuda(sink(M), err, "host-to-device copy of x / in");
+  const size_t       xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
+  const size_t       ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
+  double            *dx = (double *)M->d_x.ptr, *dy = (double *)M->d_y.ptr;
+  const staging_plan plan = staging_settings();
+  /* x, then in (beta != 0 only), piece by piece into the pinned buffers with their DMAs queued
+     behind. in is read here in full, before any of out is written (after the product), so in may
+     alias out. */
+  cudaError_t err = stage_up(M, plan, dx, M->h_x, x, xbytes);
+  if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, dy, M->h_y, in, ybytes);
+  if (err != cudaSuccess) return abandon(M, err, "host-to-device copy of x / in");
   s = queue_product(M, k, alpha, dx, beta, dy, dy);
   if (s != BSRC_CUDA_OK) {
     (void)cudaStreamSynchronize(M->stream);
     return s;
   }
-  err = cudaMemcpyAsync(M->h_y, dy, ybytes, cudaMemcpyDeviceToHost, M->stream);
-  if (err != cudaSuccess) return fail_cuda(sink(M), err, "device-to-host copy of out");
-  s = finish(M, "product (host entry)");
-  if (s != BSRC_CUDA_OK) return s;
-  memcpy(out, M->h_y, ybytes);
-  return BSRC_CUDA_OK;
+  return stage_down(M, plan, out, M->h_y, dy, ybytes);
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_async(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
