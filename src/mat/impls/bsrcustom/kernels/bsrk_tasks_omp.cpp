@@ -122,9 +122,11 @@ struct GenericRow {
 };
 
 /* One task: its head row (a continuation), then the rows it owns; the last owned row may
-   continue into later tasks. */
+   continue into later tasks. Not inlined: the serial loop and the OpenMP loop then run the same
+   machine code, so CARRY results are bitwise the same for any thread count (the compiler could
+   otherwise contract multiply-adds differently in the two copies). */
 template <class K, bool ATOMIC>
-inline void run_task(const Ctx &c, int64_t t)
+__attribute__((noinline)) void run_task(const Ctx &c, int64_t t)
 {
   const int64_t kb = c.bb[t], ke = c.bb[t + 1];
   const int64_t h  = c.hr[t];
