@@ -17,6 +17,17 @@ Options:\n\
   -bench_seed <1>          : seed of the generators (results do not depend on the number of ranks)\n\
   -stream_mb <400>         : total size of the three STREAM triad arrays over all ranks, in MB\n\
   -bench_json <file>       : also write the results as JSON\n\
+bsrcustom extras (the program links libpetscbsrcustom and registers its types at start):\n\
+  -bench_sweep <true>      : on 1 rank, for seqbsrcustom: thread sweep 1..omp_get_max_threads()\n\
+                             (MatBSRCustomSetNumThreads; STREAM triad re-measured with as many threads)\n\
+                             and chunks-per-thread sweep at the matrix's thread count (MatBSRCustomSetChunksPerThread)\n\
+  -bench_sweep_chunks <1,2,4,8,16,64,256> : chunks per thread of the chunk sweep\n\
+  -bench_sweep_time_budget <budget> : -bench_time_budget of each sweep point\n\
+  -bench_overlap <true>    : on several ranks, for mpibsrcustom: time the halo exchange alone, the local\n\
+                             product alone, the ghost product alone and the whole MatMult\n\
+  -bench_target_baij <1.0> : target: 1-thread seqbsrcustom MatMult at least this times as fast as seqbaij\n\
+  -bench_target_triad <85> : target: all-threads seqbsrcustom MatMult at least this percentage of the STREAM triad\n\
+  -bench_target_overlap <1.10> : target: overlapped MatMult <= this x (max(exchange, local) + ghost)\n\
 Block rows are split evenly over the MPI ranks. The STREAM triad runs on all ranks at once, each with\n\
 omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth is the aggregate of all ranks.\n\n";
 
@@ -24,15 +35,13 @@ omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth i
   #define _GNU_SOURCE /* sched_getaffinity */
 #endif
 #include <petscmat.h>
+#include <petscmatbsrcustom.h>
 #include <stdint.h>
 #if defined(__linux__)
   #include <sched.h>
 #endif
 #if defined(_OPENMP)
   #include <omp.h>
-  #define BENCH_OMP_FOR _Pragma("omp parallel for schedule(static)")
-#else
-  #define BENCH_OMP_FOR
 #endif
 
 #define MAX_LIST 16
@@ -62,6 +71,41 @@ typedef struct {
   double     convert_s;
   PetscInt   reps_mult, reps_multadd; /* calls per trial actually made */
 } Result;
+
+/* One point of the thread or chunks-per-thread sweep of seqbsrcustom (1 rank). */
+typedef struct {
+  char     matrix[32];
+  char     sweep[8]; /* "threads" or "chunks" */
+  PetscInt threads, chunks, ntasks, reps;
+  double   mult_s, gbs;
+  double   triad; /* STREAM triad GB/s with the same number of threads */
+} SweepRow;
+
+/* The overlap measurement of mpibsrcustom (several ranks); times are medians of the max over ranks. */
+typedef struct {
+  char     matrix[32];
+  char     type[64];
+  PetscInt nghost_min, nghost_max; /* ghost block columns over the ranks */
+  PetscInt reps_exchange, reps_local, reps_ghost, reps_full;
+  double   t_exchange, t_local, t_ghost, t_full;
+  double   bound;  /* max(t_exchange, t_local) + t_ghost */
+  double   ratio;  /* t_full / bound */
+  double   ratio_paired; /* median over trials of the per-trial t_full / bound */
+  double   hidden; /* (t_exchange + t_local + t_ghost - t_full) / t_exchange, clamped to [0, 1] */
+  double   hidden_raw;
+  PetscBool pass;
+} OverlapRow;
+
+/* A performance target of the issue, with the measured value. */
+typedef struct {
+  char      matrix[32];
+  char      name[48];
+  char      what[160];
+  double    value, threshold;
+  PetscBool pass;
+} Target;
+
+#define MAX_THREADS 1024
 
 /* ---------------------------------------------------------------- random numbers (SplitMix64) */
 static inline uint64_t SplitMix64(uint64_t *s)
@@ -231,43 +275,96 @@ static PetscErrorCode Median(PetscInt n, PetscReal t[], double *med)
   PetscFunctionReturn(0);
 }
 
-/*
-  Median over trials of the time per call (max over ranks) of MatMult (add = PETSC_FALSE) or MatMultAdd.
-  The warm-up calls are timed too; when reps calls per trial would exceed budget seconds over all trials,
-  fewer calls per trial are made (at least 1). The estimate is the max over ranks, so all ranks agree.
-*/
-static PetscErrorCode TimeProduct(Mat A, Vec x, Vec z, Vec y, PetscBool add, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, double *tcall, PetscInt *repsused)
+/* One timed operation: MatMult(A, x, y), MatMultAdd(A, x, z, y), or the halo exchange x -> y through sc. */
+typedef enum {
+  OP_MULT,
+  OP_MULTADD,
+  OP_SCATTER
+} OpKind;
+
+typedef struct {
+  OpKind     kind;
+  Mat        A;
+  Vec        x, z, y;
+  VecScatter sc;
+} Op;
+
+static inline PetscErrorCode RunOp(const Op *op)
 {
-  MPI_Comm   comm = PetscObjectComm((PetscObject)A);
+  PetscFunctionBeginUser;
+  switch (op->kind) {
+  case OP_MULT:
+    PetscCall(MatMult(op->A, op->x, op->y));
+    break;
+  case OP_MULTADD:
+    PetscCall(MatMultAdd(op->A, op->x, op->z, op->y));
+    break;
+  case OP_SCATTER:
+    PetscCall(VecScatterBegin(op->sc, op->x, op->y, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(op->sc, op->x, op->y, INSERT_VALUES, SCATTER_FORWARD));
+    break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  Median over trials of the time per call (max over the ranks of comm) of each of nops operations.
+  Every rank calls them the same number of times, even when an operation itself is local (the local
+  and ghost products of the overlap measurement). The warm-up calls are timed too; when reps calls per
+  trial would exceed budget seconds over all trials, fewer calls per trial are made (at least 1), for
+  each operation separately. The trials are interleaved: trial k times one batch of every operation in
+  turn, so slow drifts of the machine affect all operations alike. An MPI_Barrier precedes every timed
+  batch, and the estimate is the max over ranks, so all ranks agree. ttrial (nops x trials, may be
+  NULL) receives the time per call of every trial.
+*/
+static PetscErrorCode TimeOps(MPI_Comm comm, PetscInt nops, const Op ops[], PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, double tcall[], PetscInt repsused[], double ttrial[])
+{
   PetscReal *t;
-  PetscInt   i, k, nw = PetscMax(warmup, 1);
+  PetscInt   i, j, k, nw = PetscMax(warmup, 1);
   double     t0, dt, dtmax;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(trials, &t));
-  PetscCallMPI(MPI_Barrier(comm));
-  t0 = MPI_Wtime();
-  for (i = 0; i < nw; i++) {
-    if (add) PetscCall(MatMultAdd(A, x, z, y));
-    else PetscCall(MatMult(A, x, y));
-  }
-  dt = (MPI_Wtime() - t0) / (double)nw;
-  PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-  *repsused = reps;
-  if (budget > 0.0 && dtmax * (double)reps * (double)trials > (double)budget) *repsused = PetscMax(1, (PetscInt)((double)budget / ((double)trials * dtmax)));
-  for (k = 0; k < trials; k++) {
+  PetscCall(PetscMalloc1(nops * trials, &t));
+  for (j = 0; j < nops; j++) {
     PetscCallMPI(MPI_Barrier(comm));
     t0 = MPI_Wtime();
-    for (i = 0; i < *repsused; i++) {
-      if (add) PetscCall(MatMultAdd(A, x, z, y));
-      else PetscCall(MatMult(A, x, y));
-    }
-    dt = MPI_Wtime() - t0;
+    for (i = 0; i < nw; i++) PetscCall(RunOp(&ops[j]));
+    dt = (MPI_Wtime() - t0) / (double)nw;
     PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-    t[k] = dtmax / (double)*repsused;
+    repsused[j] = reps;
+    if (budget > 0.0 && dtmax * (double)reps * (double)trials > (double)budget) repsused[j] = PetscMax(1, (PetscInt)((double)budget / ((double)trials * dtmax)));
   }
-  PetscCall(Median(trials, t, tcall));
+  for (k = 0; k < trials; k++) {
+    for (j = 0; j < nops; j++) {
+      PetscCallMPI(MPI_Barrier(comm));
+      t0 = MPI_Wtime();
+      for (i = 0; i < repsused[j]; i++) PetscCall(RunOp(&ops[j]));
+      dt = MPI_Wtime() - t0;
+      PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+      t[j * trials + k] = dtmax / (double)repsused[j];
+      if (ttrial) ttrial[j * trials + k] = t[j * trials + k];
+    }
+  }
+  for (j = 0; j < nops; j++) PetscCall(Median(trials, &t[j * trials], &tcall[j]));
   PetscCall(PetscFree(t));
+  PetscFunctionReturn(0);
+}
+
+/* One operation, timed as TimeOps() does. */
+static PetscErrorCode TimeOp(MPI_Comm comm, const Op *op, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, double *tcall, PetscInt *repsused)
+{
+  PetscFunctionBeginUser;
+  PetscCall(TimeOps(comm, 1, op, warmup, reps, trials, budget, tcall, repsused, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* MatMult (add = PETSC_FALSE) or MatMultAdd of A, timed as TimeOp() does. */
+static PetscErrorCode TimeProduct(Mat A, Vec x, Vec z, Vec y, PetscBool add, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, double *tcall, PetscInt *repsused)
+{
+  Op op = {add ? OP_MULTADD : OP_MULT, A, x, z, y, NULL};
+
+  PetscFunctionBeginUser;
+  PetscCall(TimeOp(PetscObjectComm((PetscObject)A), &op, warmup, reps, trials, budget, tcall, repsused));
   PetscFunctionReturn(0);
 }
 
@@ -288,26 +385,24 @@ static PetscErrorCode RelDiff(Vec y, Vec yref, double *rel)
   PetscFunctionReturn(0);
 }
 
-/* STREAM triad a = b + s c, arrays of stream_mb/(3*size) MB per rank, best of 10; aggregate GB/s. */
-static PetscErrorCode StreamTriad(PetscReal stream_mb, double *gbs, int *nthreads)
+/* STREAM triad a = b + s c with nthreads OpenMP threads per rank, arrays of stream_mb/(3*size) MB per
+   rank, best of 10; aggregate GB/s (3 x 8 B per element: the write-allocate of a is not counted). */
+static PetscErrorCode StreamTriad(PetscReal stream_mb, int nthreads, double *gbs)
 {
-  PetscMPIInt size;
-  PetscInt64  n, ntot, i;
-  double     *a, *b, *c, best = 1e30, t0, dt, dtmax;
+  PetscMPIInt  size;
+  PetscInt64   n, ntot, i;
+  double      *a, *b, *c, best = 1e30, t0, dt, dtmax;
   const double s = 3.0;
-  int         k;
+  int          k;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-#if defined(_OPENMP)
-  *nthreads = omp_get_max_threads();
-#else
-  *nthreads = 1;
-#endif
   n = (PetscInt64)(stream_mb * 1e6 / (3.0 * sizeof(double) * size));
   PetscCheck(n >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-stream_mb %g is too small", (double)stream_mb);
   PetscCall(PetscMalloc3(n, &a, n, &b, n, &c));
-  BENCH_OMP_FOR
+#if defined(_OPENMP)
+  #pragma omp parallel for schedule(static) num_threads(nthreads)
+#endif
   for (i = 0; i < n; i++) { /* first touch by the threads that use the data */
     a[i] = 0.0;
     b[i] = 1.0;
@@ -316,7 +411,9 @@ static PetscErrorCode StreamTriad(PetscReal stream_mb, double *gbs, int *nthread
   for (k = 0; k < 10; k++) {
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
     t0 = MPI_Wtime();
-    BENCH_OMP_FOR
+#if defined(_OPENMP)
+  #pragma omp parallel for schedule(static) num_threads(nthreads)
+#endif
     for (i = 0; i < n; i++) a[i] = b[i] + s * c[i];
     dt = MPI_Wtime() - t0;
     PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
@@ -395,7 +492,167 @@ static PetscErrorCode PrintRow(const Result *r, double triad)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget)
+/* ---------------------------------------------------------------- bsrcustom extras */
+/* Thread sweep (1..maxthreads) and chunks-per-thread sweep (at the matrix's thread count) of a seqbsrcustom matrix. */
+static PetscErrorCode Sweeps(Mat A, Vec x, Vec y, const Result *r, PetscReal stream_mb, int maxthreads, const PetscInt chunks[], PetscInt nchunks, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, SweepRow rows[], PetscInt maxrows, PetscInt *nrows, double triad_by_threads[])
+{
+  PetscInt nt0, ch0, nt, k;
+  double   t1 = 0.0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatBSRCustomGetNumThreads(A, &nt0));
+  PetscCall(MatBSRCustomGetChunksPerThread(A, &ch0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  thread sweep, %s, %s, %" PetscInt_FMT " chunks per thread (STREAM triad re-measured with each thread count; speedup vs 1 thread)\n", r->matrix, r->type, ch0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %7s %6s %4s %9s %8s %9s %7s %8s\n", "threads", "tasks", "reps", "Mult ms", "GB/s", "triadGB/s", "%triad", "speedup"));
+  for (nt = 1; nt <= maxthreads && *nrows < maxrows; nt++) {
+    SweepRow *w = &rows[(*nrows)++];
+
+    PetscCall(PetscMemzero(w, sizeof(*w)));
+    PetscCall(PetscStrncpy(w->matrix, r->matrix, sizeof(w->matrix)));
+    PetscCall(PetscStrncpy(w->sweep, "threads", sizeof(w->sweep)));
+    if (triad_by_threads[nt] <= 0.0) PetscCall(StreamTriad(stream_mb, (int)nt, &triad_by_threads[nt]));
+    w->triad = triad_by_threads[nt];
+    PetscCall(MatBSRCustomSetNumThreads(A, nt));
+    PetscCall(TimeProduct(A, x, NULL, y, PETSC_FALSE, warmup, reps, trials, budget, &w->mult_s, &w->reps));
+    PetscCall(MatBSRCustomGetNumTasks(A, &w->ntasks));
+    w->threads = nt;
+    w->chunks  = ch0;
+    w->gbs     = r->mult_bytes / w->mult_s / 1e9;
+    if (nt == 1) t1 = w->mult_s;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %7" PetscInt_FMT " %6" PetscInt_FMT " %4" PetscInt_FMT " %9.3f %8.2f %9.2f %7.1f %8.2f\n", nt, w->ntasks, w->reps, 1e3 * w->mult_s, w->gbs, w->triad, 100.0 * w->gbs / w->triad, t1 / w->mult_s));
+  }
+  PetscCall(MatBSRCustomSetNumThreads(A, nt0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  chunks-per-thread sweep, %s, %s, %" PetscInt_FMT " threads (speedup vs %" PetscInt_FMT " chunks per thread, the matrix's setting)\n", r->matrix, r->type, nt0, ch0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %7s %6s %4s %9s %8s %7s %8s\n", "chunks", "tasks", "reps", "Mult ms", "GB/s", "%triad", "speedup"));
+  for (k = 0; k < nchunks && *nrows < maxrows; k++) {
+    SweepRow *w = &rows[(*nrows)++];
+
+    PetscCall(PetscMemzero(w, sizeof(*w)));
+    PetscCall(PetscStrncpy(w->matrix, r->matrix, sizeof(w->matrix)));
+    PetscCall(PetscStrncpy(w->sweep, "chunks", sizeof(w->sweep)));
+    if (triad_by_threads[nt0] <= 0.0) PetscCall(StreamTriad(stream_mb, (int)nt0, &triad_by_threads[nt0]));
+    w->triad = triad_by_threads[nt0];
+    PetscCall(MatBSRCustomSetChunksPerThread(A, chunks[k]));
+    PetscCall(TimeProduct(A, x, NULL, y, PETSC_FALSE, warmup, reps, trials, budget, &w->mult_s, &w->reps));
+    PetscCall(MatBSRCustomGetNumTasks(A, &w->ntasks));
+    w->threads = nt0;
+    w->chunks  = chunks[k];
+    w->gbs     = r->mult_bytes / w->mult_s / 1e9;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %7" PetscInt_FMT " %6" PetscInt_FMT " %4" PetscInt_FMT " %9.3f %8.2f %7.1f %8.2f\n", chunks[k], w->ntasks, w->reps, 1e3 * w->mult_s, w->gbs, 100.0 * w->gbs / w->triad, r->mult_s / w->mult_s));
+  }
+  PetscCall(MatBSRCustomSetChunksPerThread(A, ch0));
+  PetscFunctionReturn(0);
+}
+
+/*
+  How much of the halo exchange MatMult_MPIBSRCustom hides: (a) the exchange alone (VecScatterBegin/End
+  of the matrix's own halo scatter into its own ghost vector), (b) the local product alone (MatMult of
+  the local block on sequential Vecs wrapping x's and y's local arrays), (c) the ghost product alone
+  (MatMultAdd of the ghost block into y's local part), (d) the whole MatMult, on copies of x and y (so
+  that x's and y's arrays can stay lent to the sequential Vecs). The four are timed in interleaved
+  trials (see TimeOps()); besides the ratio of the medians, the median over trials of the per-trial
+  ratio T_full / bound is kept, which cancels drifts of the machine between trials.
+*/
+static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, PetscReal target, OverlapRow *o)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+  Mat                local, ghost;
+  PetscInt           nghost, bs, nloc, ncol, ng[2], k, rp[4];
+  VecScatter         halo;
+  Vec                gx, xl, yl, x2, y2;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  Op                 ops[4];
+  double             tm[4], *tk;
+  PetscReal         *ratio;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(o, sizeof(*o)));
+  PetscCall(PetscStrncpy(o->matrix, r->matrix, sizeof(o->matrix)));
+  PetscCall(PetscStrncpy(o->type, r->type, sizeof(o->type)));
+  PetscCall(MatBSRCustomGetLocalAndGhost(A, &local, &ghost, &nghost, NULL, &halo, &gx));
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(VecGetLocalSize(y, &nloc));
+  PetscCall(VecGetLocalSize(x, &ncol));
+  ng[0] = -nghost;
+  ng[1] = nghost;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, ng, 2, MPIU_INT, MPI_MAX, comm));
+  o->nghost_min = -ng[0];
+  o->nghost_max = ng[1];
+
+  PetscCall(VecDuplicate(x, &x2));
+  PetscCall(VecDuplicate(y, &y2));
+  PetscCall(VecCopy(x, x2));
+  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, bs, ncol, NULL, &xl));
+  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, bs, nloc, NULL, &yl));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArray(y, &ya));
+  PetscCall(VecPlaceArray(xl, xa));
+  PetscCall(VecPlaceArray(yl, ya));
+  /* gx holds x's ghost values before the ghost product is first timed */
+  PetscCall(VecScatterBegin(halo, x, gx, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(halo, x, gx, INSERT_VALUES, SCATTER_FORWARD));
+
+  ops[0] = (Op){OP_SCATTER, NULL, x, NULL, gx, halo}; /* (a) the exchange alone */
+  ops[1] = (Op){OP_MULT, local, xl, NULL, yl, NULL};  /* (b) the local product alone */
+  ops[2] = (Op){OP_MULTADD, ghost, gx, yl, yl, NULL}; /* (c) the ghost product alone */
+  ops[3] = (Op){OP_MULT, A, x2, NULL, y2, NULL};      /* (d) the whole, overlapped MatMult */
+  PetscCall(PetscMalloc2(4 * trials, &tk, trials, &ratio));
+  PetscCall(TimeOps(comm, 4, ops, warmup, reps, trials, budget, tm, rp, tk));
+
+  PetscCall(VecResetArray(xl));
+  PetscCall(VecResetArray(yl));
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecDestroy(&xl));
+  PetscCall(VecDestroy(&yl));
+  PetscCall(VecDestroy(&x2));
+  PetscCall(VecDestroy(&y2));
+
+  o->t_exchange    = tm[0];
+  o->t_local       = tm[1];
+  o->t_ghost       = tm[2];
+  o->t_full        = tm[3];
+  o->reps_exchange = rp[0];
+  o->reps_local    = rp[1];
+  o->reps_ghost    = rp[2];
+  o->reps_full     = rp[3];
+  o->bound         = PetscMax(o->t_exchange, o->t_local) + o->t_ghost;
+  o->ratio         = o->t_full / o->bound;
+  for (k = 0; k < trials; k++) ratio[k] = tk[3 * trials + k] / (PetscMax(tk[k], tk[trials + k]) + tk[2 * trials + k]);
+  PetscCall(Median(trials, ratio, &o->ratio_paired));
+  PetscCall(PetscFree2(tk, ratio));
+  o->hidden_raw = o->t_exchange > 0.0 ? (o->t_exchange + o->t_local + o->t_ghost - o->t_full) / o->t_exchange : 0.0;
+  o->hidden     = PetscMin(1.0, PetscMax(0.0, o->hidden_raw));
+  o->pass       = (PetscBool)(o->ratio <= (double)target);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PrintOverlap(const OverlapRow *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %6" PetscInt_FMT "-%-6" PetscInt_FMT " %9.4f %9.3f %9.4f %9.3f %9.3f %8.3f %8.3f %7.2f %8.2f\n", o->matrix, o->type, o->nghost_min, o->nghost_max, 1e3 * o->t_exchange, 1e3 * o->t_local, 1e3 * o->t_ghost, 1e3 * o->t_full, 1e3 * o->bound, o->ratio, o->ratio_paired, o->hidden, o->hidden_raw));
+  PetscFunctionReturn(0);
+}
+
+/* higher: the target is value >= threshold (else value <= threshold) */
+static PetscErrorCode AddTarget(Target tg[], PetscInt maxtg, PetscInt *ntg, const char matrix[], const char name[], const char what[], double value, double threshold, PetscBool higher)
+{
+  Target *t;
+
+  PetscFunctionBeginUser;
+  if (*ntg >= maxtg) PetscFunctionReturn(0);
+  t = &tg[(*ntg)++];
+  PetscCall(PetscStrncpy(t->matrix, matrix, sizeof(t->matrix)));
+  PetscCall(PetscStrncpy(t->name, name, sizeof(t->name)));
+  PetscCall(PetscStrncpy(t->what, what, sizeof(t->what)));
+  t->value     = value;
+  t->threshold = threshold;
+  t->pass      = (PetscBool)(higher ? value >= threshold : value <= threshold);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const Target tg[], PetscInt ntg)
 {
   FILE       *fp;
   PetscMPIInt size;
@@ -414,6 +671,22 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"matmultadd_ms\": %.6g, \"matmultadd_gbs\": %.6g, \"ratio_matmult\": %.6g, \"ratio_matmultadd\": %.6g,", 1e3 * r->multadd_s, r->multadd_bytes / r->multadd_s / 1e9, r->ratio_mult, r->ratio_multadd));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"reldiff_matmult\": %.3e, \"reldiff_matmultadd\": %.3e, \"convert_s\": %.6g, \"reps_matmult\": %" PetscInt_FMT ", \"reps_matmultadd\": %" PetscInt_FMT "}%s\n", r->diff_mult, r->diff_multadd, r->convert_s, r->reps_mult, r->reps_multadd, i + 1 < nres ? "," : ""));
   }
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"sweeps\": [\n"));
+  for (i = 0; i < nsw; i++) {
+    const SweepRow *w = &sw[i];
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"sweep\": \"%s\", \"threads\": %" PetscInt_FMT ", \"chunks_per_thread\": %" PetscInt_FMT ", \"tasks\": %" PetscInt_FMT ", \"reps\": %" PetscInt_FMT ", \"matmult_ms\": %.6g, \"matmult_gbs\": %.6g, \"stream_triad_gbs\": %.6g, \"matmult_pct_triad\": %.6g}%s\n", w->matrix, w->sweep, w->threads, w->chunks, w->ntasks, w->reps, 1e3 * w->mult_s, w->gbs, w->triad, 100.0 * w->gbs / w->triad, i + 1 < nsw ? "," : ""));
+  }
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"overlap\": [\n"));
+  for (i = 0; i < nov; i++) {
+    const OverlapRow *o = &ov[i];
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"nghost_min\": %" PetscInt_FMT ", \"nghost_max\": %" PetscInt_FMT ", \"t_exchange_ms\": %.6g, \"t_local_ms\": %.6g, \"t_ghost_ms\": %.6g, \"t_full_ms\": %.6g,", o->matrix, o->type, o->nghost_min, o->nghost_max, 1e3 * o->t_exchange, 1e3 * o->t_local, 1e3 * o->t_ghost, 1e3 * o->t_full));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"bound_ms\": %.6g, \"full_over_bound\": %.6g, \"full_over_bound_paired\": %.6g, \"hidden_fraction\": %.6g, \"hidden_fraction_unclamped\": %.6g, \"pass\": %s, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", 1e3 * o->bound, o->ratio, o->ratio_paired, o->hidden, o->hidden_raw, o->pass ? "true" : "false", o->reps_exchange, o->reps_local, o->reps_ghost, o->reps_full, i + 1 < nov ? "," : ""));
+  }
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"targets\": [\n"));
+  for (i = 0; i < ntg; i++) {
+    const Target *t = &tg[i];
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"target\": \"%s\", \"description\": \"%s\", \"value\": %.6g, \"threshold\": %.6g, \"pass\": %s}%s\n", t->matrix, t->name, t->what, t->value, t->threshold, t->pass ? "true" : "false", i + 1 < ntg ? "," : ""));
+  }
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ]\n}\n"));
   PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
   PetscFunctionReturn(0);
@@ -424,15 +697,21 @@ int main(int argc, char **argv)
   char       *mats[MAX_LIST], *types[MAX_LIST], json[PETSC_MAX_PATH_LEN] = "";
   PetscInt    nmats = MAX_LIST, ntypes = MAX_LIST, reps = 50, trials = 5, warmup = 3, seed = 1;
   PetscInt    thesis_rows = 32000, thesis_bs = 5, stencil_n = 48, stencil_bs = 3, im, it, nres = 0;
-  PetscReal   density = 0.05, stream_mb = 400.0, budget = 6.0;
-  PetscBool   setm, sett, hasjson;
+  PetscInt    chunks[MAX_LIST] = {1, 2, 4, 8, 16, 64, 256}, nchunks = MAX_LIST, nsw = 0, nov = 0, ntg = 0, maxsw, maxtg;
+  PetscReal   density = 0.05, stream_mb = 400.0, budget = 6.0, sweep_budget = -1.0;
+  PetscReal   target_baij = 1.0, target_triad = 85.0, target_overlap = 1.10;
+  PetscBool   setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE;
   PetscMPIInt size;
-  double      triad    = 0.0;
-  int         nthreads = 1;
+  double      triad = 0.0, *triad_by_threads;
+  int         nthreads = 1, k;
   Result     *res;
+  SweepRow   *sw;
+  OverlapRow *ov;
+  Target     *tg;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatBSRCustomRegisterAll()); /* bsrcustom, seqbsrcustom, mpibsrcustom without -dll_append */
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "MatMult benchmark options", "Mat");
   PetscCall(PetscOptionsStringArray("-bench_matrices", "Matrices: thesis,stencil27", "bench_matmult.c", mats, &nmats, &setm));
@@ -449,6 +728,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-stencil_bs", "Block size of the stencil27 matrix", "bench_matmult.c", stencil_bs, &stencil_bs, NULL));
   PetscCall(PetscOptionsReal("-stream_mb", "Total MB of the STREAM triad arrays", "bench_matmult.c", stream_mb, &stream_mb, NULL));
   PetscCall(PetscOptionsString("-bench_json", "Write results as JSON to this file", "bench_matmult.c", json, json, sizeof(json), &hasjson));
+  PetscCall(PetscOptionsBool("-bench_sweep", "1 rank: thread and chunks-per-thread sweeps of seqbsrcustom", "MatBSRCustomSetNumThreads", dosweep, &dosweep, NULL));
+  PetscCall(PetscOptionsIntArray("-bench_sweep_chunks", "Chunks per thread of the chunk sweep", "MatBSRCustomSetChunksPerThread", chunks, &nchunks, &setc));
+  PetscCall(PetscOptionsReal("-bench_sweep_time_budget", "-bench_time_budget of each sweep point (default: -bench_time_budget)", "bench_matmult.c", sweep_budget, &sweep_budget, NULL));
+  PetscCall(PetscOptionsBool("-bench_overlap", "Several ranks: time exchange, local and ghost products of mpibsrcustom alone and together", "MatBSRCustomGetLocalAndGhost", dooverlap, &dooverlap, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_baij", "Target: 1-thread seqbsrcustom / seqbaij MatMult speed", "bench_matmult.c", target_baij, &target_baij, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_triad", "Target: all-threads seqbsrcustom MatMult, percent of the STREAM triad", "bench_matmult.c", target_triad, &target_triad, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_overlap", "Target: overlapped MatMult / (max(exchange, local) + ghost)", "bench_matmult.c", target_overlap, &target_overlap, NULL));
   PetscOptionsEnd();
   if (!setm || nmats == 0) {
     nmats = 2;
@@ -459,12 +745,22 @@ int main(int argc, char **argv)
     ntypes = 1;
     PetscCall(PetscStrallocpy(MATBAIJ, &types[0]));
   }
+  if (!setc) nchunks = 7;
+  if (sweep_budget < 0.0) sweep_budget = budget;
   PetscCheck(reps >= 1 && trials >= 1 && warmup >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Need -bench_reps >= 1, -bench_trials >= 1, -bench_warmup >= 0");
   PetscCheck(budget >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_time_budget must be >= 0");
   PetscCheck(stream_mb > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-stream_mb must be positive");
+  for (k = 0; k < (int)nchunks; k++) PetscCheck(chunks[k] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_sweep_chunks: chunks per thread must be >= 1, got %" PetscInt_FMT, chunks[k]);
+#if defined(_OPENMP)
+  nthreads = omp_get_max_threads();
+#endif
+  PetscCheck(nthreads <= MAX_THREADS, PETSC_COMM_WORLD, PETSC_ERR_SUP, "At most %d OpenMP threads", MAX_THREADS);
+  maxsw = nmats * (nthreads + nchunks); /* one seqbsrcustom type per matrix is swept */
+  maxtg = nmats * (2 + ntypes);         /* 2 targets on 1 rank, one overlap target per mpibsrcustom type */
   PetscCall(PetscMalloc1(nmats * ntypes, &res));
-
-  PetscCall(StreamTriad(stream_mb, &triad, &nthreads));
+  PetscCall(PetscCalloc4(maxsw, &sw, nmats * ntypes, &ov, maxtg, &tg, MAX_THREADS + 1, &triad_by_threads));
+  PetscCall(StreamTriad(stream_mb, nthreads, &triad));
+  triad_by_threads[nthreads] = triad;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatMult benchmark: %d MPI rank(s), %d OpenMP thread(s) per rank, %" PetscInt_FMT " warm-up + median of %" PetscInt_FMT " trials x reps calls (reps <= %" PetscInt_FMT ", fewer when a measurement would exceed %.6g s)\n", (int)size, nthreads, warmup, trials, reps, (double)budget));
   {
     int ncpu = AffinityCPUs(), mincpu;
@@ -475,13 +771,15 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "STREAM triad (all ranks x threads, %.6g MB total, best of 10): %.2f GB/s\n", (double)stream_mb, triad));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Bytes per product = values (8 B) + column indices (4 B per block for block types, per scalar for AIJ types) + row pointers + x + y (MatMultAdd: + z); MB = matrix storage (values + indices + row pointers), 1 MB = 1e6 B\n"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ratio = time of %s / time of this type (> 1: faster than %s); reldiff = max relative difference of the products to %s\n", types[0], types[0], types[0]));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %3s %9s %4s %9s %9s %8s %6s %9s %8s %7s %7s %9s\n", "matrix", "type", "bs", "nblocks", "reps", "MB", "Mult ms", "GB/s", "%triad", "MAdd ms", "GB/s", "ratio", "ratioA", "reldiff"));
 
   for (im = 0; im < nmats; im++) {
     MatrixSpec spec;
     Mat        base;
     Vec        xref, yref, zref, yaddref;
     double     tref = 0.0, taddref = 0.0;
+    double     t_baij = 0.0, t_bsr1 = 0.0, gbs_bsr = 0.0, triad_bsr = 0.0;
+    PetscInt   nt_bsr = 0, nov0 = nov;
+    char       bsr_type[64] = "";
 
     PetscCall(SetupSpec(mats[im], thesis_rows, thesis_bs, density, stencil_n, stencil_bs, &spec));
     PetscCall(AssembleBAIJ(&spec, seed, &base));
@@ -499,11 +797,12 @@ int main(int argc, char **argv)
     PetscCall(FillRandom(xref, seed));
     PetscCall(FillRandom(zref, seed + 1000003));
 
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %3s %9s %4s %9s %9s %8s %6s %9s %8s %7s %7s %9s\n", "matrix", "type", "bs", "nblocks", "reps", "MB", "Mult ms", "GB/s", "%triad", "MAdd ms", "GB/s", "ratio", "ratioA", "reldiff"));
     for (it = 0; it < ntypes; it++) {
       Result   *r = &res[nres];
       Mat       A;
       Vec       x, y, z;
-      PetscBool same;
+      PetscBool same, isseqbaij, isseqbsr, ismpibsr;
       MatType   mtype;
       double    t0;
 
@@ -545,10 +844,57 @@ int main(int argc, char **argv)
       PetscCall(PrintRow(r, triad));
       nres++;
 
+      PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJ, &isseqbaij));
+      PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &isseqbsr));
+      PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBSRCUSTOM, &ismpibsr));
+      if (isseqbaij && t_baij == 0.0) t_baij = r->mult_s;
+      if (isseqbsr && !bsr_type[0]) {
+        PetscCall(PetscStrncpy(bsr_type, mtype, sizeof(bsr_type)));
+        PetscCall(MatBSRCustomGetNumThreads(A, &nt_bsr));
+        PetscCheck(nt_bsr >= 1 && nt_bsr <= MAX_THREADS, PETSC_COMM_WORLD, PETSC_ERR_SUP, "The benchmark handles at most %d threads, the matrix uses %" PetscInt_FMT, MAX_THREADS, nt_bsr);
+        if (nt_bsr == 1) t_bsr1 = r->mult_s;
+        if (triad_by_threads[nt_bsr] <= 0.0) PetscCall(StreamTriad(stream_mb, (int)nt_bsr, &triad_by_threads[nt_bsr]));
+        triad_bsr = triad_by_threads[nt_bsr];
+        gbs_bsr   = r->mult_bytes / r->mult_s / 1e9;
+        if (dosweep) {
+          PetscInt n0 = nsw;
+          PetscCall(Sweeps(A, x, y, r, stream_mb, nthreads, chunks, nchunks, warmup, reps, trials, sweep_budget, sw, maxsw, &nsw, triad_by_threads));
+          for (; n0 < nsw; n0++)
+            if (!strcmp(sw[n0].sweep, "threads") && sw[n0].threads == 1 && t_bsr1 == 0.0) t_bsr1 = sw[n0].mult_s;
+        }
+      }
+      if (ismpibsr && dooverlap) PetscCall(Overlap(A, x, y, r, warmup, reps, trials, budget, target_overlap, &ov[nov++]));
+
       PetscCall(VecDestroy(&x));
       PetscCall(VecDestroy(&y));
       PetscCall(VecDestroy(&z));
       if (A != base) PetscCall(MatDestroy(&A));
+    }
+    if (nov > nov0) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  overlap of the halo exchange, %s, %d ranks (times in ms, medians of the max over ranks; bound = max(exchange, local) + ghost; full/bd = T_full / bound from the medians, paired = median of the per-trial ratios; hidden = (exchange + local + ghost - full) / exchange, clamped to [0,1], raw beside it; the four are timed in interleaved trials)\n", spec.name, (int)size));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %13s %9s %9s %9s %9s %9s %8s %8s %7s %8s\n", "matrix", "type", "ghosts", "exchange", "local", "ghost", "full", "bound", "full/bd", "paired", "hidden", "raw"));
+      for (; nov0 < nov; nov0++) {
+        char what[160];
+        PetscCall(PrintOverlap(&ov[nov0]));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "%s on %d ranks: MatMult / (max(exchange, local) + ghost) <= %.2f", ov[nov0].type, (int)size, (double)target_overlap));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s overlap: %s: %.3f (%.3f ms vs bound %.3f ms; %.0f%% of the exchange hidden): %s\n", spec.name, what, ov[nov0].ratio, 1e3 * ov[nov0].t_full, 1e3 * ov[nov0].bound, 100.0 * ov[nov0].hidden, ov[nov0].pass ? "PASS" : "MISS"));
+        PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "overlap", what, ov[nov0].ratio, (double)target_overlap, PETSC_FALSE));
+      }
+    }
+    if (size == 1 && bsr_type[0]) {
+      char what[160];
+      if (t_baij == 0.0) { /* seqbaij was not among the types: time the assembled BAIJ matrix for the target */
+        PetscInt rb;
+        PetscCall(TimeProduct(base, xref, NULL, yref, PETSC_FALSE, warmup, reps, trials, budget, &t_baij, &rb));
+      }
+      if (t_bsr1 > 0.0) {
+        PetscCall(PetscSNPrintf(what, sizeof(what), "%s 1 thread MatMult at least %.2fx as fast as seqbaij (1 rank)", bsr_type, (double)target_baij));
+        PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "bsrcustom_1thread_vs_baij", what, t_baij / t_bsr1, (double)target_baij, PETSC_TRUE));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (seqbaij %.3f ms, %s 1 thread %.3f ms): %s\n", spec.name, what, t_baij / t_bsr1, 1e3 * t_baij, bsr_type, 1e3 * t_bsr1, tg[ntg - 1].pass ? "PASS" : "MISS"));
+      } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s 1 thread vs seqbaij: not measured (no 1-thread run: use OMP_NUM_THREADS=1 or -bench_sweep)\n", spec.name, bsr_type));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT " thread(s) MatMult at least %.0f%% of the STREAM triad with as many threads", bsr_type, nt_bsr, (double)target_triad));
+      PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "bsrcustom_allthreads_pct_triad", what, 100.0 * gbs_bsr / triad_bsr, (double)target_triad, PETSC_TRUE));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.1f%% (%.2f of %.2f GB/s): %s\n", spec.name, what, 100.0 * gbs_bsr / triad_bsr, gbs_bsr, triad_bsr, tg[ntg - 1].pass ? "PASS" : "MISS"));
     }
     PetscCall(VecDestroy(&xref));
     PetscCall(VecDestroy(&yref));
@@ -556,14 +902,20 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&yaddref));
     PetscCall(MatDestroy(&base));
   }
+  if (ntg) {
+    PetscInt npass = 0;
+    for (k = 0; k < (int)ntg; k++) npass += tg[k].pass;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGETS: %" PetscInt_FMT " of %" PetscInt_FMT " pass\n", npass, ntg));
+  }
   if (hasjson && json[0]) {
-    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget));
+    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, tg, ntg));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Results written to %s\n", json));
   }
 
   for (im = 0; im < nmats; im++) PetscCall(PetscFree(mats[im]));
   for (it = 0; it < ntypes; it++) PetscCall(PetscFree(types[it]));
   PetscCall(PetscFree(res));
+  PetscCall(PetscFree4(sw, ov, tg, triad_by_threads));
   PetscCall(PetscFinalize());
   return 0;
 }
