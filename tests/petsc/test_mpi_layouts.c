@@ -3,7 +3,6 @@ static const char help[] = "mpibsrcustom against MPIBAIJ on layouts that stress 
                            "second assembly that adds new off-process entries. Also: 1 vs 2 threads, MatGetDiagonalBlock.\n";
 
 #include "testutils.h"
-#include <stdlib.h>
 
 static PetscInt failures = 0;
 
@@ -98,7 +97,7 @@ int main(int argc, char **argv)
       PetscCall(Build(MATAIJ, (Layout)l, bs, &Aij)); /* independent of BAIJ's code */
       PetscCall(Build(MATBSRCUSTOM, (Layout)l, bs, &A));
       PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT ", %s", bs, LayoutNames[l]));
-      if (getenv("BSRC_TEST_TRACE")) fprintf(stderr, "[%d] case %s\n", rank, what);
+      PetscCall(PetscInfo(NULL, "case %s\n", what)); /* -info shows which case a failure belongs to */
       PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, what));
       PetscCall(TestCompareProducts(A, Aij, 1e-13, &failures, what));
       if (size > 1) {
@@ -166,7 +165,7 @@ int main(int argc, char **argv)
         PetscCall(MatAssemblyBegin(Aij, MAT_FINAL_ASSEMBLY));
         PetscCall(MatAssemblyEnd(Aij, MAT_FINAL_ASSEMBLY));
         PetscCall(PetscStrlcat(what, ", after adding off-process entries", sizeof(what)));
-        if (getenv("BSRC_TEST_TRACE")) fprintf(stderr, "[%d] case %s\n", rank, what);
+        PetscCall(PetscInfo(NULL, "case %s\n", what)); /* -info shows which case a failure belongs to */
         /* against MPIAIJ only: PETSc 3.18's MPIBAIJ puts a new off-process block column (bs > 1) into
            ghost column 0 after assembly (see mpibsrcustom.c), so it is no reference here */
         PetscCall(TestCompareProducts(A, Aij, 1e-13, &failures, what));
