@@ -8,20 +8,6 @@ static const char help[] = "The GPU backends of bsrcustom against its CPU backen
 
 static PetscInt failures = 0, checks = 0;
 
-static PetscErrorCode Uploads(PetscLogDouble *count)
-{
-  PetscLogEvent      ev;
-  PetscEventPerfInfo info;
-
-  PetscFunctionBegin;
-  PetscCall(PetscLogEventGetId("BSRCustomUpload", &ev));
-  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
-  *count = info.count;
-  PetscFunctionReturn(0);
-}
-
-/* ours (GPU) against Ref: y = Ax, z = Ax + w, w = Ax + w */
-
 int main(int argc, char **argv)
 {
   const PetscInt bss[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16};
@@ -83,9 +69,9 @@ int main(int argc, char **argv)
     PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "before changes"));
     PetscCall(MatBSRCustomGetCUDAKernel(A, NULL, &used));
     TEST_CHECK(PETSC_COMM_WORLD, used != MAT_BSRCUSTOM_CUDA_KERNEL_AUTO, failures, "auto did not resolve to a kernel");
-    PetscCall(Uploads(&u0));
+    PetscCall(TestEventCount("BSRCustomUpload", &u0));
     PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "unchanged"));
-    PetscCall(Uploads(&u1));
+    PetscCall(TestEventCount("BSRCustomUpload", &u1));
     TEST_CHECK(PETSC_COMM_WORLD, u1 == u0, failures, "products of an unchanged matrix uploaded it again (%g -> %g)", u0, u1);
     /* values only */
     PetscCall(MatScale(A, -0.5));
@@ -108,7 +94,7 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
-    PetscCall(Uploads(&u2));
+    PetscCall(TestEventCount("BSRCustomUpload", &u2));
     PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after a value-only reassembly"));
     /* structure: a block in an empty block row (every third one is empty) */
     row = rs / 3 + 2 - (rs / 3) % 3;
@@ -122,7 +108,7 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
     PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after a structural reassembly"));
-    PetscCall(Uploads(&u3));
+    PetscCall(TestEventCount("BSRCustomUpload", &u3));
     TEST_CHECK(PETSC_COMM_WORLD, u3 > u2, failures, "a structural change was not uploaded (%g -> %g)", u2, u3);
     /* MatDuplicate and MatCopy carry the backend and their own device copies */
     {

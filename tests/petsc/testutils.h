@@ -30,6 +30,9 @@ PetscErrorCode TestGPUMissing(PetscBool *missing);
    each against Ref to the relative tolerance tol; failures are counted and printed. */
 PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *failures, const char *what);
 
+/* How often the log event `name` has run (logging must be on: PetscLogDefaultBegin()). */
+PetscErrorCode TestEventCount(const char *name, PetscLogDouble *count);
+
 /* ||a - b||_inf / max(||b||_inf, tiny) */
 PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel);
 

@@ -212,16 +212,6 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-/* MatZeroRows compresses BAIJ's arrays without going through ops->assemblyend: rebuild then. */
-static PetscErrorCode MatSeqBSRCustomInvalidateTasks(Mat A)
-{
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-
-  PetscFunctionBegin;
-  b->tasks_built = PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
-
 /* FD coloring: BAIJ's, under the base type name (see MatBSRCustomFDColoringCall_Private()). */
 static PetscErrorCode MatFDColoringCreate_SeqBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring c)
 {
@@ -379,17 +369,15 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install)
 
 /*
    MatZeroRows: BAIJ compresses its arrays in place without calling ops->assemblyend, so we wrap it
-   to drop the partition. The wrapped op is kept in the composed slot below.
+   to drop the partition (rebuilt at the next product).
 */
 static PetscErrorCode MatZeroRows_SeqBSRCustom(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
 {
-  PetscErrorCode (*baij_zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec) = NULL;
+  Mat_SeqBSRCustom *c = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatZeroRows_seqbsrcustom_base_C", &baij_zerorows));
-  PetscCheck(baij_zerorows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ MatZeroRows missing");
-  PetscCall((*baij_zerorows)(A, n, rows, diag, x, b));
-  PetscCall(MatSeqBSRCustomInvalidateTasks(A));
+  PetscCall((*c->baij_zerorows)(A, n, rows, diag, x, b));
+  c->tasks_built = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -427,7 +415,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCall(MatBSRCustomSettingsDefault_Private(&b->set));
   B->spptr                = b;
 
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatZeroRows_seqbsrcustom_base_C", (void (*)(void))B->ops->zerorows));
+  b->baij_zerorows        = B->ops->zerorows;
   B->ops->destroy         = MatDestroy_SeqBSRCustom;
   B->ops->duplicate       = MatDuplicate_SeqBSRCustom;
   B->ops->assemblyend     = MatAssemblyEnd_SeqBSRCustom;
@@ -451,7 +439,6 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type,
 {
   Mat               B = *newmat;
   Mat_SeqBSRCustom *b;
-  PetscErrorCode (*baij_zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec) = NULL;
 
   PetscFunctionBegin;
   (void)type;
@@ -461,7 +448,6 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type,
     PetscFunctionReturn(0);
   }
   b = (Mat_SeqBSRCustom *)B->spptr;
-  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatZeroRows_seqbsrcustom_base_C", &baij_zerorows));
   B->ops->destroy         = b->baij_destroy;
   B->ops->duplicate       = b->baij_duplicate;
   B->ops->assemblyend     = b->baij_assemblyend;
@@ -469,11 +455,10 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type,
   B->ops->setfromoptions  = b->baij_setfromoptions;
   B->ops->fdcoloringsetup = b->baij_fdcoloringsetup;
   B->ops->fdcoloringcreate = b->baij_fdcoloringcreate;
-  B->ops->zerorows        = baij_zerorows;
+  B->ops->zerorows        = b->baij_zerorows;
   B->ops->mult            = b->baij_mult;
   B->ops->multadd         = b->baij_multadd;
   B->ops->setvalues       = b->baij_setvalues;
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatZeroRows_seqbsrcustom_base_C", NULL));
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomCUDAFree(B));
   bsrk_partition_free(&b->tasks);

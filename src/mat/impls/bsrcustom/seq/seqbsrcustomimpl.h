@@ -16,6 +16,7 @@ typedef struct {
   PetscErrorCode (*baij_view)(Mat, PetscViewer);
   PetscErrorCode (*baij_setfromoptions)(Mat, PetscOptionItems *);
   PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
+  PetscErrorCode (*baij_zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
   PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_mult)(Mat, Vec, Vec);          /* BAIJ picks these by block size at preallocation */
   PetscErrorCode (*baij_multadd)(Mat, Vec, Vec, Vec);
