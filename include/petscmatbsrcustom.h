@@ -73,6 +73,8 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomSetBackend(Mat, MatBSRCustomBackend);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetBackend(Mat, MatBSRCustomBackend *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDAKernel(Mat, MatBSRCustomCUDAKernel);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAKernel(Mat, MatBSRCustomCUDAKernel *, MatBSRCustomCUDAKernel *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDADevice(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDADevice(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUSPARSEAlg(Mat, MatBSRCustomCUSPARSEAlg);
 PETSC_EXTERN PetscBool      MatBSRCustomHasCUDA(void);
 PETSC_EXTERN PetscInt       MatBSRCustomCUDADeviceCount(void);

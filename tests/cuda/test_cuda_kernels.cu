@@ -595,6 +595,103 @@ void test_leaks(rng_t &rng)
 
 } // namespace
 
+/* The split product of an MPI rank (bsrc_cuda_split_begin/end): local block L and ghost block G
+   against the reference on [L G] with x = [x_local; x_ghost]. */
+void test_split(rng_t &rng)
+{
+  struct shape {
+    const char *name;
+    bsrk_idx    nbrows, nloc, nghost, bs;
+    int         mean;
+  };
+  const shape shapes[] = {{"small", 37, 41, 9, 3, 5}, {"no_ghost_cols", 20, 20, 0, 2, 4}, {"large", 120001, 120001, 3001, 4, 3}, {"bs5", 503, 503, 77, 5, 20}};
+  for (const shape &sh : shapes) {
+    if (g_quick && sh.nbrows > 100000) continue;
+    /* random_matrix shuffles every column per row: fine for small shapes; the large one is drawn row by row */
+    auto sparse_rows = [&](const char *name, bsrk_idx nbcols, int per_row) {
+      std::vector<std::vector<bsrk_idx>> rows(sh.nbrows);
+      for (bsrk_idx i = 0; i < sh.nbrows; ++i) {
+        for (int j = 0; j < per_row; ++j) rows[i].push_back((bsrk_idx)(rng() % (uint64_t)nbcols));
+        std::sort(rows[i].begin(), rows[i].end());
+        rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
+      }
+      return from_rows(name, nbcols, sh.bs, rows, rng);
+    };
+    const bool  big = sh.nbrows > 100000;
+    host_matrix L   = big ? sparse_rows("split_local", sh.nloc, sh.mean) : random_matrix("split_local", sh.nbrows, sh.nloc, sh.bs, sh.mean, 0.1, rng);
+    host_matrix G   = !sh.nghost ? host_matrix{} : big ? sparse_rows("split_ghost", sh.nghost, 1) : random_matrix("split_ghost", sh.nbrows, sh.nghost, sh.bs, 2, 0.3, rng);
+    /* F = [L G] row by row */
+    host_matrix F;
+    F.nbrows = sh.nbrows;
+    F.nbcols = sh.nloc + sh.nghost;
+    F.bs     = sh.bs;
+    const size_t bs2 = (size_t)sh.bs * sh.bs;
+    for (bsrk_idx i = 0; i < sh.nbrows; ++i) {
+      for (bsrk_idx k = L.rowptr[i]; k < L.rowptr[i + 1]; ++k) {
+        F.colidx.push_back(L.colidx[k]);
+        F.values.insert(F.values.end(), L.values.begin() + k * bs2, L.values.begin() + (k + 1) * bs2);
+      }
+      if (sh.nghost)
+        for (bsrk_idx k = G.rowptr[i]; k < G.rowptr[i + 1]; ++k) {
+          F.colidx.push_back(sh.nloc + G.colidx[k]);
+          F.values.insert(F.values.end(), G.values.begin() + k * bs2, G.values.begin() + (k + 1) * bs2);
+        }
+      F.rowptr.push_back((bsrk_idx)F.colidx.size());
+    }
+    bsrc_cuda_matrix *ML = nullptr, *MG = nullptr;
+    if (bsrc_cuda_create(0, &ML) != BSRC_CUDA_OK || bsrc_cuda_create(0, &MG) != BSRC_CUDA_OK) {
+      failf(std::string("split/") + sh.name, "create: %s", bsrc_cuda_last_error(nullptr));
+      bsrc_cuda_destroy(ML);
+      continue;
+    }
+    bool ok = upload(ML, L, std::string("split/") + sh.name + "/local");
+    if (sh.nghost) ok = ok && upload(MG, G, std::string("split/") + sh.name + "/ghost");
+    const bsrc_cuda_kernel kernels[] = {BSRC_CUDA_KERNEL_AUTO, BSRC_CUDA_KERNEL_VECTOR_UNROLLED, BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_CUSPARSE_BSRMV};
+    for (bsrc_cuda_kernel k : kernels) {
+      for (const ab_pair &ab : all_pairs) {
+        for (int alias = 0; alias < 2 && ok; ++alias) {
+          std::vector<double> x(F.nbcols * sh.bs), in(sh.nbrows * sh.bs), out(sh.nbrows * sh.bs, NAN);
+          for (double &v : x) v = uniform(rng, -1, 1);
+          for (double &v : in) v = uniform(rng, -1, 1);
+          const std::vector<double> in0 = in;
+          double                   *dst = alias ? in.data() : out.data();
+          std::string name = std::string("split/") + sh.name + "/" + bsrc_cuda_kernel_names[k] + "/alpha" + std::to_string(ab.alpha) + "/beta" + std::to_string(ab.beta) + (alias ? "/in=out" : "");
+          bsrc_cuda_status st = bsrc_cuda_split_begin(ML, k, ab.alpha, x.data(), ab.beta, ab.beta != 0.0 ? in.data() : nullptr);
+          if (st == BSRC_CUDA_OK) st = bsrc_cuda_split_end(ML, sh.nghost ? MG : nullptr, k, ab.alpha, x.data() + sh.nloc * sh.bs, dst);
+          std::string why;
+          if (st != BSRC_CUDA_OK) failf(name, "status %d: %s", (int)st, bsrc_cuda_last_error(ML));
+          else if (!compare(F, ab.alpha, x, ab.beta, in0, alias ? in : out, why)) failf(name, "%s", why.c_str());
+          else pass(name);
+        }
+      }
+      if (g_quick) break;
+    }
+    /* misuse: end without begin, begin twice, a ghost block of other rows */
+    std::vector<double> x(F.nbcols * sh.bs, 1.0), y(sh.nbrows * sh.bs);
+    expect(bsrc_cuda_split_end(ML, MG, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), y.data()) == BSRC_CUDA_ERR_ARG, std::string("split/") + sh.name + "/end without begin", "expected ERR_ARG");
+    expect(bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK && bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_ERR_ARG &&
+             bsrc_cuda_split_end(ML, nullptr, BSRC_CUDA_KERNEL_AUTO, 1.0, nullptr, y.data()) == BSRC_CUDA_OK,
+           std::string("split/") + sh.name + "/begin twice", "expected OK, ERR_ARG, then OK");
+    if (sh.nghost) {
+      host_matrix other = random_matrix("split_other", 7, sh.nghost, sh.bs, 2, 0.3, rng);
+      bsrc_cuda_matrix *MO = nullptr;
+      if (bsrc_cuda_create(0, &MO) == BSRC_CUDA_OK && upload(MO, other, "split/other")) {
+        const bool b = bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK;
+        const bsrc_cuda_status e = bsrc_cuda_split_end(ML, MO, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), y.data());
+        expect(b && e == BSRC_CUDA_ERR_ARG && strstr(bsrc_cuda_last_error(ML), "block rows"), std::string("split/") + sh.name + "/ghost rows differ", "expected ERR_ARG naming the block rows");
+        /* and the pair works again afterwards */
+        std::string why;
+        std::vector<double> out(sh.nbrows * sh.bs);
+        const bool again = bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK && bsrc_cuda_split_end(ML, MG, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data() + sh.nloc * sh.bs, out.data()) == BSRC_CUDA_OK;
+        expect(again && compare(F, 1.0, x, 0.0, {}, out, why), std::string("split/") + sh.name + "/usable after an error", why.c_str());
+      }
+      bsrc_cuda_destroy(MO);
+    }
+    bsrc_cuda_destroy(ML);
+    bsrc_cuda_destroy(MG);
+  }
+}
+
 int main()
 {
   if (bsrc_cuda_device_count() == 0) {
@@ -622,6 +719,7 @@ int main()
     test_host_staging(M, rng);
     bsrc_cuda_destroy(M);
   }
+  test_split(rng);
   if (!g_quick) test_leaks(rng);
   printf("%d passed, %d failed, %d skipped\n", g_passed, g_failed, g_skipped);
   return g_failed == 0 ? 0 : 1;

@@ -90,6 +90,8 @@ int main(int argc, char **argv)
   EXPECT_ERROR(MatBSRCustomSetChunksPerThread(A, 0), PETSC_ERR_ARG_OUTOFRANGE, "chunks per thread");
   EXPECT_ERROR(MatBSRCustomSetNumThreads(A, -3), PETSC_ERR_ARG_OUTOFRANGE, "threads");
   EXPECT_ERROR(MatBSRCustomSetSharedRows(A, (MatBSRCustomSharedRows)7), PETSC_ERR_ARG_OUTOFRANGE, "shared-rows");
+  EXPECT_ERROR(MatBSRCustomSetCUDADevice(A, -2), PETSC_ERR_ARG_OUTOFRANGE, "CUDA device");
+  PetscCall(OptionError("-mat_bsrcustom_cuda_device", "-5", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_cuda_device"));
   PetscCall(OptionError("-mat_bsrcustom_chunks_per_thread", "0", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_chunks_per_thread"));
   PetscCall(OptionError("-mat_bsrcustom_threads", "100000", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_threads"));
   PetscCall(OptionError("-mat_bsrcustom_threads", "two", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_threads"));

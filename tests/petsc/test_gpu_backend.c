@@ -1,7 +1,9 @@
 static const char help[] = "The GPU backends of bsrcustom against its CPU backend (and MATBAIJ), through PETSc:\n"
                            "every CUDA kernel and both cuSPARSE routines, block sizes 1-8, 11, 16, empty block rows, one long\n"
                            "block row, a single-block matrix, MatMult and MatMultAdd (in place and not), values changed and\n"
-                           "reassembled, structure changed and reassembled, uploads only when something changed.\n"
+                           "reassembled, structure changed and reassembled, uploads only when something changed; on several ranks the\n"
+                           "split product (local kernel before the halo exchange ends, ghost kernel into the same device y); device\n"
+                           "binding: node-local rank modulo the visible GPUs, -mat_bsrcustom_cuda_device, MatView's rank -> device.\n"
                            "Exits with 77 (CTest: skipped) where this build or machine has no GPU.\n";
 
 #include "testutils.h"
@@ -127,6 +129,77 @@ int main(int argc, char **argv)
       PetscCall(MatView(A, viewer));
       PetscCall(PetscViewerPopFormat(viewer));
     }
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Ref));
+  }
+
+  /* device binding: automatic (node-local rank mod visible GPUs), each device by hand, a bad device */
+  {
+    Mat            A, Ref;
+    MPI_Comm       node;
+    PetscMPIInt    local, rank;
+    PetscInt       ndev = MatBSRCustomCUDADeviceCount(), dev = -2, after = -2;
+    PetscErrorCode ierr;
+    int            bad = 0, anybad = 0;
+    char           file[PETSC_MAX_PATH_LEN];
+
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_rank(node, &local));
+    PetscCallMPI(MPI_Comm_free(&node));
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 4, 23, 23 * size, 5, PETSC_FALSE, PETSC_FALSE, 11u, &Ref));
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 4, 23, 23 * size, 5, PETSC_FALSE, PETSC_FALSE, 11u, &A));
+    PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+    PetscCall(MatBSRCustomGetCUDADevice(A, &dev));
+    bad = dev != (PetscInt)local % ndev;
+    PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
+    if (bad) PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "[%d] node-local rank %d, %" PetscInt_FMT " GPUs: bound to device %" PetscInt_FMT "\n", rank, local, ndev, dev));
+    PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
+    TEST_CHECK(PETSC_COMM_WORLD, !anybad, failures, "automatic binding is not node-local rank modulo visible GPUs");
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "automatic device binding"));
+    checks++;
+    PetscCall(PetscSNPrintf(file, sizeof(file), "gpu_backend_view_np%d.txt", (int)size));
+    {
+      PetscViewer v;
+      PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, file, &v));
+      PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+      PetscCall(MatView(A, v));
+      PetscCall(PetscViewerPopFormat(v));
+      PetscCall(PetscViewerDestroy(&v));
+    }
+    if (size > 1) { /* every rank's line names its device, and the split path ran */
+      char   line[512], want[64];
+      FILE  *fp;
+      int    found = 0, split = 0;
+      if (rank == 0) {
+        PetscCall(PetscFOpen(PETSC_COMM_SELF, file, "r", &fp));
+        while (fgets(line, sizeof(line), fp)) {
+          for (PetscMPIInt r = 0; r < size; r++) {
+            PetscCall(PetscSNPrintf(want, sizeof(want), "[%d] CUDA device ", (int)r));
+            if (strstr(line, want)) found++;
+          }
+          if (strstr(line, "host-staged")) split++;
+        }
+        PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+      }
+      TEST_CHECK(PETSC_COMM_WORLD, rank != 0 || (found == size && split == size), failures, "MatView: %d of %d ranks name their device, %d report the host-staged split path", found, (int)size, split);
+    }
+    for (PetscInt d = 0; d < ndev; d++) {
+      char what[64];
+      PetscCall(MatBSRCustomSetCUDADevice(A, d));
+      PetscCall(MatBSRCustomGetCUDADevice(A, &dev));
+      TEST_CHECK(PETSC_COMM_WORLD, dev == d, failures, "MatBSRCustomSetCUDADevice(%" PetscInt_FMT ") gave device %" PetscInt_FMT, d, dev);
+      PetscCall(PetscSNPrintf(what, sizeof(what), "all ranks on device %" PetscInt_FMT, d));
+      PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, what));
+      checks++;
+    }
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatBSRCustomSetCUDADevice(A, ndev);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(MatBSRCustomGetCUDADevice(A, &after));
+    TEST_CHECK(PETSC_COMM_WORLD, ierr == PETSC_ERR_ARG_OUTOFRANGE, failures, "device %" PetscInt_FMT " of %" PetscInt_FMT ": error %d, expected PETSC_ERR_ARG_OUTOFRANGE", ndev, ndev, (int)ierr);
+    TEST_CHECK(PETSC_COMM_WORLD, after == ndev - 1, failures, "a refused device changed the setting (%" PetscInt_FMT ")", after);
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after a refused device"));
     PetscCall(MatDestroy(&A));
     PetscCall(MatDestroy(&Ref));
   }

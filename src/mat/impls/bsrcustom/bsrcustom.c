@@ -83,6 +83,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSett
   set->backend           = MAT_BSRCUSTOM_BACKEND_CPU;
   set->cuda_kernel       = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO;
   set->cusparse_alg      = MAT_BSRCUSTOM_CUSPARSE_BSRMV;
+  set->cuda_device       = -1;
   PetscFunctionReturn(0);
 }
 
@@ -97,7 +98,11 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->backend >= MAT_BSRCUSTOM_BACKEND_CPU && set->backend <= MAT_BSRCUSTOM_BACKEND_CUSPARSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown backend %d", what, (int)set->backend);
   PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && set->cuda_kernel <= MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
   PetscCheck(set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_BSRMV || set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown cuSPARSE routine %d", what, (int)set->cusparse_alg);
-  if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomCUDAAvailable_Private(A, what));
+  PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
+  if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) {
+    PetscCall(MatBSRCustomCUDAAvailable_Private(A, what));
+    PetscCheck(set->cuda_device < MatBSRCustomCUDADeviceCount(), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device %" PetscInt_FMT " asked for, but this process sees %" PetscInt_FMT " device(s) (numbered from 0 within CUDA_VISIBLE_DEVICES)", what, set->cuda_device, MatBSRCustomCUDADeviceCount());
+  }
   PetscFunctionReturn(0);
 }
 
@@ -148,6 +153,7 @@ static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_backend",           "Where MatMult runs: cpu (default), cuda or cusparse",              "MatBSRCustomSetBackend",         BSRC_OPT_ENUM, MatBSRCustomBackends,        3, offsetof(MatBSRCustomSettings, backend)          },
   {"-mat_bsrcustom_cuda_kernel",       "CUDA kernel of the cuda backend (auto picks per matrix)",          "MatBSRCustomSetCUDAKernel",      BSRC_OPT_ENUM, MatBSRCustomCUDAKernels,     6, offsetof(MatBSRCustomSettings, cuda_kernel)      },
   {"-mat_bsrcustom_cusparse_alg",      "cuSPARSE routine of the cusparse backend",                         "MatBSRCustomSetCUSPARSEAlg",     BSRC_OPT_ENUM, MatBSRCustomCUSPARSEAlgs,    2, offsetof(MatBSRCustomSettings, cusparse_alg)     },
+  {"-mat_bsrcustom_cuda_device",       "GPU of the GPU backends (-1: node-local rank modulo visible GPUs)", "MatBSRCustomSetCUDADevice",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cuda_device)      },
 };
 
 static PetscErrorCode MatBSRCustomOptionValue(const MatBSRCustomSettings *set, const BSRCOption *o, char *buf, size_t len)
@@ -568,6 +574,67 @@ PetscErrorCode MatBSRCustomSetCUSPARSEAlg(Mat A, MatBSRCustomCUSPARSEAlg alg)
   PetscCall(MatBSRCustomGetSettings(A, &set));
   set.cusparse_alg = alg;
   PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetCUSPARSEAlg()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetCUDADevice - Chooses the GPU that the cuda and cusparse backends of this matrix use.
+   The default, -1, binds each MPI rank to the GPU numbered (node-local rank) modulo (visible GPUs),
+   the node-local rank coming from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED); CUDA_VISIBLE_DEVICES
+   narrows and renumbers the GPUs a process sees, as usual. Several ranks may share one GPU.
+
+   Logically Collective (the device may differ between ranks)
+
+   Input Parameters:
++  A - a MATBSRCUSTOM matrix
+-  device - a device number in [0, visible GPUs), or -1 for the automatic binding
+
+   Options Database Key:
+.  -mat_bsrcustom_cuda_device <-1> - the device
+
+   Notes:
+   A matrix already on a GPU moves to the new one at its next product.
+
+   Level: intermediate
+
+.seealso: `MatBSRCustomGetCUDADevice()`, `MatBSRCustomSetBackend()`
+@*/
+PetscErrorCode MatBSRCustomSetCUDADevice(Mat A, PetscInt device)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.cuda_device = device;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetCUDADevice()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetCUDADevice - Gets the GPU that this rank's part of the matrix uses (or will use)
+   with a GPU backend: the one asked for, or the automatic binding's choice.
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameter:
+.  device - the device number, within CUDA_VISIBLE_DEVICES; -1 when this build has no CUDA or no GPU is visible
+
+   Level: intermediate
+
+.seealso: `MatBSRCustomSetCUDADevice()`
+@*/
+PetscErrorCode MatBSRCustomGetCUDADevice(Mat A, PetscInt *device)
+{
+  MatBSRCustomSettings set;
+  char                 how[8];
+
+  PetscFunctionBegin;
+  PetscValidIntPointer(device, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  PetscCall(MatBSRCustomCUDADevice_Private(A, &set, device, how, sizeof(how)));
   PetscFunctionReturn(0);
 }
 

@@ -17,6 +17,7 @@ typedef struct {
   MatBSRCustomBackend    backend;
   MatBSRCustomCUDAKernel cuda_kernel;
   MatBSRCustomCUSPARSEAlg cusparse_alg;
+  PetscInt               cuda_device; /* GPU of the GPU backends; -1: node-local rank modulo visible GPUs */
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);
@@ -29,6 +30,11 @@ PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRC
 
 /* GPU backends: whether this build has CUDA and a GPU is visible; errors say which is missing */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *);
+/* Device binding: the node-local rank from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) over comm
+   (collective; done once, when the first MATMPIBSRCUSTOM is created), and the device a matrix with
+   these settings runs on, with how it was chosen (for MatView and -info). */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm);
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat, const MatBSRCustomSettings *, PetscInt *, char *, size_t);
 
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);

@@ -107,6 +107,20 @@ bsrc_cuda_status bsrc_cuda_bench_cusparse_spmv_csr(bsrc_cuda_matrix *M, int alg,
    bsrc_cuda_last_error), -1 = not run yet, 2 = CSR (bs == 1). */
 int bsrc_cuda_spmv_bsr_layout(const bsrc_cuda_matrix *M);
 
+
+/* The product of one MPI rank's block rows on one GPU, in two halves around the caller's halo
+   exchange: out = alpha*(L*x + G*ghost_x) + beta*in, with L the local block (the rank's own columns)
+   and G the ghost block (the compressed off-rank columns), both on the same device and with the same
+   block rows; all vectors are host arrays.
+   split_begin stages x (and in, beta != 0) through L's pinned buffers and queues L's product on L's
+   stream, then returns without waiting: the exchange of ghost values proceeds on the host meanwhile.
+   split_end stages ghost_x on G's stream (its transfer overlaps L's product), makes L's stream wait
+   for it, queues G's product there accumulating into L's device y, and brings y back once into out.
+   G may be NULL or have no columns (no ghosts). in may alias out. Every begin needs its end, on the
+   same L, before L is used otherwise. */
+bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda_kernel kl, double alpha, const double *x, double beta, const double *in);
+bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_matrix *G, bsrc_cuda_kernel kg, double alpha, const double *ghost_x, double *out);
+
 /* bsrc_cuda_last_error(NULL) returns the message of the calling thread's last failed call that had
    no matrix to hold it (bsrc_cuda_create, or any call given M == NULL). */
 

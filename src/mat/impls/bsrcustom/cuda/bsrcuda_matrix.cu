@@ -73,7 +73,9 @@ struct bsrc_cuda_matrix {
   bsrc::dev_buffer d_x, d_y;
   double          *h_x = nullptr, *h_y = nullptr;
   cudaEvent_t      piece_done[bsrc::staging_ring] = {};
+  cudaEvent_t      split_mark  = nullptr; /* split product: "x staged and local product queued" / "ghost x staged" */
   bool             have_events = false;
+  bool             split_open  = false; /* bsrc_cuda_split_begin ran, bsrc_cuda_split_end not yet */
 
   bsrc::cusparse_state *cus = nullptr;
 };
@@ -213,6 +215,8 @@ void destroy_events(bsrc_cuda_matrix *M)
     if (e) (void)cudaEventDestroy(e);
     e = nullptr;
   }
+  if (M->split_mark) (void)cudaEventDestroy(M->split_mark);
+  M->split_mark  = nullptr;
   M->have_events = false;
 }
 
@@ -224,6 +228,7 @@ bsrc_cuda_status ensure_staging(bsrc_cuda_matrix *M)
     cudaError_t err = cudaSuccess;
     for (cudaEvent_t &e : M->piece_done)
       if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    if (err == cudaSuccess) err = cudaEventCreateWithFlags(&M->split_mark, cudaEventDisableTiming);
     if (err != cudaSuccess) {
       (void)cudaGetLastError();
       destroy_events(M);
@@ -367,9 +372,10 @@ bsrc_cuda_status check_product_args(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, con
   return BSRC_CUDA_OK;
 }
 
-/* Queues the product on M's stream (device arrays). */
-bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out)
+/* Queues the product on stream s (M's own when null) on device arrays. */
+bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s = nullptr)
 {
+  if (!s) s = M->stream;
   if (k == BSRC_CUDA_KERNEL_AUTO) k = M->auto_kernel;
   if (M->nbrows == 0) return BSRC_CUDA_OK;
   if (is_own_kernel(k)) {
@@ -382,12 +388,12 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
       }
       M->cfg_valid[k] = true;
     }
-    const cudaError_t err = launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, M->stream);
+    const cudaError_t err = launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, s);
     if (err != cudaSuccess) return fail_cuda(sink(M), err, bsrc_cuda_kernel_names[k]);
     return BSRC_CUDA_OK;
   }
   const cusparse_variant v = k == BSRC_CUDA_KERNEL_CUSPARSE_BSRMV ? CUSP_BSRMV_COL : CUSP_SPMV_BSR;
-  return cusparse_multadd(&M->cus, view(M), M->stream, v, alpha, x, beta, in, out, &M->bytes, sink(M));
+  return cusparse_multadd(&M->cus, view(M), s, v, alpha, x, beta, in, out, &M->bytes, sink(M));
 }
 
 bsrc_cuda_status finish(bsrc_cuda_matrix *M, const char *what)
@@ -617,6 +623,80 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
     return s;
   }
   return stage_down(M, plan, out, M->h_y, dy, ybytes);
+}
+
+/* The split product of one MPI rank (see bsrcuda.h). begin: x (and in) staged on L's stream and L's
+   product queued behind them; nothing waits, so the caller's halo exchange runs while they move. */
+extern "C" bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda_kernel kl, double alpha, const double *x, double beta, const double *in)
+{
+  /* out is only known at split_end: check the rest here (x stands in for it) */
+  bsrc_cuda_status s = check_product_args(L, kl, x, beta, in, L && L->nbrows > 0 ? x : nullptr);
+  if (s != BSRC_CUDA_OK) return s;
+  if (L->split_open) return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_begin: the previous split product was not ended (bsrc_cuda_split_end)");
+  device_scope ds(L->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(L), ds.error(), "cudaSetDevice");
+  s = ensure_staging(L);
+  if (s != BSRC_CUDA_OK) return s;
+  const size_t       xbytes = (size_t)L->nbcols * (size_t)L->bs * sizeof(double);
+  const size_t       ybytes = (size_t)L->nbrows * (size_t)L->bs * sizeof(double);
+  double            *dx = (double *)L->d_x.ptr, *dy = (double *)L->d_y.ptr;
+  const staging_plan plan = staging_settings();
+  cudaError_t        err  = stage_up(L, plan, dx, L->h_x, x, xbytes);
+  if (err == cudaSuccess && beta != 0.0) err = stage_up(L, plan, dy, L->h_y, in, ybytes);
+  if (err != cudaSuccess) return abandon(L, err, "host-to-device copy of x / in (split product)");
+  s = queue_product(L, kl, alpha, dx, beta, dy, dy);
+  if (s != BSRC_CUDA_OK) {
+    (void)cudaStreamSynchronize(L->stream);
+    return s;
+  }
+  L->split_open = true;
+  return BSRC_CUDA_OK;
+}
+
+/* end: ghost_x staged on G's stream (its DMA overlaps L's product), L's stream made to wait for it,
+   G's product queued on L's stream accumulating into L's y, and y brought back once. */
+extern "C" bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_matrix *G, bsrc_cuda_kernel kg, double alpha, const double *ghost_x, double *out)
+{
+  if (!L) return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: local matrix is NULL");
+  if (!L->split_open) return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: no split product begun (bsrc_cuda_split_begin)");
+  L->split_open = false;
+  device_scope ds(L->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(L), ds.error(), "cudaSetDevice");
+  const size_t       ybytes = (size_t)L->nbrows * (size_t)L->bs * sizeof(double);
+  double            *dy     = (double *)L->d_y.ptr;
+  const staging_plan plan   = staging_settings();
+  if (L->nbrows > 0 && !out) {
+    (void)cudaStreamSynchronize(L->stream);
+    return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: out is NULL");
+  }
+  if (G && G->nbrows > 0 && G->nbcols > 0) {
+    bsrc_cuda_status s = BSRC_CUDA_OK;
+    if (G->device != L->device) s = fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: ghost block on device %d, local block on device %d", G->device, L->device);
+    else if (G->nbrows != L->nbrows || G->bs != L->bs) s = fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: ghost block has %lld block rows of bs %lld, local block %lld of bs %lld", (long long)G->nbrows, (long long)G->bs, (long long)L->nbrows, (long long)L->bs);
+    else if (!ghost_x) s = fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: ghost_x is NULL");
+    else if ((s = check_product_args(G, kg, ghost_x, 1.0, dy, dy)) != BSRC_CUDA_OK) (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);
+    else if ((s = ensure_staging(G)) != BSRC_CUDA_OK) (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);
+    if (s != BSRC_CUDA_OK) {
+      (void)cudaStreamSynchronize(L->stream);
+      return s;
+    }
+    const size_t gbytes = (size_t)G->nbcols * (size_t)G->bs * sizeof(double);
+    cudaError_t  err    = stage_up(G, plan, G->d_x.ptr, G->h_x, ghost_x, gbytes);
+    if (err == cudaSuccess) err = cudaEventRecord(G->split_mark, G->stream);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(L->stream, G->split_mark, 0);
+    if (err != cudaSuccess) {
+      (void)cudaStreamSynchronize(G->stream);
+      return abandon(L, err, "host-to-device copy of the ghost values (split product)");
+    }
+    s = queue_product(G, kg, alpha, (const double *)G->d_x.ptr, 1.0, dy, dy, L->stream);
+    if (s != BSRC_CUDA_OK) {
+      (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);
+      (void)cudaStreamSynchronize(L->stream);
+      return s;
+    }
+  }
+  if (L->nbrows == 0) return finish(L, "split product");
+  return stage_down(L, plan, out, L->h_y, dy, ybytes);
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_async(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)

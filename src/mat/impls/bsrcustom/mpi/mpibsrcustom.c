@@ -117,35 +117,50 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatMult_MPIBSRCustom(Mat A, Vec x, Vec y)
+/*
+   out = A x + beta in (beta 0 or 1). CPU: exchange begun, local product, exchange ended, ghost product.
+   GPU backends with host vectors: the exchange is begun first (its messages move while x is staged),
+   then x is uploaded and the local kernel queued without waiting (MatSeqBSRCustomCUDASplitBegin), the
+   exchange ends on the host while the GPU works, and the ghost values are uploaded, the ghost kernel
+   accumulates into the device y and y comes back once (MatSeqBSRCustomCUDASplitEnd).
+*/
+static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
   Mat_MPIBSRCustom *c = NULL;
   Mat               Ad, Ao;
   const PetscInt   *garray;
+  PetscBool         split = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall((*Ad->ops->mult)(Ad, x, y)); /* the seq kernels read the local parts of x and y */
+  if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDASplitBegin(Ad, Ao, 1.0, x, beta, in, &split));
+  if (!split) { /* the seq kernels read the local parts of x, in and out */
+    if (beta == (PetscScalar)0.0) PetscCall((*Ad->ops->mult)(Ad, x, out));
+    else PetscCall((*Ad->ops->multadd)(Ad, x, in, out));
+  }
   PetscCall(VecScatterEnd(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall((*Ao->ops->multadd)(Ao, c->ghost_x, y, y));
+  if (split) PetscCall(MatSeqBSRCustomCUDASplitEnd(Ad, Ao, 1.0, c->ghost_x, out));
+  else PetscCall((*Ao->ops->multadd)(Ao, c->ghost_x, out, out));
+  if (split != c->gpu_split) { /* say once which path runs */
+    c->gpu_split = split;
+    PetscCall(PetscInfo(A, "MatMult path: %s\n", split ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)" : "per-block products"));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMult_MPIBSRCustom(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomApply(A, x, 0.0, NULL, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultAdd_MPIBSRCustom(Mat A, Vec x, Vec y, Vec z)
 {
-  Mat_MPIBSRCustom *c = NULL;
-  Mat               Ad, Ao;
-  const PetscInt   *garray;
-
   PetscFunctionBegin;
-  PetscCall(MatMPIBSRCustomContext(A, &c));
-  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
-  PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall((*Ad->ops->multadd)(Ad, x, y, z));
-  PetscCall(VecScatterEnd(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall((*Ao->ops->multadd)(Ao, c->ghost_x, z, z));
+  PetscCall(MatMPIBSRCustomApply(A, x, 1.0, y, z));
   PetscFunctionReturn(0);
 }
 
@@ -217,6 +232,12 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(MatBSRCustomGetNumTasks(Ad, &tl));
     PetscCall(MatBSRCustomGetNumTasks(Ao, &tg));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+    if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
+      PetscInt device;
+      char     how[128];
+      PetscCall(MatBSRCustomCUDADevice_Private(A, &c->set, &device, how, sizeof(how)));
+      PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] CUDA device %" PetscInt_FMT " (%s); halo %s\n", rank, device, how, c->gpu_split ? "host-staged: exchange on the host, local kernel queued before it ends, ghost kernel into the same device y" : "not yet used on the GPU (or device vectors: per-block products)"));
+    }
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank, Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
@@ -500,6 +521,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat A, MatType type,
 
   PetscFunctionBegin;
   (void)type;
+  PetscCall(MatBSRCustomCUDASetNodeRank_Private(PetscObjectComm((PetscObject)A))); /* collective here; once per process */
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBSRCUSTOM, &already));

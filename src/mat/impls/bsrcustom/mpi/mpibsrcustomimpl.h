@@ -33,6 +33,7 @@ typedef struct {
   PetscInt   nghost;
   Vec        ghost_x;
   VecScatter halo;
+  PetscBool  gpu_split; /* the last product took the GPU split path (MatSeqBSRCustomCUDASplitBegin/End) */
 } Mat_MPIBSRCustom;
 
 PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);

@@ -99,6 +99,14 @@ static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
   PetscFunctionReturn(0);
 }
 
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
+  PetscCall(MatSeqBSRCustomGetBSR(A, M));
+  PetscFunctionReturn(0);
+}
+
 /* out = alpha*A*x + beta*in; in is not read when beta == 0. */
 static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
 {

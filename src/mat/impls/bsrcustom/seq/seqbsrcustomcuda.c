@@ -59,21 +59,62 @@ static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
   PetscFunctionReturn(0);
 }
 
-/* One GPU per rank: the node-local rank (from the launcher) modulo the visible devices. Read from the
-   environment, not MPI, because a sequential matrix may meet its first product on one rank alone. */
-static int MatBSRCustomCUDADevice(void)
+/* Device binding. The node-local rank comes from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), taken
+   once when the first MATMPIBSRCUSTOM is created (a collective moment); a process that never creates
+   one (sequential matrices only) falls back on the launcher's node-local rank variables. */
+static PetscMPIInt bsrc_node_rank = -1, bsrc_node_size = 0;
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm comm)
+{
+  MPI_Comm node;
+  int      cmp = MPI_UNEQUAL;
+
+  PetscFunctionBegin;
+  if (bsrc_node_rank >= 0) PetscFunctionReturn(0);
+  /* rank within the node over PETSC_COMM_WORLD when the matrix spans it, so that every matrix agrees */
+  PetscCallMPI(MPI_Comm_compare(comm, PETSC_COMM_WORLD, &cmp));
+  PetscCallMPI(MPI_Comm_split_type(cmp == MPI_IDENT || cmp == MPI_CONGRUENT ? PETSC_COMM_WORLD : comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_rank(node, &bsrc_node_rank));
+  PetscCallMPI(MPI_Comm_size(node, &bsrc_node_size));
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat A, const MatBSRCustomSettings *set, PetscInt *device, char *how, size_t len)
 {
   const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMI_LOCAL_RANK"};
   int         n      = bsrc_cuda_device_count(), local = 0;
+  const char *from   = "no launcher variable: rank 0";
 
-  for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-    const char *v = getenv(vars[i]);
-    if (v) {
-      local = atoi(v);
-      break;
+  PetscFunctionBegin;
+  (void)A;
+  if (n == 0) {
+    *device = -1;
+    PetscCall(PetscStrncpy(how, "no CUDA device visible", len));
+    PetscFunctionReturn(0);
+  }
+  if (set->cuda_device >= 0) {
+    *device = set->cuda_device;
+    PetscCall(PetscSNPrintf(how, len, "-mat_bsrcustom_cuda_device %" PetscInt_FMT ", %d visible", set->cuda_device, n));
+    PetscFunctionReturn(0);
+  }
+  if (bsrc_node_rank >= 0) {
+    local = bsrc_node_rank;
+    from  = "MPI_COMM_TYPE_SHARED";
+  } else {
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+      const char *v = getenv(vars[i]);
+      if (v) {
+        local = atoi(v);
+        from  = vars[i];
+        break;
+      }
     }
   }
-  return n > 0 ? local % n : 0;
+  *device = local % n;
+  if (bsrc_node_rank >= 0) PetscCall(PetscSNPrintf(how, len, "node-local rank %d of %d (%s) mod %d visible", local, (int)bsrc_node_size, from, n));
+  else PetscCall(PetscSNPrintf(how, len, "node-local rank %d (%s) mod %d visible", local, from, n));
+  PetscFunctionReturn(0);
 }
 
 static bsrc_cuda_kernel MatSeqBSRCustomCUDAKernelChoice(const MatBSRCustomSettings *set)
@@ -90,13 +131,23 @@ static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
   PetscObjectState  state;
   PetscBool         values = PETSC_FALSE;
 
+  PetscInt          device;
+  char              how[128];
+
   PetscFunctionBegin;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "bsrcustom GPU backend"));
+  PetscCall(MatBSRCustomCUDADevice_Private(A, &b->set, &device, how, sizeof(how)));
+  if (b->gpu && b->gpu_device != device) { /* MatBSRCustomSetCUDADevice() moved it */
+    bsrc_cuda_destroy((bsrc_cuda_matrix *)b->gpu);
+    b->gpu = NULL;
+  }
   if (!b->gpu) {
     bsrc_cuda_matrix *g = NULL;
-    PetscCall(MatBSRCustomCUDAAvailable_Private(A, "bsrcustom GPU backend"));
-    PetscCall(BSRCudaCheck(A, bsrc_cuda_create(MatBSRCustomCUDADevice(), &g), "creating the device matrix"));
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_create((int)device, &g), "creating the device matrix"));
     b->gpu           = g;
+    b->gpu_device    = device;
     b->gpu_structure = -1;
+    PetscCall(PetscInfo(A, "On CUDA device %" PetscInt_FMT " (%s)\n", device, how));
   }
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (b->gpu_structure != b->structure_generation) {
@@ -180,6 +231,81 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
   PetscFunctionReturn(0);
 }
 
+/*
+   MATMPIBSRCUSTOM on a GPU backend, one rank: out = alpha*(Ad*x + Ao*ghost_x) + beta*in, where Ad is
+   the local block and Ao the ghost block, both on this rank's GPU. Begin uploads x (and in) and
+   queues Ad's product, returning at once so that the caller's halo exchange runs meanwhile; End
+   uploads ghost_x (its transfer overlapping Ad's product), queues Ao's product into the same device
+   y and downloads y once. This is the host-staged path: ghosts travel through host memory (PETSc's
+   VecScatter), as they must with host vectors. Begin sets *split = PETSC_FALSE and starts nothing
+   when the vectors live on the device (a CUDA-enabled PETSc): the caller then runs the two blocks'
+   own products, which use device arrays without copies.
+*/
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, PetscBool *split)
+{
+  Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
+  bsrk_matrix        M, G;
+  const PetscScalar *xa, *ina = NULL;
+  PetscMemType       mx, mi = PETSC_MEMTYPE_HOST;
+
+  PetscFunctionBegin;
+  *split = PETSC_FALSE;
+  PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
+  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  if (beta != (PetscScalar)0.0) {
+    PetscCall(VecGetArrayReadAndMemType(in, &ina, &mi));
+    PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
+  }
+  if (!PetscMemTypeHost(mx) || !PetscMemTypeHost(mi)) PetscFunctionReturn(0);
+  PetscCall(MatSeqBSRCustomPrepare_Private(Ad, &M));
+  PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, &M));
+  if (Ao->cmap->n > 0) {
+    PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
+    PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, &G));
+    PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
+  }
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (beta != (PetscScalar)0.0) PetscCall(VecGetArrayRead(in, &ina));
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->gpu, MatSeqBSRCustomCUDAKernelChoice(&b->set), alpha, xa, beta, ina), "the GPU product of the local block"));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (beta != (PetscScalar)0.0) PetscCall(VecRestoreArrayRead(in, &ina));
+  PetscCall(PetscLogCpuToGpu((M.nbcols * M.bs + (beta != (PetscScalar)0.0 ? M.nbrows * M.bs : 0)) * sizeof(PetscScalar)));
+  PetscCall(PetscLogGpuFlops(2.0 * M.rowptr[M.nbrows] * M.bs * M.bs));
+  *split = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out)
+{
+  Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
+  const PetscScalar *ga   = NULL;
+  PetscScalar       *outa = NULL;
+  const PetscBool    ghosts = (PetscBool)(Ao->cmap->n > 0 && g->gpu);
+
+  PetscFunctionBegin;
+  if (ghosts) PetscCall(VecGetArrayRead(ghost_x, &ga));
+  PetscCall(VecGetArrayWrite(out, &outa)); /* in (if any) was read at begin: out may alias it */
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, ghost_x, out, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_end((bsrc_cuda_matrix *)b->gpu, ghosts ? (bsrc_cuda_matrix *)g->gpu : NULL, MatSeqBSRCustomCUDAKernelChoice(&g->set), alpha, ga, outa), "the GPU product of the ghost block"));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, ghost_x, out, 0));
+  PetscCall(VecRestoreArrayWrite(out, &outa));
+  if (ghosts) {
+    MatInfo info;
+    PetscCall(VecRestoreArrayRead(ghost_x, &ga));
+    PetscCall(PetscLogCpuToGpu(Ao->cmap->n * sizeof(PetscScalar)));
+    PetscCall(MatGetInfo(Ao, MAT_LOCAL, &info));
+    PetscCall(PetscLogGpuFlops(2.0 * info.nz_used));
+  }
+  PetscCall(PetscLogGpuToCpu(Ad->rmap->n * sizeof(PetscScalar)));
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat A)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
@@ -214,7 +340,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
   }
   if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
   if (k <= BSRC_CUDA_KERNEL_WARP_ROW) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, &per_sm, &lanes), "launch info"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%d threads per block, grid %d%s), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], MatBSRCustomCUDADevice(), bsrc_cuda_kernel_names[k],
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%d threads per block, grid %d%s), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], (int)b->gpu_device, bsrc_cuda_kernel_names[k],
                                    (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", threads, grid, lanes ? ", a group of lanes per block row" : "", (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu),
                                    bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
   PetscFunctionReturn(0);
@@ -243,6 +369,39 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
   PetscFunctionBegin;
   (void)M, (void)alpha, (void)x, (void)beta, (void)in, (void)out;
   PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMult"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm comm)
+{
+  PetscFunctionBegin;
+  (void)comm;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat A, const MatBSRCustomSettings *set, PetscInt *device, char *how, size_t len)
+{
+  PetscFunctionBegin;
+  (void)A, (void)set;
+  *device = -1;
+  PetscCall(PetscStrncpy(how, "no CUDA in this build", len));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, PetscBool *split)
+{
+  PetscFunctionBegin;
+  (void)Ao, (void)alpha, (void)x, (void)beta, (void)in;
+  *split = PETSC_FALSE;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMult"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out)
+{
+  PetscFunctionBegin;
+  (void)Ao, (void)alpha, (void)ghost_x, (void)out;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMult"));
   PetscFunctionReturn(0);
 }
 

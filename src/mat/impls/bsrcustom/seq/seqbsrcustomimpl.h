@@ -40,6 +40,7 @@ typedef struct {
 
   /* the device copy (GPU backends): a bsrc_cuda_matrix, and what it holds */
   void            *gpu;
+  PetscInt         gpu_device;       /* the device it lives on */
   PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
   PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
 } Mat_SeqBSRCustom;
@@ -53,5 +54,10 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat, const bsrk_matrix *, P
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat, MatBSRCustomCUDAKernel *);
+/* MATMPIBSRCUSTOM's GPU product of one rank's local (Ad) and ghost (Ao) blocks around the halo exchange */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, PetscBool *split);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out);
+/* the BSR view of A after the bookkeeping a product does first (tasks, structure generation) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M);
 
 #endif
