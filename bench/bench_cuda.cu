@@ -1,18 +1,28 @@
 /*
-   Standalone GPU benchmark of the CUDA layer (no PETSc): our kernels against cuSPARSE.
+   Standalone GPU benchmark of the CUDA layer (no PETSc): our kernels against cuSPARSE and the copy
+   bandwidth, on generated matrices (and one read from a PETSc binary file).
 
-   Datasets:
-     thesis     the thesis's matrix (ch. 5/8): 32000 x 32000, 5x5 dense blocks, 5% nonzero: 320
-                blocks per block row in a contiguous band around the diagonal (shifted at the
-                edges), positive values, every scalar row summing to 1;
-     stencil27  a 3D 27-point stencil with 3x3 blocks on an n^3 grid (n = 54: 4.1M blocks, 295 MB
-                of values).
+   Matrices (--only takes a comma list of these names; --quick shrinks the large ones for a smoke run):
+     thesis           the thesis's dataset (ch. 5/8): 32000 x 32000, 5x5 dense blocks, 5% nonzero: 320
+                      blocks per block row in a contiguous band around the diagonal (shifted at the
+                      edges), positive values, every scalar row summing to 1 (418 MB)
+     thesis8x         the same construction with 8x the nonzeros: 90510 x 90510, 5% (3.3 GB)
+     stencil27_bs<b>  3D 27-point stencils, b = 2, 3, 4, 5, 8, the grid chosen so that values >= 256 MB
+     stencil7_bs3     3D 7-point stencil with 3x3 blocks, >= 256 MB
+     powerlaw_bs<b>   b = 1, 2, 4: block-row lengths drawn from a power law (Pareto, exponent 2.2: most
+                      rows short, a few thousands of blocks long), ~300 MB; each with a twin
+     regular_bs<b>    of the same rows and blocks but every row the same length (the "within 15%" pair)
+     small_thesis     4000 x 4000 thesis construction (6.4 MB: fits in L2)
+     small_stencil27  27-point bs 3 on 16^3 (7 MB); small_stencil27_1mb on 9^3 (1.1 MB)
+     jacobian         --jacobian FILE[:bs]: a matrix saved by a PETSc program (-ksp_view_mat binary:FILE,
+                      an AIJ or BAIJ file read as scalar CSR) and blocked with bs (default 4)
    For each product: the result is checked against bsrk_reference_multadd first, then timed with
    CUDA events around each call (back-to-back on the matrix's stream, after warm-up), median of
    --reps runs. GB/s counts values + colidx + rowptr + x + y written (+ y read when beta != 0) of the
    BSR matrix for every product (the CSR baselines move more: their figure is an effective one).
    "% copy" compares with a device-to-device cudaMemcpy (bytes counted twice: read + write).
-   "vs bsrmv-row" is t(cusparseDbsrmv, row-major blocks) / t(product): above 1 is faster.
+   "vs row" is t(cusparseDbsrmv, row-major blocks) / t(product); "vs best cuSPARSE" divides the
+   fastest cuSPARSE path's time by the product's. TARGET lines give the issue's targets PASS/MISS.
 
    --staging times the host entry instead (bsrc_cuda_multadd_host, auto kernel, pageable host
    vectors): wall-clock median per call for several staging settings (BSRC_CUDA_STAGING: "serial"
@@ -20,7 +30,8 @@
    "default" the built-in ones), against the kernel alone (events) and the pinned cudaMemcpy
    bandwidth for the same byte counts: bound = kernel + bytes moved / pinned bandwidth.
 
-   Usage: bench_cuda [--reps N] [--n N] [--only thesis|stencil27] [--no-sweep] [--csv FILE] [--staging]
+   Usage: bench_cuda [--reps N] [--only LIST] [--quick] [--no-sweep] [--csv FILE] [--json FILE]
+                     [--jacobian FILE[:bs]] [--staging]
 */
 #include <cuda_runtime.h>
 
@@ -31,6 +42,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,11 +64,12 @@ namespace {
 struct options {
   int         reps   = 30;
   int         warmup = 5;
-  int         n      = 54;
-  std::string only;
+  std::string only; /* comma list of matrix names; empty: all */
+  bool        quick = false;
   bool        sweep = true;
-  std::string csv;
-  bool        staging = false;
+  std::string csv, json, jacobian;
+  bool        staging = false, describe = false; /* --describe: list the selected matrices (no GPU needed) */
+  bool wants(const std::string &name) const { return only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos; }
 };
 
 /* splitmix64: fast, reproducible random numbers for large datasets */
@@ -80,13 +94,14 @@ struct dataset {
   bsrk_matrix           view() const { return bsrk_matrix{nbrows, nbcols, bs, rowptr.data(), colidx.data(), values.data()}; }
 };
 
-dataset thesis_dataset()
+/* The thesis construction with `rows` scalar rows, 5x5 blocks, `density` of the entries nonzero. */
+dataset thesis_dataset(const std::string &name, bsrk_idx rows, double density)
 {
   dataset D;
-  D.name = "thesis";
+  D.name = name;
   D.bs = 5;
-  D.nbrows = D.nbcols = 32000 / 5;
-  const bsrk_idx per_row = 320; /* 5% of 6400 block columns */
+  D.nbrows = D.nbcols = rows / 5;
+  const bsrk_idx per_row = std::max<bsrk_idx>(1, (bsrk_idx)std::llround(density * (double)D.nbcols));
   D.rowptr.resize(D.nbrows + 1);
   D.colidx.resize((size_t)D.nbrows * per_row);
   D.values.resize((size_t)D.nbrows * per_row * 25);
@@ -108,31 +123,151 @@ dataset thesis_dataset()
   return D;
 }
 
-dataset stencil27_dataset(int n)
+/* 3D stencil on an n^3 grid: 27 points (the cube) or 7 (the axes), bs x bs random blocks. */
+dataset stencil_dataset(const std::string &name, int n, int bs, int points)
 {
   dataset D;
-  D.name   = "stencil27";
-  D.bs     = 3;
+  D.name   = name;
+  D.bs     = bs;
   D.nbrows = D.nbcols = (bsrk_idx)n * n * n;
   D.rowptr.reserve(D.nbrows + 1);
   D.rowptr.push_back(0);
-  D.colidx.reserve((size_t)D.nbrows * 27);
+  D.colidx.reserve((size_t)D.nbrows * points);
   for (int k = 0; k < n; ++k)
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
         for (int dk = -1; dk <= 1; ++dk)
           for (int dj = -1; dj <= 1; ++dj)
             for (int di = -1; di <= 1; ++di) {
+              if (points == 7 && std::abs(di) + std::abs(dj) + std::abs(dk) > 1) continue;
               const int ii = i + di, jj = j + dj, kk = k + dk;
               if (ii < 0 || jj < 0 || kk < 0 || ii >= n || jj >= n || kk >= n) continue;
               D.colidx.push_back((bsrk_idx)(((int64_t)kk * n + jj) * n + ii));
             }
         D.rowptr.push_back((bsrk_idx)D.colidx.size());
       }
-  D.values.resize((size_t)D.nblocks() * 9);
-  rng64 rng{777};
+  D.values.resize((size_t)D.nblocks() * bs * bs);
+  rng64 rng{777u + (uint64_t)bs};
   for (double &v : D.values) v = 2.0 * rng.uniform() - 1.0;
   return D;
+}
+
+/* Smallest grid whose stencil matrix has at least `bytes` of values. */
+int stencil_n_for(double bytes, int bs, int points)
+{
+  for (int n = 3;; ++n) {
+    const double m = 3.0 * n - 2.0, blocks = points == 27 ? m * m * m : 7.0 * n * n * n - 6.0 * n * n;
+    if (blocks * bs * bs * 8.0 >= bytes) return n;
+  }
+}
+
+/* Block rows of power-law lengths (Pareto with exponent 2.2 and mean about `mean`, capped at an
+   eighth of the columns), or, with regular_blocks > 0, every row regular_blocks / nbrows long (the
+   twin with the same rows and blocks). Each row's columns are distinct, drawn from a window of twice
+   its length around its diagonal position, so the two matrices read x alike. */
+dataset powerlaw_dataset(const std::string &name, bsrk_idx nbrows, int bs, double mean, int64_t regular_blocks)
+{
+  dataset D;
+  D.name   = name;
+  D.bs     = bs;
+  D.nbrows = D.nbcols = nbrows;
+  rng64                 rng{4242u + (uint64_t)bs};
+  const double          a = 2.2, lmin = mean * (a - 2.0) / (a - 1.0);
+  const bsrk_idx        lmax = std::max<bsrk_idx>(1, nbrows / 8);
+  std::vector<bsrk_idx> len(nbrows);
+  for (bsrk_idx i = 0; i < nbrows; ++i) {
+    if (regular_blocks > 0) len[i] = (bsrk_idx)(regular_blocks / nbrows + (i < regular_blocks % nbrows ? 1 : 0));
+    else len[i] = std::min<bsrk_idx>(lmax, std::max<bsrk_idx>(1, (bsrk_idx)(lmin * std::pow(1.0 - rng.uniform(), -1.0 / (a - 1.0)))));
+  }
+  D.rowptr.resize(nbrows + 1);
+  D.rowptr[0] = 0;
+  for (bsrk_idx i = 0; i < nbrows; ++i) D.rowptr[i + 1] = D.rowptr[i] + len[i];
+  D.colidx.resize(D.rowptr[nbrows]);
+  std::vector<char> used;
+  for (bsrk_idx i = 0; i < nbrows; ++i) {
+    const bsrk_idx L = len[i], w = std::min<bsrk_idx>(nbrows, 2 * L);
+    const bsrk_idx c0 = std::min(std::max<bsrk_idx>(0, i - w / 2), nbrows - w);
+    used.assign(w, 0);
+    for (bsrk_idx t = w - L; t < w; ++t) { /* Floyd's sampling of L of w */
+      const bsrk_idx j = (bsrk_idx)(rng.next() % (uint64_t)(t + 1));
+      used[used[j] ? t : j] = 1;
+    }
+    bsrk_idx *out = D.colidx.data() + D.rowptr[i];
+    for (bsrk_idx j = 0; j < w; ++j)
+      if (used[j]) *out++ = c0 + j;
+  }
+  D.values.resize((size_t)D.nblocks() * bs * bs);
+  for (double &v : D.values) v = 2.0 * rng.uniform() - 1.0;
+  return D;
+}
+
+/* A matrix in PETSc's binary format (big-endian: class id 1211216, rows, columns, nonzeros, row
+   lengths, column indices, values), blocked with bs: every bs x bs block holding an entry is stored
+   whole (the zeros inside included, as BAIJ does). */
+uint32_t be32(const unsigned char *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+bool petsc_binary_dataset(const std::string &path, int bs, dataset &D, std::string &why)
+{
+  FILE *f = fopen(path.c_str(), "rb");
+  if (!f) {
+    why = "cannot open " + path;
+    return false;
+  }
+  auto read_all = [&](void *dst, size_t bytes) { return fread(dst, 1, bytes, f) == bytes; };
+  unsigned char h[16];
+  if (!read_all(h, 16) || be32(h) != 1211216u) {
+    fclose(f);
+    why = path + ": not a PETSc binary matrix (class id)";
+    return false;
+  }
+  const int64_t M = be32(h + 4), N = be32(h + 8), nz = be32(h + 12);
+  if (M % bs || N % bs) {
+    fclose(f);
+    why = path + ": size not divisible by the block size";
+    return false;
+  }
+  std::vector<unsigned char> buf((size_t)std::max<int64_t>(M, nz) * 4);
+  std::vector<int64_t>       rp(M + 1, 0);
+  std::vector<int32_t>       cols(nz);
+  std::vector<double>        vals(nz);
+  bool ok = read_all(buf.data(), (size_t)M * 4);
+  for (int64_t i = 0; ok && i < M; ++i) rp[i + 1] = rp[i] + be32(&buf[4 * i]);
+  ok = ok && rp[M] == nz && read_all(buf.data(), (size_t)nz * 4);
+  for (int64_t k = 0; ok && k < nz; ++k) cols[k] = (int32_t)be32(&buf[4 * k]);
+  ok = ok && read_all(vals.data(), (size_t)nz * 8);
+  fclose(f);
+  if (!ok) {
+    why = path + ": truncated";
+    return false;
+  }
+  for (double &v : vals) { /* big-endian doubles */
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    u = __builtin_bswap64(u);
+    memcpy(&v, &u, 8);
+  }
+  D.bs     = bs;
+  D.nbrows = (bsrk_idx)(M / bs);
+  D.nbcols = (bsrk_idx)(N / bs);
+  D.rowptr.assign(1, 0);
+  std::vector<bsrk_idx> bcols;
+  for (bsrk_idx I = 0; I < D.nbrows; ++I) {
+    bcols.clear();
+    for (int r = 0; r < bs; ++r)
+      for (int64_t k = rp[(int64_t)I * bs + r]; k < rp[(int64_t)I * bs + r + 1]; ++k) bcols.push_back(cols[k] / bs);
+    std::sort(bcols.begin(), bcols.end());
+    bcols.erase(std::unique(bcols.begin(), bcols.end()), bcols.end());
+    const size_t base = D.colidx.size();
+    D.colidx.insert(D.colidx.end(), bcols.begin(), bcols.end());
+    D.rowptr.push_back((bsrk_idx)D.colidx.size());
+    D.values.resize(D.colidx.size() * bs * bs, 0.0);
+    for (int r = 0; r < bs; ++r)
+      for (int64_t k = rp[(int64_t)I * bs + r]; k < rp[(int64_t)I * bs + r + 1]; ++k) {
+        const size_t b = base + (size_t)(std::lower_bound(bcols.begin(), bcols.end(), (bsrk_idx)(cols[k] / bs)) - bcols.begin());
+        D.values[b * bs * bs + (size_t)(cols[k] % bs) * bs + r] = vals[k]; /* column-major blocks */
+      }
+  }
+  return true;
 }
 
 /* What one table row times. */
@@ -240,6 +375,13 @@ double copy_bandwidth_gbs(size_t bytes, const options &o)
   return 2.0 * (double)bytes / (median(ms) * 1e-3) / 1e9;
 }
 
+struct dataset_info {
+  std::string name, auto_kernel;
+  int64_t     rows = 0, nblocks = 0;
+  int         bs   = 0;
+  double      value_bytes = 0, bytes = 0, max_row = 0, mean_row = 0;
+};
+
 struct row {
   std::string dataset, label;
   int         threads = 0, grid = 0, lanes = 0;
@@ -277,7 +419,7 @@ bool check_result(double beta, const std::vector<double> &ref, const std::vector
   return true;
 }
 
-void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows)
+void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, std::vector<dataset_info> &infos, bool sweep)
 {
   const size_t nx = (size_t)D.nbcols * D.bs, ny = (size_t)D.nbrows * D.bs;
   const double vbytes = (double)D.values.size() * sizeof(double);
@@ -295,6 +437,19 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows)
   }
   const bsrc_cuda_kernel ak = bsrc_cuda_auto_kernel(M);
   printf("auto choice: %s; %lld tasks\n", bsrc_cuda_kernel_names[ak], (long long)bsrc_cuda_task_count(M));
+  {
+    dataset_info in;
+    in.name        = D.name;
+    in.auto_kernel = bsrc_cuda_kernel_names[ak];
+    in.rows        = (int64_t)D.nbrows * D.bs;
+    in.nblocks     = D.nblocks();
+    in.bs          = (int)D.bs;
+    in.value_bytes = vbytes;
+    in.mean_row    = (double)D.nblocks() / std::max<bsrk_idx>(1, D.nbrows);
+    for (bsrk_idx i = 0; i < D.nbrows; ++i) in.max_row = std::max(in.max_row, (double)(D.rowptr[i + 1] - D.rowptr[i]));
+    in.bytes = vbytes + (double)D.colidx.size() * sizeof(bsrk_idx) + (double)D.rowptr.size() * sizeof(bsrk_idx) + (double)(nx + ny) * sizeof(double);
+    infos.push_back(in);
+  }
 
   double *dx, *dy, *din;
   CUDA_OK(cudaMalloc(&dx, nx * sizeof(double)));
@@ -355,7 +510,7 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows)
   measure(products[5], 1.0, "auto (beta=1)");
   measure(products[6], 1.0, "cusparse_bsrmv_col (beta=1)");
 
-  if (o.sweep) {
+  if (sweep) {
     printf("  -- threads-per-block sweep (beta = 0) --\n");
     const int threads[] = {32, 64, 128, 256, 512, 1024};
     for (int k = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; k <= BSRC_CUDA_KERNEL_WARP_ROW; ++k) {
@@ -419,6 +574,8 @@ double copy_ms(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cu
   CUDA_OK(cudaEventDestroy(e1));
   return median(ms);
 }
+
+void add_target(const std::string &what, double value, double threshold, bool higher_is_better, const std::string &unit);
 
 void bench_staging(const dataset &D, const options &o)
 {
@@ -496,6 +653,7 @@ void bench_staging(const dataset &D, const options &o)
   const double bound[2] = {kernel_ms[0] + h2d_x + d2h_y, kernel_ms[1] + h2d_x + h2d_y + d2h_y};
   printf("bound = kernel + pinned transfers: beta=0 %.4f ms, beta=1 %.4f ms\n", bound[0], bound[1]);
 
+  double      staged[2] = {NAN, NAN};
   const char *settings[] = {"serial", "default", "256", "512", "2048", "4096", "1024x1", "1024x2", "1024x4", "1024x16"};
   printf("%-10s %5s %10s %10s %10s %7s %12s  %s\n", "staging", "beta", "host ms", "min ms", "bound ms", "ratio", "xfer GB/s", "check");
   for (const char *set : settings) {
@@ -521,30 +679,63 @@ void bench_staging(const dataset &D, const options &o)
       const double moved = (double)xb + (double)yb * (b ? 2 : 1);
       printf("%-10s %5d %10.4f %10.4f %10.4f %7.2f %12.1f  %s\n", set, b, ms, mn, bound[b], ms / bound[b], moved / ((ms - kernel_ms[b]) * 1e6), why.c_str());
       fflush(stdout);
+      if (strcmp(set, "default") == 0) staged[b] = ms;
     }
   }
   unsetenv("BSRC_CUDA_STAGING");
+  for (int b = 0; b < 2; ++b) add_target(D.name + ": host vectors, beta=" + std::to_string(b) + ", time / (kernel + pinned transfers)", staged[b] / bound[b], 1.10, false, "x");
   CUDA_OK(cudaFree(dx));
   CUDA_OK(cudaFree(dy));
   CUDA_OK(cudaFree(din));
   bsrc_cuda_destroy(M);
 }
 
+struct target {
+  std::string what;
+  double      value, threshold;
+  bool        pass;
+  std::string unit;
+};
+std::vector<target> g_targets;
+
+void add_target(const std::string &what, double value, double threshold, bool higher_is_better, const std::string &unit)
+{
+  const bool pass = higher_is_better ? value >= threshold : value <= threshold;
+  g_targets.push_back(target{what, value, threshold, pass, unit});
+  printf("TARGET %-78s %9.3f%s (%s %.3f%s) %s\n", what.c_str(), value, unit.c_str(), higher_is_better ? ">=" : "<=", threshold, unit.c_str(), pass ? "PASS" : "MISS");
+}
+
+const row *find_row(const std::vector<row> &rows, const std::string &dataset, const std::string &label)
+{
+  for (const row &r : rows)
+    if (r.dataset == dataset && r.label == label && r.t.ok) return &r;
+  return nullptr;
+}
+
+/* Fastest cuSPARSE path of a dataset (beta = 0). */
+const row *best_cusparse(const std::vector<row> &rows, const std::string &dataset)
+{
+  const row *best = nullptr;
+  for (const row &r : rows)
+    if (r.dataset == dataset && r.beta == 0.0 && r.t.ok && r.label.rfind("cusparse_", 0) == 0 && r.label.find("(beta") == std::string::npos && (!best || r.t.median_ms < best->t.median_ms)) best = &r;
+  return best;
+}
+
 void print_table(const std::vector<row> &rows, double copy_gbs, FILE *csv)
 {
-  if (csv) fprintf(csv, "dataset,product,beta,threads,grid,lanes,median_ms,min_ms,gbs,pct_copy,speedup_vs_bsrmv_row,note\n");
-  printf("\n%-10s %-30s %5s %7s %10s %10s %8s %7s %8s\n", "dataset", "product", "beta", "threads", "ms(med)", "ms(min)", "GB/s", "%copy", "vs-row");
+  if (csv) fprintf(csv, "dataset,product,beta,threads,grid,lanes,median_ms,min_ms,gbs,pct_copy,speedup_vs_bsrmv_row,speedup_vs_best_cusparse,note\n");
+  printf("\n%-18s %-30s %5s %7s %10s %10s %8s %7s %8s %9s\n", "dataset", "product", "beta", "threads", "ms(med)", "ms(min)", "GB/s", "%copy", "vs-row", "vs-best-cs");
   for (const row &r : rows) {
-    double ref_ms = NAN;
-    for (const row &q : rows)
-      if (q.dataset == r.dataset && q.label == "cusparse_bsrmv_row" && q.t.ok) ref_ms = q.t.median_ms;
-    const double gbs = r.t.ok ? r.bytes / (r.t.median_ms * 1e-3) / 1e9 : NAN;
-    const double pct = 100.0 * gbs / copy_gbs;
-    const double vs  = r.t.ok ? ref_ms / r.t.median_ms : NAN;
+    const row   *ref  = find_row(rows, r.dataset, "cusparse_bsrmv_row");
+    const row   *best = best_cusparse(rows, r.dataset);
+    const double gbs  = r.t.ok ? r.bytes / (r.t.median_ms * 1e-3) / 1e9 : NAN;
+    const double pct  = 100.0 * gbs / copy_gbs;
+    const double vs   = r.t.ok && ref ? ref->t.median_ms / r.t.median_ms : NAN;
+    const double vb   = r.t.ok && best ? best->t.median_ms / r.t.median_ms : NAN;
     const bool   sweep = r.label.rfind("sweep", 0) == 0;
-    if (!sweep) printf("%-10s %-30s %5g %7d %10.4f %10.4f %8.1f %6.1f%% %8.2f%s%s\n", r.dataset.c_str(), r.label.c_str(), r.beta, r.threads, r.t.median_ms, r.t.min_ms, gbs, pct, vs, r.t.ok ? "" : "  ", r.t.ok ? "" : r.t.note.c_str());
+    if (!sweep) printf("%-18s %-30s %5g %7d %10.4f %10.4f %8.1f %6.1f%% %8.2f %9.2f%s%s\n", r.dataset.c_str(), r.label.c_str(), r.beta, r.threads, r.t.median_ms, r.t.min_ms, gbs, pct, vs, vb, r.t.ok ? "" : "  ", r.t.ok ? "" : r.t.note.c_str());
     if (csv)
-      fprintf(csv, "%s,%s,%g,%d,%d,%d,%.6f,%.6f,%.2f,%.2f,%.3f,\"%s\"\n", r.dataset.c_str(), r.label.c_str(), r.beta, r.threads, r.grid, r.lanes, r.t.median_ms, r.t.min_ms, gbs, pct, vs, r.t.note.c_str());
+      fprintf(csv, "%s,%s,%g,%d,%d,%d,%.6f,%.6f,%.2f,%.2f,%.3f,%.3f,\"%s\"\n", r.dataset.c_str(), r.label.c_str(), r.beta, r.threads, r.grid, r.lanes, r.t.median_ms, r.t.min_ms, gbs, pct, vs, vb, r.t.note.c_str());
   }
   /* best sweep entry per dataset and kernel */
   printf("\nbest threads per kernel (sweep):\n");
@@ -554,8 +745,111 @@ void print_table(const std::vector<row> &rows, double copy_gbs, FILE *csv)
     bool              best   = true;
     for (const row &q : rows)
       if (q.dataset == r.dataset && q.t.ok && q.label.rfind(kernel + " t=", 0) == 0 && q.t.median_ms < r.t.median_ms) best = false;
-    if (best && r.label.find(" t=") != std::string::npos) printf("  %-10s %-40s %9.4f ms %8.1f GB/s\n", r.dataset.c_str(), r.label.c_str(), r.t.median_ms, r.bytes / (r.t.median_ms * 1e-3) / 1e9);
+    if (best && r.label.find(" t=") != std::string::npos) printf("  %-18s %-40s %9.4f ms %8.1f GB/s\n", r.dataset.c_str(), r.label.c_str(), r.t.median_ms, r.bytes / (r.t.median_ms * 1e-3) / 1e9);
   }
+}
+
+/* The thesis's Table 13 (P100: its four kernels in their best configuration against cusparseDbsrmv)
+   measured again here: each kernel at its best threads per block from the sweep (the default
+   launch where the sweep did not run). Efficiency is against the theoretical peak of the memory
+   (2 x memory clock x bus width) and against the measured copy. */
+void print_table13(const std::vector<row> &rows, double copy_gbs, double peak_gbs, const char *device)
+{
+  struct thesis_row {
+    const char *kernel, *title;
+    double      p100_s, p100_speedup, p100_gbs, p100_eff;
+  };
+  const thesis_row T[] = {{"cusparse_bsrmv_row", "cuSPARSE (cusparseDbsrmv, row-major blocks)", 0.337, 1.00, 248.267, 33.9},
+                          {"rowmajor_shared", "Row-Major Access Order", 0.558, 0.60, 149.939, 20.5},
+                          {"thread_private", "Row-Major with Thread-Private Accumulation", 0.707, 0.48, 118.339, 16.2},
+                          {"team_scalar", "Row-Major with Team-Based Accumulation", 0.178, 1.89, 470.033, 64.2},
+                          {"vector_unrolled", "Vector Accumulation with Unrolled Loops", 0.155, 2.17, 539.780, 73.7}};
+  const row *base = find_row(rows, "thesis", "cusparse_bsrmv_row");
+  if (!base) return;
+  printf("\nTable 13 of the thesis, again on %s (thesis dataset; peak %.0f GB/s from memory clock x bus width, copy %.0f GB/s):\n", device, peak_gbs, copy_gbs);
+  printf("%-46s | %9s %8s %8s %7s %7s | %8s %8s %8s %6s\n", "implementation", "ms", "speedup", "GB/s", "%peak", "%copy", "P100 s", "speedup", "GB/s", "%peak");
+  for (const thesis_row &t : T) {
+    const row *best = find_row(rows, "thesis", t.kernel);
+    for (const row &q : rows)
+      if (q.dataset == "thesis" && q.t.ok && q.label.rfind(std::string("sweep ") + t.kernel + " t=", 0) == 0 && (!best || q.t.median_ms < best->t.median_ms)) best = &q;
+    if (!best) continue;
+    const double gbs = best->bytes / (best->t.median_ms * 1e-3) / 1e9;
+    printf("%-46s | %9.4f %8.2f %8.1f %6.1f%% %6.1f%% | %8.3f %8.2f %8.1f %5.1f%%\n", t.title, best->t.median_ms, base->t.median_ms / best->t.median_ms, gbs, 100.0 * gbs / peak_gbs, 100.0 * gbs / copy_gbs, t.p100_s, t.p100_speedup, t.p100_gbs, t.p100_eff);
+  }
+}
+
+/* The issue's GPU targets, from the measured rows. */
+void check_targets(const std::vector<row> &rows, const std::vector<dataset_info> &infos, double copy_gbs)
+{
+  auto auto_row = [&](const std::string &d) { return find_row(rows, d, "auto"); };
+  for (const dataset_info &in : infos) {
+    const row *a = auto_row(in.name), *b = best_cusparse(rows, in.name);
+    if (!a) continue;
+    const double pct = 100.0 * a->bytes / (a->t.median_ms * 1e-3) / 1e9 / copy_gbs;
+    if (in.value_bytes >= 256e6 && in.bs >= 2 && in.bs <= 8) add_target(in.name + ": auto, % of copy bandwidth (>= 256 MB, bs 2-8)", pct, 95.0, true, "%");
+    if (in.name == "thesis") add_target("thesis: auto, % of copy bandwidth", pct, 90.0, true, "%");
+    if (b) add_target(in.name + ": auto vs best cuSPARSE (" + b->label + ")", b->t.median_ms / a->t.median_ms, 1.05, true, "x");
+    if (in.name == "thesis") {
+      const row *r = find_row(rows, "thesis", "cusparse_bsrmv_row");
+      if (r) add_target("thesis: auto vs cusparseDbsrmv with row-major blocks", r->t.median_ms / a->t.median_ms, 2.2, true, "x");
+    }
+    if (in.name.rfind("powerlaw_", 0) == 0) {
+      const std::string twin = "regular_" + in.name.substr(9);
+      const row        *t    = auto_row(twin);
+      if (t) add_target(in.name + ": auto time / its regular twin's (same rows and blocks)", a->t.median_ms / t->t.median_ms, 1.15, false, "x");
+    }
+  }
+}
+
+void json_string(FILE *f, const std::string &v)
+{
+  fputc('"', f);
+  for (char c : v) {
+    if (c == '"' || c == '\\') fputc('\\', f);
+    if ((unsigned char)c >= 0x20) fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+void write_json(const std::string &path, const char *device, double copy_gbs, double peak_gbs, const std::vector<row> &rows, const std::vector<dataset_info> &infos, const options &o)
+{
+  FILE *f = fopen(path.c_str(), "w");
+  if (!f) {
+    fprintf(stderr, "cannot write %s\n", path.c_str());
+    return;
+  }
+  time_t now = time(nullptr);
+  char   date[64];
+  strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+  fprintf(f, "{\n  \"program\": \"bench_cuda\", \"date\": \"%s\", \"device\": ", date);
+  json_string(f, device);
+  fprintf(f, ",\n  \"copy_gbs\": %.2f, \"peak_gbs\": %.2f, \"reps\": %d, \"warmup\": %d,\n  \"bytes_counted\": \"values + block column indices + row pointers + x + y (+ y read when beta != 0)\",\n  \"matrices\": [", std::isnan(copy_gbs) ? 0.0 : copy_gbs, peak_gbs, o.reps, o.warmup);
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const dataset_info &in = infos[i];
+    fprintf(f, "%s\n    {\"name\": \"%s\", \"rows\": %lld, \"bs\": %d, \"blocks\": %lld, \"value_bytes\": %.0f, \"bytes\": %.0f, \"mean_row_blocks\": %.3f, \"max_row_blocks\": %.0f, \"auto_kernel\": \"%s\"}", i ? "," : "", in.name.c_str(), (long long)in.rows, in.bs, (long long)in.nblocks, in.value_bytes, in.bytes, in.mean_row, in.max_row, in.auto_kernel.c_str());
+  }
+  fprintf(f, "\n  ],\n  \"products\": [");
+  bool first = true;
+  for (const row &r : rows) {
+    const row   *ref = find_row(rows, r.dataset, "cusparse_bsrmv_row"), *best = best_cusparse(rows, r.dataset);
+    const double gbs = r.t.ok ? r.bytes / (r.t.median_ms * 1e-3) / 1e9 : 0.0;
+    fprintf(f, "%s\n    {\"matrix\": \"%s\", \"product\": ", first ? "" : ",", r.dataset.c_str());
+    json_string(f, r.label);
+    fprintf(f, ", \"beta\": %g, \"threads\": %d, \"grid\": %d, \"ok\": %s, \"median_ms\": %.6f, \"min_ms\": %.6f, \"bytes\": %.0f, \"gbs\": %.2f, \"pct_copy\": %.2f, \"vs_bsrmv_row\": %.4f, \"vs_best_cusparse\": %.4f, \"note\": ", r.beta, r.threads, r.grid, r.t.ok ? "true" : "false", r.t.ok ? r.t.median_ms : 0.0,
+            r.t.ok ? r.t.min_ms : 0.0, r.bytes, gbs, 100.0 * gbs / copy_gbs, r.t.ok && ref ? ref->t.median_ms / r.t.median_ms : 0.0, r.t.ok && best ? best->t.median_ms / r.t.median_ms : 0.0);
+    json_string(f, r.t.note);
+    fputc('}', f);
+    first = false;
+  }
+  fprintf(f, "\n  ],\n  \"targets\": [");
+  for (size_t i = 0; i < g_targets.size(); ++i) {
+    fprintf(f, "%s\n    {\"what\": ", i ? "," : "");
+    json_string(f, g_targets[i].what);
+    fprintf(f, ", \"value\": %.4f, \"threshold\": %.4f, \"unit\": \"%s\", \"pass\": %s}", g_targets[i].value, g_targets[i].threshold, g_targets[i].unit.c_str(), g_targets[i].pass ? "true" : "false");
+  }
+  fprintf(f, "\n  ]\n}\n");
+  fclose(f);
+  printf("JSON written to %s\n", path.c_str());
 }
 
 } // namespace
@@ -566,43 +860,121 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, atoi(argv[++i]));
-    else if (a == "--n" && i + 1 < argc) o.n = std::max(3, atoi(argv[++i]));
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
+    else if (a == "--quick") o.quick = true;
     else if (a == "--no-sweep") o.sweep = false;
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
+    else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
+    else if (a == "--jacobian" && i + 1 < argc) o.jacobian = argv[++i];
     else if (a == "--staging") o.staging = true;
+    else if (a == "--describe") o.describe = true;
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--n N] [--only thesis|stencil27] [--no-sweep] [--csv FILE] [--staging]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--reps N] [--only LIST] [--quick] [--no-sweep] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging]\n", argv[0]);
       return 2;
     }
   }
+  cudaDeviceProp prop;
+  int mem_clock_khz = 0, bus_width = 0;
+  double peak_gbs = 0.0;
+  if (!o.describe) {
   if (bsrc_cuda_device_count() == 0) {
     printf("SKIPPED: no CUDA device\n");
     return 77;
   }
-  cudaDeviceProp prop;
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-  int mem_clock_khz = 0, bus_width = 0;
   (void)cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
   (void)cudaDeviceGetAttribute(&bus_width, cudaDevAttrGlobalMemoryBusWidth, 0);
-  printf("device: %s, %d SMs, L2 %.0f MB, %.1f GB; bsrk_idx %zu bytes; %d reps (median), %d warm-up\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, prop.totalGlobalMem / 1e9, sizeof(bsrk_idx), o.reps, o.warmup);
+  peak_gbs = 2.0 * mem_clock_khz * 1e3 * (bus_width / 8.0) / 1e9;
+  printf("device: %s, %d SMs, L2 %.0f MB, %.1f GB, memory peak %.0f GB/s (%d MHz x %d bit x 2); bsrk_idx %zu bytes; %d reps (median), %d warm-up\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, prop.totalGlobalMem / 1e9, peak_gbs, mem_clock_khz / 1000, bus_width, sizeof(bsrk_idx), o.reps, o.warmup);
+  }
 
+  /* the matrices, in order; each is generated only when selected, and freed before the next */
+  const double big = o.quick ? 16e6 : 256e6, plaw = o.quick ? 20e6 : 330e6;
+  struct spec {
+    std::string                  name;
+    std::function<dataset(void)> make;
+    bool                         sweep;
+  };
+  std::vector<spec> specs = {
+    {"thesis", [] { return thesis_dataset("thesis", 32000, 0.05); }, true},
+    {"thesis8x", [&] { return thesis_dataset("thesis8x", o.quick ? 45255 : 90510, 0.05); }, false},
+  };
+  for (int bs : {2, 3, 4, 5, 8}) {
+    const std::string name = "stencil27_bs" + std::to_string(bs);
+    specs.push_back({name, [=] { return stencil_dataset(name, stencil_n_for(big, bs, 27), bs, 27); }, bs == 3});
+  }
+  specs.push_back({"stencil7_bs3", [=] { return stencil_dataset("stencil7_bs3", stencil_n_for(big, 3, 7), 3, 7); }, false});
+  for (int bs : {1, 2, 4}) {
+    const std::string pname = "powerlaw_bs" + std::to_string(bs), rname = "regular_bs" + std::to_string(bs);
+    const bsrk_idx    nbrows = (bsrk_idx)(plaw / (8.0 * bs * bs) / 16.0);
+    specs.push_back({pname, [=] { return powerlaw_dataset(pname, nbrows, bs, 16.0, 0); }, false});
+    specs.push_back({rname, [=] {
+                       const dataset P = powerlaw_dataset(pname, nbrows, bs, 16.0, 0); /* same draw: its block count */
+                       return powerlaw_dataset(rname, nbrows, bs, 16.0, P.nblocks());
+                     }, false});
+  }
+  specs.push_back({"small_thesis", [] { return thesis_dataset("small_thesis", 4000, 0.05); }, false});
+  specs.push_back({"small_stencil27", [] { return stencil_dataset("small_stencil27", 16, 3, 27); }, false});
+  specs.push_back({"small_stencil27_1mb", [] { return stencil_dataset("small_stencil27_1mb", 9, 3, 27); }, false});
+  if (!o.jacobian.empty()) {
+    std::string path = o.jacobian;
+    int         bs   = 4;
+    const size_t colon = path.rfind(':');
+    if (colon != std::string::npos && colon + 1 < path.size() && isdigit((unsigned char)path[colon + 1])) {
+      bs   = atoi(path.c_str() + colon + 1);
+      path = path.substr(0, colon);
+    }
+    specs.push_back({"jacobian", [=] {
+                       dataset     D;
+                       std::string why;
+                       if (!petsc_binary_dataset(path, bs, D, why)) {
+                         fprintf(stderr, "jacobian: %s\n", why.c_str());
+                         exit(2);
+                       }
+                       D.name = "jacobian";
+                       return D;
+                     }, false});
+  }
+
+  if (o.describe) {
+    printf("%-20s %10s %3s %11s %10s %9s %9s\n", "matrix", "rows", "bs", "blocks", "values MB", "mean row", "max row");
+    for (const spec &sp : specs) {
+      if (!o.wants(sp.name)) continue;
+      const dataset D   = sp.make();
+      bsrk_idx      mx  = 0;
+      for (bsrk_idx i = 0; i < D.nbrows; ++i) mx = std::max(mx, D.rowptr[i + 1] - D.rowptr[i]);
+      double sum = 0.0; /* a checksum of one product, to compare readers across machines */
+      std::vector<double> x((size_t)D.nbcols * D.bs, 1.0), y((size_t)D.nbrows * D.bs);
+      const bsrk_matrix A = D.view();
+      bsrk_reference_multadd(&A, 1.0, x.data(), 0.0, nullptr, y.data());
+      for (double v : y) sum += v;
+      printf("%-20s %10lld %3lld %11lld %10.1f %9.2f %9lld   sum(A*1) %.6e\n", D.name.c_str(), (long long)D.nbrows * D.bs, (long long)D.bs, (long long)D.nblocks(), D.values.size() * 8e-6, (double)D.nblocks() / std::max<bsrk_idx>(1, D.nbrows), (long long)mx, sum);
+      fflush(stdout);
+    }
+    return 0;
+  }
   if (o.staging) {
-    if (o.only.empty() || o.only == "thesis") bench_staging(thesis_dataset(), o);
-    if (o.only.empty() || o.only == "stencil27") bench_staging(stencil27_dataset(o.n), o);
+    for (const spec &sp : specs)
+      if ((o.only.empty() && (sp.name == "thesis" || sp.name == "stencil27_bs3")) || (!o.only.empty() && o.wants(sp.name))) bench_staging(sp.make(), o);
+    if (!o.json.empty()) write_json(o.json, prop.name, NAN, peak_gbs, {}, {}, o);
     return 0;
   }
 
   const double copy_gbs = copy_bandwidth_gbs((size_t)1 << 30, o);
   printf("device-to-device cudaMemcpy of 1 GiB: %.1f GB/s (read + write)\n", copy_gbs);
 
-  std::vector<row> rows;
-  if (o.only.empty() || o.only == "thesis") bench_dataset(thesis_dataset(), o, rows);
-  if (o.only.empty() || o.only == "stencil27") bench_dataset(stencil27_dataset(o.n), o, rows);
+  std::vector<row>          rows;
+  std::vector<dataset_info> infos;
+  for (const spec &sp : specs)
+    if (o.wants(sp.name)) bench_dataset(sp.make(), o, rows, infos, sp.sweep && o.sweep);
 
   FILE *csv = o.csv.empty() ? nullptr : fopen(o.csv.c_str(), "w");
   print_table(rows, copy_gbs, csv);
   if (csv) fclose(csv);
+  print_table13(rows, copy_gbs, peak_gbs, prop.name);
+  printf("\n");
+  check_targets(rows, infos, copy_gbs);
+  if (!o.json.empty()) write_json(o.json, prop.name, copy_gbs, peak_gbs, rows, infos, o);
   bool wrong = false;
   for (const row &r : rows) wrong = wrong || !r.t.ok;
   printf("%s\n", wrong ? "SOME PRODUCTS FAILED (see notes)" : "all products checked against the reference");

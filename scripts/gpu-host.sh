@@ -6,8 +6,16 @@
 #   packs this machine's PETSc + Open MPI (../shared/tools/gpu-kit -> .kit/) and, into .gpu-extra/, the
 #   PETSc headers the kit lacks, GoogleTest and PETSc's example sources the tests build. Both folders
 #   are git-ignored (.git/info/exclude).
-# On the GPU host (device tool, carry [".kit", ".gpu-extra"]):    bash scripts/gpu-host.sh run
-#   builds with CMake + nvcc in /tmp/b and writes logs to $OUT. valgrind is not there: memcheck is off.
+# On the GPU host (device tool, carry [".kit", ".gpu-extra"]):    bash scripts/gpu-host.sh <step>...
+#   build       CMake + nvcc into build-gpu/ (git-ignored, so it stays on the host between calls while
+#               the machine is held); every other step builds first if needed
+#   run         the test suite (gpu label, then the rest), compute-sanitizer and the main job on the GPU
+#   bench-gpu   scripts/bench.sh, GPU cases only (BENCH_CPU=0); results in $OUT/bench
+#   bench-cpu   scripts/bench.sh, CPU cases only (BENCH_GPU=0), shorter budgets; results in $OUT/bench
+#   scale       MatMult weak and strong scaling over the visible GPUs (one rank each), bench_matmult
+#               with -mat_bsrcustom_backend cuda: thesis-type band (bs 5) and 27-point stencil (bs 3),
+#               >= 1 GB of matrix per GPU; results in $OUT/bench (scale-*.json, scale-*.log)
+# Logs go to $OUT. valgrind is not on those hosts: memcheck is off.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -25,29 +33,78 @@ prepare)
   tar -cf - /usr/share/petsc/3.18/include 2>/dev/null | xz -T0 > .gpu-extra/petsc-include.tar.xz
   du -sh .kit .gpu-extra
   ;;
-run)
+build | run | bench-gpu | bench-cpu | scale)
   : "${OUT:=/tmp/out}"
-  mkdir -p "$OUT"
+  mkdir -p "$OUT" "$OUT/bench"
   source .kit/env.sh
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  tar -xJf .gpu-extra/gtest.tar.xz -C / 2>/dev/null
-  tar -xJf .gpu-extra/petsc-include.tar.xz -C /opt/petsc-kit 2>/dev/null
-  nvidia-smi -L
-  B=/tmp/b
-  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DPETSC_EXAMPLES_DIR="$root/.gpu-extra/examples" -DBSRCUSTOM_MEMCHECK=OFF > "$OUT/configure.log" 2>&1
-  cmake --build $B -j "$(nproc)" -- -k > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
-  (cd $B && ctest -L gpu --output-on-failure --timeout 140 > "$OUT/ctest_gpu.log" 2>&1; grep -E "Test +#|tests passed" "$OUT/ctest_gpu.log")
-  (cd $B && ctest -LE gpu -j8 --output-on-failure --timeout 190 > "$OUT/ctest_cpu.log" 2>&1; grep -E "tests passed|Failed" "$OUT/ctest_cpu.log" | tail -5)
-  S=/usr/local/cuda/bin/compute-sanitizer
-  $S --tool memcheck --leak-check full $B/tests/petsc/test_gpu_backend > "$OUT/memcheck.log" 2>&1; tail -3 "$OUT/memcheck.log"
-  $S --tool racecheck --kernel-name kns=bsrc $B/tests/petsc/test_gpu_backend > "$OUT/racecheck.log" 2>&1; tail -2 "$OUT/racecheck.log"
-  OMP_NUM_THREADS=$(nproc) mpiexec --bind-to none -n 1 $B/examples/ksp_block_elasticity \
-    -dll_append $B/src/mat/impls/bsrcustom/libpetscbsrcustom.so -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda \
-    -compare_type baij -compare_assemble -ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 -nx 60 -ny 60 -nz 60 > "$OUT/demo_cuda.log" 2>&1
-  grep -E "Solve \[|MatMult us/call" "$OUT/demo_cuda.log"
+  B=$root/build-gpu
+  if [[ ! -x $B/bench/bench_matmult || ! -x $B/tests/petsc/test_gpu_backend ]]; then
+    tar -xJf .gpu-extra/gtest.tar.xz -C / 2>/dev/null
+    tar -xJf .gpu-extra/petsc-include.tar.xz -C /opt/petsc-kit 2>/dev/null
+    nvidia-smi -L
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DPETSC_EXAMPLES_DIR="$root/.gpu-extra/examples" -DBSRCUSTOM_MEMCHECK=OFF > "$OUT/configure.log" 2>&1
+    cmake --build "$B" -j "$(nproc)" -- -k > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+  fi
+  for step in "$@"; do
+    case $step in
+    build) ;;
+    run)
+      (cd "$B" && ctest -L gpu --output-on-failure --timeout 140 > "$OUT/ctest_gpu.log" 2>&1; grep -E "Test +#|tests passed" "$OUT/ctest_gpu.log")
+      [[ ${RUN_CPU_TESTS:-1} == 0 ]] || (cd "$B" && ctest -LE gpu -j8 --output-on-failure --timeout 190 > "$OUT/ctest_cpu.log" 2>&1; grep -E "tests passed|Failed" "$OUT/ctest_cpu.log" | tail -5)
+      S=/usr/local/cuda/bin/compute-sanitizer
+      $S --tool memcheck --leak-check full "$B/tests/petsc/test_gpu_backend" > "$OUT/memcheck.log" 2>&1; tail -3 "$OUT/memcheck.log"
+      OMPI_ALLOW_RUN_AS_ROOT=1 $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/test_gpu_backend" > "$OUT/racecheck.log" 2>&1; tail -2 "$OUT/racecheck.log"
+      OMP_NUM_THREADS=$(nproc) mpiexec --bind-to none -n 1 "$B/examples/ksp_block_elasticity" \
+        -dll_append "$B/src/mat/impls/bsrcustom/libpetscbsrcustom.so" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda \
+        -compare_type baij -compare_assemble -ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 -nx 60 -ny 60 -nz 60 > "$OUT/demo_cuda.log" 2>&1
+      grep -E "Solve \[|MatMult us/call" "$OUT/demo_cuda.log"
+      ;;
+    bench-gpu)
+      BENCH_SKIP_SETUP=1 BENCH_CPU=0 scripts/bench.sh "$B" > "$OUT/bench-gpu.log" 2>&1 || echo "bench-gpu failed"
+      cp "$B"/bench/*.json "$B"/bench/*.log "$B"/bench/*.md "$OUT/bench/" 2>/dev/null
+      grep -E "^TARGET|PASS|MISS" "$OUT/bench-gpu.log" | tail -40
+      ;;
+    bench-cpu)
+      BENCH_SKIP_SETUP=1 BENCH_GPU=0 BENCH_TIME_BUDGET=${BENCH_TIME_BUDGET:-1} BENCH_SWEEP_BUDGET=${BENCH_SWEEP_BUDGET:-0.5} BENCH_TRIALS=${BENCH_TRIALS:-5} \
+        scripts/bench.sh "$B" > "$OUT/bench-cpu.log" 2>&1 || echo "bench-cpu failed"
+      cp "$B"/bench/cpu-*.json "$B"/bench/cpu-*.log "$OUT/bench/" 2>/dev/null
+      grep -E "PASS|MISS" "$OUT/bench-cpu.log" | tail -30
+      ;;
+    scale)
+      ngpu=$(nvidia-smi -L | wc -l)
+      exe=$B/bench/bench_matmult
+      opts=(-bench_types baij,bsrcustom -mat_bsrcustom_backend cuda -bench_sweep false -bench_trials 5 -bench_time_budget 2 -bench_warmup 3 -bench_matrices thesis,stencil27)
+      # sizes: thesis-type band of 320 5x5 blocks per block row (density 1600/rows) and 27-point bs 3
+      # stencils; 1 GPU: 80000 rows (1.0 GB) and 82^3 (1.05 GB); g GPUs: g times that (weak), and the
+      # largest size on 1 GPU (strong)
+      size() { # gpus -> options of the weak size for that many GPUs
+        local g=$1 rows n
+        rows=$((80000 * g))
+        n=$(python3 -c "print(round(82 * $g ** (1/3)))")
+        echo "-thesis_rows $rows -thesis_density $(python3 -c "print(1600/$rows)") -stencil_n $n"
+      }
+      scale_run() { # name ranks size-options...
+        local name=$1 ranks=$2
+        shift 2
+        echo "    scale $name: mpiexec -n $ranks $exe ${opts[*]} $* -bench_json $OUT/bench/$name.json"
+        OMP_NUM_THREADS=4 mpiexec --bind-to none -n "$ranks" -x OMP_NUM_THREADS=4 "$exe" "${opts[@]}" "$@" -bench_json "$OUT/bench/$name.json" > "$OUT/bench/$name.log" 2>&1 || echo "    (failed: $OUT/bench/$name.log)"
+        grep -E "bsrcustom|overlap|exchange|full/bd" "$OUT/bench/$name.log" | head -20
+      }
+      read -r -a s1 <<<"$(size 1)"
+      read -r -a sg <<<"$(size "$ngpu")"
+      scale_run scale-weak-1gpu 1 "${s1[@]}"
+      scale_run scale-strong-1gpu 1 "${sg[@]}"
+      scale_run "scale-weak-${ngpu}gpu" "$ngpu" "${sg[@]}"
+      cp "$OUT/bench/scale-weak-${ngpu}gpu.json" "$OUT/bench/scale-strong-${ngpu}gpu.json"
+      scale_run "scale-$((2 * ngpu))ranks-${ngpu}gpu" $((2 * ngpu)) "${sg[@]}" # two ranks per GPU, for comparison
+      ;;
+    *) echo "unknown step $step" >&2 ;;
+    esac
+  done
   ;;
 *)
-  echo "usage: scripts/gpu-host.sh prepare|run" >&2
+  echo "usage: scripts/gpu-host.sh prepare | build | run | bench-gpu | bench-cpu | scale ..." >&2
   exit 2
   ;;
 esac

@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 
-packages=(build-essential cmake pkg-config python3 valgrind
+packages=(build-essential cmake pkg-config python3 python3-matplotlib valgrind
           petsc-dev libpetsc3.18-dev-examples libopenmpi-dev openmpi-bin
           googletest libgtest-dev)
 missing=()
