@@ -88,7 +88,8 @@ build | run | bench-gpu | bench-cpu | scale)
         local name=$1 ranks=$2
         shift 2
         echo "    scale $name: mpiexec -n $ranks $exe ${opts[*]} $* -bench_json $OUT/bench/$name.json"
-        OMP_NUM_THREADS=4 mpiexec --bind-to none -n "$ranks" -x OMP_NUM_THREADS=4 "$exe" "${opts[@]}" "$@" -bench_json "$OUT/bench/$name.json" > "$OUT/bench/$name.log" 2>&1 || echo "    (failed: $OUT/bench/$name.log)"
+        local t=$(($(nproc) / ranks))
+        OMP_NUM_THREADS=$t mpiexec --bind-to none -n "$ranks" -x OMP_NUM_THREADS=$t "$exe" "${opts[@]}" "$@" -bench_json "$OUT/bench/$name.json" > "$OUT/bench/$name.log" 2>&1 || echo "    (failed: $OUT/bench/$name.log)"
         grep -E "bsrcustom|overlap|exchange|full/bd" "$OUT/bench/$name.log" | head -20
       }
       read -r -a s1 <<<"$(size 1)"
@@ -102,6 +103,8 @@ build | run | bench-gpu | bench-cpu | scale)
     *) echo "unknown step $step" >&2 ;;
     esac
   done
+  # one archive: the device tool brings back a limited number of files
+  if [[ -d $OUT/bench ]]; then tar -czf "$OUT/bench.tgz" -C "$OUT" bench && rm -rf "$OUT/bench"; fi
   ;;
 *)
   echo "usage: scripts/gpu-host.sh prepare | build | run | bench-gpu | bench-cpu | scale ..." >&2

@@ -438,6 +438,13 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
   cases.push_back({stencil_matrix("stencil7", 12, 1, false, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 4});
   if (!g_quick) cases.push_back({thesis_structure(rng), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
   cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
+  { /* an MPI ghost block of a band: only the last 160 of 16000 block rows have blocks (up to 160):
+       skewed rows, but one task would walk ~16000 empty rows, so a warp per row */
+    std::vector<std::vector<bsrk_idx>> rows(16000);
+    for (bsrk_idx i = 0; i < 160; ++i)
+      for (bsrk_idx c = 0; c <= i; ++c) rows[16000 - 160 + i].push_back(c);
+    cases.push_back({from_rows("ghost_band", 160, 5, rows, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 4});
+  }
   for (const auto &c : cases) {
     const std::string name = "auto/" + case_name(c.A);
     if (bsrc_cuda_set_structure(M, c.A.nbrows, c.A.nbcols, c.A.bs, c.A.rowptr.data(), c.A.colidx.data()) != BSRC_CUDA_OK) {

@@ -74,7 +74,7 @@ bool             is_own_kernel(bsrc_cuda_kernel k); /* ROWMAJOR_SHARED .. WARP_R
 bool             is_task_kernel(bsrc_cuda_kernel k);
 bsrk_idx         default_task_count(bsrk_idx nblocks, const device_info &dev);
 int              warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
-bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks);
+bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks, bsrk_idx max_task_rows);
 int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row);
 /* Launch configuration of kernel k for this matrix from the device's properties and the occupancy
    API (threads_override > 0 replaces the default threads per block). */

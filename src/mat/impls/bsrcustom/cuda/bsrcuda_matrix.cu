@@ -58,6 +58,7 @@ struct bsrc_cuda_matrix {
   bsrk_idx         tasks_wanted = 0; /* 0: default_task_count */
   bsrk_idx         ntasks       = 0;
   bool             has_carries  = false;
+  bsrk_idx         max_task_rows = 0; /* most block rows one task walks (empty rows included) */
   bsrc::dev_buffer task_block_begin, task_row_begin, task_head_row, carry;
 
   /* statistics, choices, launches */
@@ -200,8 +201,10 @@ bsrc_cuda_status build_tasks(bsrc_cuda_matrix *M)
   if (s == BSRC_CUDA_OK) s = upload(M, M->task_row_begin, p.row_begin, n1 * sizeof(bsrk_idx), "upload of the task row ranges");
   if (s == BSRC_CUDA_OK) s = upload(M, M->task_head_row, p.head_row, (size_t)p.ntasks * sizeof(bsrk_idx), "upload of the task head rows");
   if (s == BSRC_CUDA_OK) {
-    M->ntasks      = p.ntasks;
-    M->has_carries = std::any_of(p.head_row, p.head_row + p.ntasks, [](bsrk_idx h) { return h >= 0; });
+    M->ntasks        = p.ntasks;
+    M->has_carries   = std::any_of(p.head_row, p.head_row + p.ntasks, [](bsrk_idx h) { return h >= 0; });
+    M->max_task_rows = 0;
+    for (bsrk_idx t = 0; t < p.ntasks; ++t) M->max_task_rows = std::max(M->max_task_rows, p.row_begin[t + 1] - p.row_begin[t]);
   } else {
     release_tasks(M);
   }
@@ -572,7 +575,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
   for (bsrk_idx r = 0; r < nbrows; ++r) M->max_row_blocks = std::max(M->max_row_blocks, rowptr[r + 1] - rowptr[r]);
   const double mean = nbrows > 0 ? (double)nblocks / (double)nbrows : 0.0;
   M->lanes          = warp_row_lanes(bs, mean);
-  M->auto_kernel    = auto_choice(nbrows, nblocks, M->max_row_blocks);
+  M->auto_kernel    = auto_choice(nbrows, nblocks, M->max_row_blocks, M->max_task_rows);
   M->has_structure  = true;
   M->has_values     = false;
   return BSRC_CUDA_OK;
@@ -740,6 +743,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_task_count(bsrc_cuda_matrix *M, bsrk_i
   (void)cudaStreamSynchronize(M->stream);
   const bsrc_cuda_status s = build_tasks(M);
   if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */
+  else M->auto_kernel = auto_choice(M->nbrows, M->nblocks, M->max_row_blocks, M->max_task_rows);
   return s;
 }
 
