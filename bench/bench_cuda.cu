@@ -270,6 +270,35 @@ bool petsc_binary_dataset(const std::string &path, int bs, dataset &D, std::stri
   return true;
 }
 
+/* D on device 0 (structure and values), or exit with the CUDA layer's message. */
+bsrc_cuda_matrix *device_matrix(const dataset &D)
+{
+  bsrc_cuda_matrix *M = nullptr;
+  if (bsrc_cuda_create(0, &M) != BSRC_CUDA_OK || bsrc_cuda_set_structure(M, D.nbrows, D.nbcols, D.bs, D.rowptr.data(), D.colidx.data()) != BSRC_CUDA_OK || bsrc_cuda_set_values(M, D.values.data()) != BSRC_CUDA_OK) {
+    fprintf(stderr, "setup failed: %s\n", bsrc_cuda_last_error(M));
+    exit(2);
+  }
+  return M;
+}
+
+/* ref[b] = A x + b in and its error scale scale[b] = |A| |x| + b |in|, for b = 0 and 1. */
+void references(const dataset &D, const std::vector<double> &x, const std::vector<double> &in, std::vector<double> ref[2], std::vector<double> scale[2])
+{
+  const size_t nx = x.size(), ny = in.size();
+  dataset      Dabs = D;
+  for (double &v : Dabs.values) v = std::fabs(v);
+  std::vector<double> xa(nx), ina(ny);
+  for (size_t i = 0; i < nx; ++i) xa[i] = std::fabs(x[i]);
+  for (size_t i = 0; i < ny; ++i) ina[i] = std::fabs(in[i]);
+  const bsrk_matrix A = D.view(), Aa = Dabs.view();
+  for (int b = 0; b < 2; ++b) {
+    ref[b].resize(ny);
+    scale[b].resize(ny);
+    bsrk_reference_multadd(&A, 1.0, x.data(), (double)b, b ? in.data() : nullptr, ref[b].data());
+    bsrk_reference_multadd(&Aa, 1.0, xa.data(), (double)b, b ? ina.data() : nullptr, scale[b].data());
+  }
+}
+
 /* What one table row times. */
 enum product_kind { OWN, CUSP_BSRMV_COL, CUSP_BSRMV_ROW, CUSP_SPMV_BSR, CUSP_CSR1, CUSP_CSR2 };
 
@@ -430,11 +459,7 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
   for (double &v : x) v = 2.0 * rng.uniform() - 1.0;
   for (double &v : in) v = 2.0 * rng.uniform() - 1.0;
 
-  bsrc_cuda_matrix *M = nullptr;
-  if (bsrc_cuda_create(0, &M) != BSRC_CUDA_OK || bsrc_cuda_set_structure(M, D.nbrows, D.nbcols, D.bs, D.rowptr.data(), D.colidx.data()) != BSRC_CUDA_OK || bsrc_cuda_set_values(M, D.values.data()) != BSRC_CUDA_OK) {
-    fprintf(stderr, "setup failed: %s\n", bsrc_cuda_last_error(M));
-    exit(2);
-  }
+  bsrc_cuda_matrix *M = device_matrix(D);
   const bsrc_cuda_kernel ak = bsrc_cuda_auto_kernel(M);
   printf("auto choice: %s; %lld tasks\n", bsrc_cuda_kernel_names[ak], (long long)bsrc_cuda_task_count(M));
   {
@@ -460,20 +485,9 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
   CUDA_OK(cudaDeviceSynchronize());
 
   /* references for beta = 0 and beta = 1 and their error scales */
-  const bsrk_matrix   A = D.view();
-  std::vector<double> ref0(ny), ref1(ny), scale0(ny), scale1(ny);
-  bsrk_reference_multadd(&A, 1.0, x.data(), 0.0, nullptr, ref0.data());
-  bsrk_reference_multadd(&A, 1.0, x.data(), 1.0, in.data(), ref1.data());
-  {
-    dataset Dabs = D;
-    for (double &v : Dabs.values) v = std::fabs(v);
-    std::vector<double> xa(nx), ina(ny);
-    for (size_t i = 0; i < nx; ++i) xa[i] = std::fabs(x[i]);
-    for (size_t i = 0; i < ny; ++i) ina[i] = std::fabs(in[i]);
-    const bsrk_matrix Aa = Dabs.view();
-    bsrk_reference_multadd(&Aa, 1.0, xa.data(), 0.0, nullptr, scale0.data());
-    bsrk_reference_multadd(&Aa, 1.0, xa.data(), 1.0, ina.data(), scale1.data());
-  }
+  std::vector<double> ref[2], scale[2];
+  references(D, x, in, ref, scale);
+  const std::vector<double> &ref0 = ref[0], &ref1 = ref[1], &scale0 = scale[0], &scale1 = scale[1];
 
   const double base_bytes = vbytes + (double)D.colidx.size() * sizeof(bsrk_idx) + (double)D.rowptr.size() * sizeof(bsrk_idx) + (double)nx * sizeof(double) + (double)ny * sizeof(double);
 
@@ -588,31 +602,13 @@ void bench_staging(const dataset &D, const options &o)
   for (double &v : x) v = 2.0 * rng.uniform() - 1.0;
   for (double &v : in) v = 2.0 * rng.uniform() - 1.0;
 
-  bsrc_cuda_matrix *M = nullptr;
-  if (bsrc_cuda_create(0, &M) != BSRC_CUDA_OK || bsrc_cuda_set_structure(M, D.nbrows, D.nbcols, D.bs, D.rowptr.data(), D.colidx.data()) != BSRC_CUDA_OK || bsrc_cuda_set_values(M, D.values.data()) != BSRC_CUDA_OK) {
-    fprintf(stderr, "setup failed: %s\n", bsrc_cuda_last_error(M));
-    exit(2);
-  }
+  bsrc_cuda_matrix *M = device_matrix(D);
   cudaStream_t st = (cudaStream_t)bsrc_cuda_stream(M);
   printf("auto choice: %s\n", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)]);
 
   /* references (beta 0 and 1) and error scales */
-  const bsrk_matrix   A = D.view();
   std::vector<double> ref[2], scale[2];
-  {
-    dataset Dabs = D;
-    for (double &v : Dabs.values) v = std::fabs(v);
-    std::vector<double> xa(nx), ina(ny);
-    for (size_t i = 0; i < nx; ++i) xa[i] = std::fabs(x[i]);
-    for (size_t i = 0; i < ny; ++i) ina[i] = std::fabs(in[i]);
-    const bsrk_matrix Aa = Dabs.view();
-    for (int b = 0; b < 2; ++b) {
-      ref[b].resize(ny);
-      scale[b].resize(ny);
-      bsrk_reference_multadd(&A, 1.0, x.data(), (double)b, b ? in.data() : nullptr, ref[b].data());
-      bsrk_reference_multadd(&Aa, 1.0, xa.data(), (double)b, b ? ina.data() : nullptr, scale[b].data());
-    }
-  }
+  references(D, x, in, ref, scale);
 
   /* the kernel alone (device arrays; events), and the device entry by the wall clock */
   double *dx, *dy, *din;

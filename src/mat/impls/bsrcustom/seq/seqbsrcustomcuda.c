@@ -251,31 +251,27 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscS
   PetscFunctionBegin;
   *split = PETSC_FALSE;
   PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
+  if (beta != (PetscScalar)0.0) PetscCall(VecGetArrayReadAndMemType(in, &ina, &mi));
+  if (PetscMemTypeHost(mx) && PetscMemTypeHost(mi)) {
+    PetscCall(MatSeqBSRCustomPrepare_Private(Ad, &M));
+    PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, &M));
+    if (Ao->cmap->n > 0) {
+      PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
+      PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, &G));
+      PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
+    }
+    PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->gpu, MatSeqBSRCustomCUDAKernelChoice(&b->set), alpha, xa, beta, ina), "the GPU product of the local block"));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
+    *split = PETSC_TRUE;
+  }
   PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-  if (beta != (PetscScalar)0.0) {
-    PetscCall(VecGetArrayReadAndMemType(in, &ina, &mi));
-    PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
-  }
-  if (!PetscMemTypeHost(mx) || !PetscMemTypeHost(mi)) PetscFunctionReturn(0);
-  PetscCall(MatSeqBSRCustomPrepare_Private(Ad, &M));
-  PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, &M));
-  if (Ao->cmap->n > 0) {
-    PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
-    PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, &G));
-    PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
-  }
-  PetscCall(VecGetArrayRead(x, &xa));
-  if (beta != (PetscScalar)0.0) PetscCall(VecGetArrayRead(in, &ina));
-  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
-  PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->gpu, MatSeqBSRCustomCUDAKernelChoice(&b->set), alpha, xa, beta, ina), "the GPU product of the local block"));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  if (beta != (PetscScalar)0.0) PetscCall(VecRestoreArrayRead(in, &ina));
+  if (beta != (PetscScalar)0.0) PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
+  if (!*split) PetscFunctionReturn(0); /* device vectors: the caller runs the blocks' own products */
   PetscCall(PetscLogCpuToGpu((M.nbcols * M.bs + (beta != (PetscScalar)0.0 ? M.nbrows * M.bs : 0)) * sizeof(PetscScalar)));
   PetscCall(PetscLogGpuFlops(2.0 * M.rowptr[M.nbrows] * M.bs * M.bs));
-  *split = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
