@@ -30,7 +30,7 @@
    "default" the built-in ones), against the kernel alone (events) and the pinned cudaMemcpy
    bandwidth for the same byte counts: bound = kernel + bytes moved / pinned bandwidth.
 
-   Usage: bench_cuda [--reps N] [--only LIST] [--quick] [--no-sweep] [--csv FILE] [--json FILE]
+   Usage: bench_cuda [--reps N] [--only LIST] [--quick] [--no-sweep] [--sweep-all] [--csv FILE] [--json FILE]
                      [--jacobian FILE[:bs]] [--staging]
 */
 #include <cuda_runtime.h>
@@ -66,7 +66,8 @@ struct options {
   int         warmup = 5;
   std::string only; /* comma list of matrix names; empty: all */
   bool        quick = false;
-  bool        sweep = true;
+  bool        sweep     = true;
+  bool        sweep_all = false; /* sweep every matrix, not only thesis and stencil27_bs3 */
   std::string csv, json, jacobian;
   bool        staging = false, describe = false; /* --describe: list the selected matrices (no GPU needed) */
   bool wants(const std::string &name) const { return only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos; }
@@ -493,7 +494,8 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
 
   std::vector<product> products = {
     {"rowmajor_shared", OWN, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED}, {"thread_private", OWN, BSRC_CUDA_KERNEL_THREAD_PRIVATE}, {"team_scalar", OWN, BSRC_CUDA_KERNEL_TEAM_SCALAR},
-    {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW},           {"auto", OWN, BSRC_CUDA_KERNEL_AUTO},
+    {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW},           {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID},
+    {"auto", OWN, BSRC_CUDA_KERNEL_AUTO},
     {"cusparse_bsrmv_col", CUSP_BSRMV_COL, BSRC_CUDA_KERNEL_AUTO},   {"cusparse_bsrmv_row", CUSP_BSRMV_ROW, BSRC_CUDA_KERNEL_AUTO},  {"cusparse_spmv_bsr", CUSP_SPMV_BSR, BSRC_CUDA_KERNEL_AUTO},
     {"cusparse_spmv_csr_alg1", CUSP_CSR1, BSRC_CUDA_KERNEL_AUTO},    {"cusparse_spmv_csr_alg2", CUSP_CSR2, BSRC_CUDA_KERNEL_AUTO}};
 
@@ -518,16 +520,22 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
     return r;
   };
 
+  auto by_label = [&](const char *label) -> const product & {
+    for (const product &p : products)
+      if (p.label == label) return p;
+    fprintf(stderr, "bench_cuda: no product %s\n", label);
+    exit(2);
+  };
   for (const product &p : products) measure(p, 0.0, p.label);
   const int layout = bsrc_cuda_spmv_bsr_layout(M);
   printf("  spmv_bsr block layout used: %d (1 column-major in place, 0 row-major copy)%s%s\n", layout, layout == 0 ? ": " : "", layout == 0 ? bsrc_cuda_last_error(M) : "");
-  measure(products[5], 1.0, "auto (beta=1)");
-  measure(products[6], 1.0, "cusparse_bsrmv_col (beta=1)");
+  measure(by_label("auto"), 1.0, "auto (beta=1)");
+  measure(by_label("cusparse_bsrmv_col"), 1.0, "cusparse_bsrmv_col (beta=1)");
 
   if (sweep) {
     printf("  -- threads-per-block sweep (beta = 0) --\n");
     const int threads[] = {32, 64, 128, 256, 512, 1024};
-    for (int k = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; k <= BSRC_CUDA_KERNEL_WARP_ROW; ++k) {
+    for (int k = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; k <= BSRC_CUDA_KERNEL_LAST_OWN; ++k) {
       for (int t : threads) {
         if (bsrc_cuda_set_threads(M, (bsrc_cuda_kernel)k, t) != BSRC_CUDA_OK) continue;
         const product p{bsrc_cuda_kernel_names[k], OWN, (bsrc_cuda_kernel)k};
@@ -537,6 +545,18 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
       }
       (void)bsrc_cuda_set_threads(M, (bsrc_cuda_kernel)k, 0);
     }
+    printf("  -- lanes sweep, warp_row and hybrid at their default threads (beta = 0) --\n");
+    const bsrc_cuda_kernel laned[] = {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID};
+    for (bsrc_cuda_kernel k : laned) {
+      for (int l : {4, 8, 16, 32}) {
+        if (bsrc_cuda_set_lanes(M, k, l) != BSRC_CUDA_OK) continue;
+        const product p{bsrc_cuda_kernel_names[k], OWN, k};
+        char          label[64];
+        snprintf(label, sizeof(label), "sweep %s lanes=%d", bsrc_cuda_kernel_names[k], l);
+        measure(p, 0.0, label);
+      }
+      (void)bsrc_cuda_set_lanes(M, k, 0);
+    }
     printf("  -- task-count sweep, vector_unrolled (beta = 0) --\n");
     const bsrk_idx def_tasks = bsrc_cuda_task_count(M);
     const bsrk_idx counts[]  = {def_tasks / 8, def_tasks / 2, def_tasks * 2, def_tasks * 8};
@@ -544,7 +564,7 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
       if (c < 1 || bsrc_cuda_set_task_count(M, c) != BSRC_CUDA_OK) continue;
       char label[64];
       snprintf(label, sizeof(label), "sweep tasks=%lld vector_unrolled", (long long)bsrc_cuda_task_count(M));
-      measure(products[3], 0.0, label);
+      measure(by_label("vector_unrolled"), 0.0, label);
     }
     (void)bsrc_cuda_set_task_count(M, 0);
   }
@@ -859,6 +879,7 @@ int main(int argc, char **argv)
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
     else if (a == "--quick") o.quick = true;
     else if (a == "--no-sweep") o.sweep = false;
+    else if (a == "--sweep-all") o.sweep_all = true;
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
     else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
     else if (a == "--jacobian" && i + 1 < argc) o.jacobian = argv[++i];
@@ -962,7 +983,7 @@ int main(int argc, char **argv)
   std::vector<row>          rows;
   std::vector<dataset_info> infos;
   for (const spec &sp : specs)
-    if (o.wants(sp.name)) bench_dataset(sp.make(), o, rows, infos, sp.sweep && o.sweep);
+    if (o.wants(sp.name)) bench_dataset(sp.make(), o, rows, infos, (sp.sweep || o.sweep_all) && o.sweep);
 
   FILE *csv = o.csv.empty() ? nullptr : fopen(o.csv.c_str(), "w");
   print_table(rows, copy_gbs, csv);

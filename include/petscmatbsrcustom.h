@@ -46,7 +46,8 @@ typedef enum {
   MAT_BSRCUSTOM_CUDA_KERNEL_THREAD_PRIVATE,  /* kernel 2 */
   MAT_BSRCUSTOM_CUDA_KERNEL_TEAM_SCALAR,     /* kernel 3 */
   MAT_BSRCUSTOM_CUDA_KERNEL_VECTOR_UNROLLED, /* kernel 4 */
-  MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW         /* short block rows: a (sub-)warp per block row */
+  MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW,        /* short block rows: a (sub-)warp per block row */
+  MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID           /* uneven rows: tasks; short segments a group of lanes each, long ones the thread block */
 } MatBSRCustomCUDAKernel;
 PETSC_EXTERN const char *const MatBSRCustomCUDAKernels[];
 
@@ -76,6 +77,8 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAKernel(Mat, MatBSRCustomCUDAKerne
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDADevice(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDADevice(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUSPARSEAlg(Mat, MatBSRCustomCUSPARSEAlg);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDAPinVectors(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAPinVectors(Mat, PetscBool *);
 PETSC_EXTERN PetscBool      MatBSRCustomHasCUDA(void);
 PETSC_EXTERN PetscInt       MatBSRCustomCUDADeviceCount(void);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetLocalAndGhost(Mat, Mat *, Mat *, PetscInt *, const PetscInt *[], VecScatter *, Vec *);

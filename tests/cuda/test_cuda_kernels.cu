@@ -135,6 +135,22 @@ host_matrix heavy_row_matrix(const std::string &name, bsrk_idx nbrows, bsrk_idx 
   return from_rows(name, nbcols, bs, rows, rng);
 }
 
+/* Block rows of power-law lengths (Pareto, exponent 2.2, at least 1 block, at most nbcols), columns
+   distinct and spread over the whole width: mostly short rows and a few very long ones. */
+host_matrix powerlaw_matrix(const std::string &name, bsrk_idx nbrows, bsrk_idx nbcols, bsrk_idx bs, rng_t &rng)
+{
+  std::vector<std::vector<bsrk_idx>> rows(nbrows);
+  for (bsrk_idx i = 0; i < nbrows; ++i) {
+    const double   u   = ((double)(rng() % 1000000) + 0.5) / 1e6;
+    const bsrk_idx len = std::min<bsrk_idx>(nbcols, (bsrk_idx)(2.0 * std::pow(u, -1.0 / 1.2)));
+    const bsrk_idx off = (bsrk_idx)(rng() % (uint64_t)nbcols);
+    for (bsrk_idx j = 0; j < len; ++j) rows[i].push_back((off + j * (nbcols / std::max<bsrk_idx>(len, 1))) % nbcols);
+    std::sort(rows[i].begin(), rows[i].end());
+    rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
+  }
+  return from_rows(name, nbcols, bs, rows, rng);
+}
+
 /* 3D grid n^3, one block per point, neighbours within distance 1 in each direction (27 or 7 points). */
 host_matrix stencil_matrix(const std::string &name, int n, bsrk_idx bs, bool full27, rng_t &rng, bool with_values = true)
 {
@@ -341,6 +357,7 @@ void test_products(bsrc_cuda_matrix *M, rng_t &rng)
   for (bsrk_idx bs : special) {
     if (g_quick && bs != 3 && bs != 11) continue;
     cases.push_back(heavy_row_matrix("heavy_row", 61, 300, bs, rng));
+    cases.push_back(powerlaw_matrix("powerlaw", 900, 3000, bs, rng));
     cases.push_back(from_rows("single_block", 4, bs, {{}, {2}, {}}, rng));
     cases.push_back(from_rows("no_blocks", 5, bs, {{}, {}, {}, {}, {}}, rng));
   }
@@ -391,7 +408,7 @@ void test_thread_counts(bsrc_cuda_matrix *M, rng_t &rng)
     if (!upload(M, A, case_name(A))) continue;
     const int threads[] = {32, 256, 1024};
     for (int t : threads) {
-      for (int p = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; p <= BSRC_CUDA_KERNEL_WARP_ROW; ++p) {
+      for (int p = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; p <= BSRC_CUDA_KERNEL_LAST_OWN; ++p) {
         char tag[64];
         snprintf(tag, sizeof(tag), "/threads=%d/%s", t, product_name(p));
         const std::string name = case_name(A) + tag;
@@ -406,6 +423,53 @@ void test_thread_counts(bsrc_cuda_matrix *M, rng_t &rng)
       }
     }
   }
+}
+
+/* HYBRID's parts: every lane count on uneven rows (the long-row threshold moves with the lanes, so
+   the pieces are rebuilt), and rows just at and past the threshold, a row of many pieces, empty
+   rows, with beta = 0 and 1 (check_product runs both). */
+void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  const host_matrix P = powerlaw_matrix("powerlaw", 2000, 4000, 2, rng);
+  if (upload(M, P, case_name(P))) {
+    const int lanes[] = {4, 8, 16, 32};
+    for (int l : lanes) {
+      const std::string name = case_name(P) + "/hybrid and warp_row/lanes=" + std::to_string(l);
+      if (bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, l) != BSRC_CUDA_OK || bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_WARP_ROW, l) != BSRC_CUDA_OK) {
+        failf(name, "set_lanes: %s", bsrc_cuda_last_error(M));
+        continue;
+      }
+      int got = 0;
+      (void)bsrc_cuda_launch_info(M, BSRC_CUDA_KERNEL_HYBRID, nullptr, nullptr, nullptr, &got);
+      std::string why;
+      if (got != l) failf(name, "launch_info reports %d lanes", got);
+      else if (!check_product(M, P, BSRC_CUDA_KERNEL_HYBRID, rng, why) || !check_product(M, P, BSRC_CUDA_KERNEL_WARP_ROW, rng, why)) failf(name, "%s", why.c_str());
+      else pass(name);
+    }
+    (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 0);
+    (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_WARP_ROW, 0);
+    expect(bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 12) == BSRC_CUDA_ERR_ARG, "set_lanes/12 refused", bsrc_cuda_last_error(M));
+    expect(bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 8) == BSRC_CUDA_ERR_ARG, "set_lanes/vector_unrolled refused", bsrc_cuda_last_error(M));
+  }
+  /* bs 1: with 4 lanes a row goes to the pieces from 65 blocks (32 lanes: 513), pieces of 512
+     blocks; rows of one piece store directly, longer ones go through the fix-up */
+  std::vector<std::vector<bsrk_idx>> rows(40);
+  const bsrk_idx                     lengths[] = {64, 65, 0, 3, 511, 512, 513, 1024, 1025, 5000};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const bsrk_idx n = lengths[i % 10];
+    for (bsrk_idx j = 0; j < n; ++j) rows[i].push_back((bsrk_idx)((i * 37 + j) % 6000));
+    std::sort(rows[i].begin(), rows[i].end());
+  }
+  const host_matrix E = from_rows("piece_edges", 6000, 1, rows, rng);
+  if (!upload(M, E, case_name(E))) return;
+  for (int l : {4, 32}) {
+    const std::string name = case_name(E) + "/hybrid/lanes=" + std::to_string(l);
+    std::string       why;
+    if (bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, l) != BSRC_CUDA_OK) failf(name, "set_lanes: %s", bsrc_cuda_last_error(M));
+    else if (!check_product(M, E, BSRC_CUDA_KERNEL_HYBRID, rng, why)) failf(name, "%s", why.c_str());
+    else pass(name);
+  }
+  (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 0);
 }
 
 /* set_values again (same structure), then set_structure + set_values with another matrix. */
@@ -437,7 +501,15 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
   cases.push_back({stencil_matrix("stencil27", 12, 3, true, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 32});
   cases.push_back({stencil_matrix("stencil7", 12, 1, false, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 4});
   if (!g_quick) cases.push_back({thesis_structure(rng), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
-  cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
+  cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_HYBRID, 4});
+  cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 2, rng), BSRC_CUDA_KERNEL_HYBRID, 0});
+  { /* a band of even long rows (the thesis type): the task kernel as the thesis has it */
+    std::vector<std::vector<bsrk_idx>> rows(400);
+    for (bsrk_idx i = 0; i < 400; ++i)
+      for (bsrk_idx c = 0; c < 100; ++c) rows[i].push_back((i + c) % 500);
+    for (auto &r : rows) std::sort(r.begin(), r.end());
+    cases.push_back({from_rows("band100", 500, 5, rows, rng, false), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
+  }
   { /* an MPI ghost block of a band: only the last 160 of 16000 block rows have blocks (up to 160):
        skewed rows, but one task would walk ~16000 empty rows, so a warp per row */
     std::vector<std::vector<bsrk_idx>> rows(16000);
@@ -456,7 +528,7 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
     (void)bsrc_cuda_launch_info(M, BSRC_CUDA_KERNEL_AUTO, &threads, &grid, &per_sm, &lanes);
     printf("  auto choice for %s: %s (threads %d, grid %d, %d blocks/SM, lanes %d, %lld tasks)\n", case_name(c.A).c_str(), bsrc_cuda_kernel_names[k], threads, grid, per_sm, lanes, (long long)bsrc_cuda_task_count(M));
     if (k != c.expect) failf(name, "auto chose %s, expected %s", bsrc_cuda_kernel_names[k], bsrc_cuda_kernel_names[c.expect]);
-    else if (c.expect == BSRC_CUDA_KERNEL_WARP_ROW && lanes != c.expect_lanes) failf(name, "WARP_ROW lanes %d, expected %d", lanes, c.expect_lanes);
+    else if (c.expect_lanes && lanes != c.expect_lanes) failf(name, "%s lanes %d, expected %d", bsrc_cuda_kernel_names[k], lanes, c.expect_lanes);
     else pass(name);
   }
 }
@@ -493,6 +565,89 @@ void test_host_staging(bsrc_cuda_matrix *M, rng_t &rng)
     }
     unsetenv("BSRC_CUDA_STAGING");
   }
+}
+
+/* Host arrays page-locked with bsrc_cuda_host_register, as the PETSc layer does with its vectors'
+   arrays: the host entry and the split product then DMA straight from/to them. x and y come from
+   malloc and span several staging pieces; beta 0 (y poisoned with NaN: in aliases out and must not
+   be read) and beta 1 with in aliasing out; the split product with x, ghost x (here x again, through
+   a second matrix holding the same A, so out = 2 alpha A x + beta in) and in/out registered;
+   registering y again is refused with a message, CUDA's error is cleared and products still work. */
+void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  const bsrk_idx                     nbrows = 400003, nbcols = 300007, bs = 2; /* y 6.4 MB, x 4.8 MB */
+  std::vector<std::vector<bsrk_idx>> rows(nbrows);
+  for (bsrk_idx i = 0; i < nbrows; ++i) {
+    for (int j = 0; j < 3; ++j) rows[i].push_back((bsrk_idx)(rng() % (uint64_t)nbcols));
+    std::sort(rows[i].begin(), rows[i].end());
+    rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
+  }
+  const host_matrix A   = from_rows("registered", nbcols, bs, rows, rng);
+  const std::string tag = "registered/" + case_name(A);
+  bsrc_cuda_matrix *G   = nullptr;
+  if (!upload(M, A, tag)) return;
+  if (bsrc_cuda_create(0, &G) != BSRC_CUDA_OK || !upload(G, A, tag + "/second matrix")) {
+    failf(tag, "second matrix: %s", bsrc_cuda_last_error(G));
+    bsrc_cuda_destroy(G);
+    return;
+  }
+  const size_t        nx = (size_t)nbcols * bs, ny = (size_t)nbrows * bs;
+  double             *x = (double *)malloc(nx * sizeof(double)), *y = (double *)malloc(ny * sizeof(double));
+  std::vector<double> xv(nx), in(ny);
+  for (double &v : xv) v = uniform(rng, -1, 1);
+  for (double &v : in) v = uniform(rng, -1, 1);
+  if (!x || !y) {
+    failf(tag, "malloc of x and y");
+    free(x);
+    free(y);
+    bsrc_cuda_destroy(G);
+    return;
+  }
+  memcpy(x, xv.data(), nx * sizeof(double));
+  const bool reg = bsrc_cuda_host_register(x, nx * sizeof(double)) == BSRC_CUDA_OK && bsrc_cuda_host_register(y, ny * sizeof(double)) == BSRC_CUDA_OK;
+  expect(reg, tag + "/register x and y", bsrc_cuda_last_error(nullptr));
+  cudaPointerAttributes attr;
+  expect(cudaPointerGetAttributes(&attr, y + ny / 2) == cudaSuccess && attr.type == cudaMemoryTypeHost, tag + "/y is page-locked", "cudaPointerGetAttributes does not report cudaMemoryTypeHost");
+
+  /* out = y = alpha A x + beta y (split: through L = M and G = the same A on x) */
+  auto product = [&](double alpha, double beta, bool split, const std::string &what) {
+    if (beta == 0.0) std::fill(y, y + ny, std::nan(""));
+    else memcpy(y, in.data(), ny * sizeof(double));
+    bsrc_cuda_status s;
+    if (split) {
+      s = bsrc_cuda_split_begin(M, BSRC_CUDA_KERNEL_AUTO, alpha, x, beta, y);
+      if (s == BSRC_CUDA_OK) s = bsrc_cuda_split_end(M, G, BSRC_CUDA_KERNEL_AUTO, alpha, x, y);
+    } else {
+      s = bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_AUTO, alpha, x, beta, y, y);
+    }
+    const std::vector<double> out(y, y + ny);
+    std::string               why;
+    if (s != BSRC_CUDA_OK) failf(tag + "/" + what, "status %d: %s", (int)s, bsrc_cuda_last_error(M));
+    else if (!compare(A, split ? 2.0 * alpha : alpha, xv, beta, in, out, why)) failf(tag + "/" + what, "%s", why.c_str());
+    else pass(tag + "/" + what);
+  };
+  for (int rep = 0; rep < 2; ++rep) {
+    const std::string r = rep ? "/again" : "";
+    product(1.0, 0.0, false, "host, beta 0, in==out" + r);
+    product(2.5, 1.0, false, "host, beta 1, in==out" + r);
+    product(1.0, 0.0, true, "split, beta 0, in==out" + r);
+    product(-0.5, 1.0, true, "split, beta 1, in==out" + r);
+  }
+
+  const bsrc_cuda_status twice = bsrc_cuda_host_register(y, ny * sizeof(double));
+  const std::string      msg   = bsrc_cuda_last_error(nullptr);
+  printf("  message: %s\n", msg.c_str());
+  expect(twice != BSRC_CUDA_OK && msg.find("cudaHostRegister") != std::string::npos, tag + "/registering y twice is refused with a message", "expected an error naming cudaHostRegister");
+  expect(cudaPeekAtLastError() == cudaSuccess, tag + "/the refused registration left no CUDA error behind", cudaGetErrorString(cudaPeekAtLastError()));
+  product(2.5, 1.0, false, "host, beta 1, after the refused registration");
+  product(-0.5, 1.0, true, "split, beta 1, after the refused registration");
+
+  const bool unreg = bsrc_cuda_host_unregister(x) == BSRC_CUDA_OK && bsrc_cuda_host_unregister(y) == BSRC_CUDA_OK;
+  expect(unreg, tag + "/unregister x and y", bsrc_cuda_last_error(nullptr));
+  product(1.0, 1.0, false, "host, beta 1, unregistered again (staged)");
+  free(x);
+  free(y);
+  bsrc_cuda_destroy(G);
 }
 
 void test_errors(rng_t &rng)
@@ -721,9 +876,11 @@ int main()
     test_products(M, rng);
     test_task_counts(M, rng);
     test_thread_counts(M, rng);
+    test_hybrid(M, rng);
     test_updates(M, rng);
     test_auto_choice(M, rng);
     test_host_staging(M, rng);
+    test_registered_host(M, rng);
     bsrc_cuda_destroy(M);
   }
   test_split(rng);

@@ -52,6 +52,24 @@ static PetscErrorCode OptionError(const char *option, const char *value, PetscEr
   PetscFunctionReturn(0);
 }
 
+/* The value -mat_bsrcustom_cuda_pin_vectors <value> gives a new matrix (NULL: the option absent). */
+static PetscErrorCode PinOption(const char *value, PetscBool *pin)
+{
+  Mat A;
+
+  PetscFunctionBegin;
+  if (value) PetscCall(PetscOptionsSetValue(NULL, "-mat_bsrcustom_cuda_pin_vectors", value));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+  PetscCall(MatSetSizes(A, 6, 6, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSize(A, 2));
+  PetscCall(MatSetType(A, MATBSRCUSTOM));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(MatBSRCustomGetCUDAPinVectors(A, pin));
+  PetscCall(MatDestroy(&A));
+  if (value) PetscCall(PetscOptionsClearValue(NULL, "-mat_bsrcustom_cuda_pin_vectors"));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Mat       A, Ref, U;
@@ -104,12 +122,28 @@ int main(int argc, char **argv)
   }
   PetscCall(OptionError("-mat_bsrcustom_backend", "gpu", PETSC_ERR_ARG_UNKNOWN_TYPE, "-mat_bsrcustom_backend"));
   PetscCall(OptionError("-mat_bsrcustom_cuda_kernel", "fastest", PETSC_ERR_ARG_UNKNOWN_TYPE, "-mat_bsrcustom_cuda_kernel"));
+  PetscCall(OptionError("-mat_bsrcustom_cuda_pin_vectors", "sometimes", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_cuda_pin_vectors"));
+  PetscCall(OptionError("-mat_bsrcustom_cuda_pin_vectors", "2", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_cuda_pin_vectors"));
+  EXPECT_ERROR(MatBSRCustomSetCUDAPinVectors(A, (PetscBool)2), PETSC_ERR_ARG_OUTOFRANGE, "page-locking");
+  { /* PETSc's spellings of a boolean are accepted; a bare option means true */
+    const char *values[] = {"false", "NO", "off", "0", "true", "Yes", "on", "1", ""};
+    for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(values); i++) {
+      PetscBool pin = (PetscBool)(i < 4), want = (PetscBool)(i >= 4);
+      PetscCall(PinOption(values[i], &pin));
+      TEST_CHECK(PETSC_COMM_WORLD, pin == want, failures, "-mat_bsrcustom_cuda_pin_vectors \"%s\" gave %s", values[i], PetscBools[pin]);
+    }
+  }
   /* the matrix is unharmed by the rejected settings */
   {
     PetscInt  c;
     PetscReal rel;
+    PetscBool pin = PETSC_FALSE;
     PetscCall(MatBSRCustomGetChunksPerThread(A, &c));
     TEST_CHECK(PETSC_COMM_WORLD, c == 8, failures, "a rejected setting changed chunks per thread to %" PetscInt_FMT, c);
+    PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));
+    TEST_CHECK(PETSC_COMM_WORLD, pin, failures, "page-locking of host vectors is off after a rejected setting (default: on)");
+    PetscCall(PinOption(NULL, &pin));
+    TEST_CHECK(PETSC_COMM_WORLD, pin, failures, "page-locking of host vectors is off by default");
     PetscCall(MatMult(A, x, y));
     PetscCall(MatMult(Ref, x, yr));
     PetscCall(TestRelDiff(y, yr, &rel));

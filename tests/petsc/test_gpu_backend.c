@@ -3,12 +3,85 @@ static const char help[] = "The GPU backends of bsrcustom against its CPU backen
                            "block row, a single-block matrix, MatMult and MatMultAdd (in place and not), values changed and\n"
                            "reassembled, structure changed and reassembled, uploads only when something changed; on several ranks the\n"
                            "split product (local kernel before the halo exchange ends, ghost kernel into the same device y); device\n"
-                           "binding: node-local rank modulo the visible GPUs, -mat_bsrcustom_cuda_device, MatView's rank -> device.\n"
+                           "binding: node-local rank modulo the visible GPUs, -mat_bsrcustom_cuda_device, MatView's rank -> device;\n"
+                           "host vectors page-locked on their second use (-mat_bsrcustom_cuda_pin_vectors): duplicates, placed, reset\n"
+                           "and replaced arrays, the option off.\n"
                            "Exits with 77 (CTest: skipped) where this build or machine has no GPU.\n";
 
 #include "testutils.h"
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h> /* MatBSRCustomCUDAVecPinned_Private() */
 
 static PetscInt failures = 0, checks = 0;
+
+/* y = A x, z = A x + w, then w = A x + w in place, on these very vectors (page-locked or not), each
+   against Ref. */
+static PetscErrorCode PinnedProducts(Mat A, Mat Ref, Vec x, Vec y, Vec z, Vec w, const char *what)
+{
+  Vec       r, wr;
+  PetscReal rel;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(y, &r));
+  PetscCall(VecDuplicate(w, &wr));
+  PetscCall(VecCopy(w, wr));
+  PetscCall(VecSet(y, PETSC_MAX_REAL)); /* MatMult must overwrite it */
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMult(Ref, x, r));
+  PetscCall(TestRelDiff(y, r, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMult differs from the reference by %g", what, (double)rel);
+  PetscCall(MatMultAdd(A, x, w, z));
+  PetscCall(MatMultAdd(Ref, x, w, r));
+  PetscCall(TestRelDiff(z, r, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd(z != y) differs by %g", what, (double)rel);
+  PetscCall(MatMultAdd(A, x, w, w));
+  PetscCall(MatMultAdd(Ref, x, wr, wr));
+  PetscCall(TestRelDiff(w, wr, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd(z == y) differs by %g", what, (double)rel);
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&wr));
+  PetscFunctionReturn(0);
+}
+
+/* Checks on this rank whether each of the n vectors is page-locked as expected. */
+static PetscErrorCode ExpectPinned(PetscInt n, const Vec v[], const char *const names[], PetscBool want, const char *when)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscBool pinned;
+    PetscInt  nloc;
+    PetscCall(MatBSRCustomCUDAVecPinned_Private(v[i], &pinned));
+    PetscCall(VecGetLocalSize(v[i], &nloc));
+    TEST_CHECK(PETSC_COMM_SELF, pinned == want, failures, "%s (%" PetscInt_FMT " local entries) %s page-locked %s", names[i], nloc, pinned ? "is" : "is not", when);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Whether the ascii_info view of A, written to file, has a line containing `needle` (all ranks learn it). */
+static PetscErrorCode ViewHas(Mat A, const char *file, const char *needle, PetscBool *has)
+{
+  PetscViewer v;
+  PetscMPIInt rank;
+  int         found = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, file, &v));
+  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerPopFormat(v));
+  PetscCall(PetscViewerDestroy(&v));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (rank == 0) {
+    char  line[512];
+    FILE *fp;
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, file, "r", &fp));
+    while (fgets(line, sizeof(line), fp))
+      if (strstr(line, needle)) found = 1;
+    PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+  }
+  PetscCallMPI(MPI_Bcast(&found, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+  *has = (PetscBool)found;
+  PetscFunctionReturn(0);
+}
 
 int main(int argc, char **argv)
 {
@@ -30,14 +103,14 @@ int main(int argc, char **argv)
       Mat            A, Ref;
       PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &Ref));
       PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &A));
-      for (int k = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO; k <= MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW + 2; k++) {
+      for (int k = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO; k <= MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID + 2; k++) {
         char what[128];
-        if (k <= MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW) {
+        if (k <= MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID) {
           PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
           PetscCall(MatBSRCustomSetCUDAKernel(A, (MatBSRCustomCUDAKernel)k));
           PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d kernel %s", bs, shape, MatBSRCustomCUDAKernels[k]));
         } else {
-          MatBSRCustomCUSPARSEAlg alg = (MatBSRCustomCUSPARSEAlg)(k - MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW - 1);
+          MatBSRCustomCUSPARSEAlg alg = (MatBSRCustomCUSPARSEAlg)(k - MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID - 1);
           PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUSPARSE));
           PetscCall(MatBSRCustomSetCUSPARSEAlg(A, alg));
           PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d cusparse %s", bs, shape, MatBSRCustomCUSPARSEAlgs[alg]));
@@ -138,6 +211,130 @@ int main(int argc, char **argv)
     }
     PetscCall(MatDestroy(&A));
     PetscCall(MatDestroy(&Ref));
+  }
+
+  /* Host vectors page-locked on their second use (-mat_bsrcustom_cuda_pin_vectors): 40000 entries
+     (312 KiB) per rank, over the 256 KiB threshold; products on the same vectors, a duplicate, a
+     placed and reset array, a replaced array, the option off, and every vector destroyed. */
+  {
+    const PetscInt     nbl = 10000, bs = 4, min_entries = (256 * 1024) / (PetscInt)sizeof(PetscScalar);
+    Mat                A, Ref, B;
+    Vec                x, y, z, w, p, q, x2, y2;
+    PetscScalar       *user_x, *user_y, *fresh_x, *fresh_y;
+    const PetscScalar *a;
+    PetscInt           n, m;
+    PetscBool          pin = PETSC_TRUE, has = PETSC_FALSE;
+    char               file[PETSC_MAX_PATH_LEN];
+    const char *const  names[] = {"x", "y", "z", "w"};
+
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nbl, nbl * size, 5, PETSC_TRUE, PETSC_FALSE, 13u, &Ref));
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nbl, nbl * size, 5, PETSC_TRUE, PETSC_FALSE, 13u, &A));
+    PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+    PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));
+    TEST_CHECK(PETSC_COMM_WORLD, pin, failures, "page-locking of host vectors is off by default");
+    PetscCall(MatCreateVecs(Ref, &x, &y));
+    PetscCall(VecDuplicate(y, &z));
+    PetscCall(VecDuplicate(y, &w));
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(VecSetRandom(w, NULL));
+    PetscCall(VecGetLocalSize(x, &n));
+    PetscCall(VecGetLocalSize(y, &m));
+    {
+      Vec v[] = {x, y};
+      PetscCall(MatMult(A, x, y));
+      PetscCall(ExpectPinned(2, v, names, PETSC_FALSE, "after its first use"));
+      PetscCall(MatMult(A, x, y));
+      PetscCall(ExpectPinned(2, v, names, PETSC_TRUE, "after its second use"));
+    }
+    if (size > 1) { /* the ghost vector the MPI product fills: page-locked once it is large enough */
+      Vec      gx;
+      PetscInt ng;
+      PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, NULL, NULL, NULL, &gx));
+      PetscCall(VecGetLocalSize(gx, &ng));
+      PetscCall(ExpectPinned(1, &gx, (const char *const[]){"the ghost vector"}, (PetscBool)(ng >= min_entries), "after two products"));
+    }
+    for (int k = 0; k < 3; k++) {
+      PetscCall(VecSetRandom(x, NULL)); /* host writes into a page-locked array reach the next product */
+      PetscCall(PinnedProducts(A, Ref, x, y, z, w, "page-locked x, y, z, w"));
+    }
+    {
+      Vec v[] = {x, y, z, w};
+      PetscCall(ExpectPinned(4, v, names, PETSC_TRUE, "after several products"));
+    }
+    /* a duplicate has its own array and state: page-locked on its own second use; a duplicate of that
+       one, never used, outlives its parent */
+    PetscCall(VecDuplicate(x, &p));
+    PetscCall(VecCopy(x, p));
+    PetscCall(ExpectPinned(1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_FALSE, "before any use"));
+    PetscCall(PinnedProducts(A, Ref, p, y, z, w, "VecDuplicate of a page-locked x"));
+    PetscCall(ExpectPinned(1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_TRUE, "after three uses"));
+    PetscCall(VecDuplicate(p, &q));
+    PetscCall(ExpectPinned(1, &q, (const char *const[]){"a VecDuplicate of a duplicate"}, PETSC_FALSE, "before any use"));
+    PetscCall(VecDestroy(&p));
+    PetscCall(VecSet(q, 1.0));
+    PetscCall(VecDestroy(&q));
+    PetscCall(ExpectPinned(1, &x, names, PETSC_TRUE, "after its duplicates were destroyed"));
+    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "x after its duplicates were destroyed"));
+    /* placed arrays (the user's, pageable) are staged; VecResetArray brings back the page-locked ones */
+    PetscCall(PetscMalloc2(n, &user_x, m, &user_y));
+    PetscCall(VecGetArrayRead(x, &a));
+    PetscCall(PetscArraycpy(user_x, a, n));
+    PetscCall(VecRestoreArrayRead(x, &a));
+    PetscCall(VecPlaceArray(x, user_x));
+    PetscCall(VecPlaceArray(y, user_y));
+    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "placed (pageable) arrays in x and y"));
+    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "placed (pageable) arrays in x and y, again"));
+    PetscCall(VecResetArray(x));
+    PetscCall(VecResetArray(y));
+    PetscCall(PetscFree2(user_x, user_y));
+    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "x and y after VecResetArray"));
+    {
+      Vec v[] = {x, y};
+      PetscCall(ExpectPinned(2, v, names, PETSC_TRUE, "after VecPlaceArray and VecResetArray"));
+    }
+    /* VecReplaceArray frees the page-locked array: unpinned first; the new one earns its own */
+    PetscCall(PetscMalloc1(n, &fresh_x));
+    PetscCall(PetscMalloc1(m, &fresh_y));
+    PetscCall(VecReplaceArray(x, fresh_x));
+    PetscCall(VecReplaceArray(y, fresh_y));
+    PetscCall(VecSetRandom(x, NULL));
+    {
+      Vec v[] = {x, y};
+      PetscCall(ExpectPinned(2, v, names, PETSC_FALSE, "right after VecReplaceArray"));
+      PetscCall(MatMult(A, x, y));
+      PetscCall(ExpectPinned(2, v, names, PETSC_FALSE, "after the first use of its replaced array"));
+      PetscCall(MatMult(A, x, y));
+      PetscCall(ExpectPinned(2, v, names, PETSC_TRUE, "after the second use of its replaced array"));
+    }
+    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "x and y after VecReplaceArray"));
+    PetscCall(PetscSNPrintf(file, sizeof(file), "gpu_backend_pin_view_np%d.txt", (int)size));
+    PetscCall(ViewHas(A, file, "host vectors: page-locked on second use", &has));
+    TEST_CHECK(PETSC_COMM_WORLD, has, failures, "MatView does not say that host vectors are page-locked on second use");
+    /* the option off: nothing new is page-locked; vectors page-locked before stay so and still work */
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    PetscCall(MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE));
+    PetscCall(MatBSRCustomGetCUDAPinVectors(B, &pin));
+    TEST_CHECK(PETSC_COMM_WORLD, !pin, failures, "MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE) did not stick");
+    PetscCall(MatCreateVecs(Ref, &x2, &y2));
+    PetscCall(VecSetRandom(x2, NULL));
+    for (int k = 0; k < 3; k++) PetscCall(PinnedProducts(B, Ref, x2, y2, z, w, "pinning off: new vectors"));
+    {
+      Vec v[] = {x2, y2};
+      PetscCall(ExpectPinned(2, v, (const char *const[]){"x2", "y2"}, PETSC_FALSE, "with -mat_bsrcustom_cuda_pin_vectors false"));
+    }
+    PetscCall(PinnedProducts(B, Ref, x, y, z, w, "pinning off: vectors page-locked before"));
+    PetscCall(ViewHas(B, file, "host vectors: staged through pinned buffers", &has));
+    TEST_CHECK(PETSC_COMM_WORLD, has, failures, "MatView with pinning off does not say that host vectors are staged");
+    PetscCall(VecDestroy(&x2));
+    PetscCall(VecDestroy(&y2));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&z));
+    PetscCall(VecDestroy(&w));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Ref));
+    checks++;
   }
 
   /* device binding: automatic (node-local rank mod visible GPUs), each device by hand, a bad device */

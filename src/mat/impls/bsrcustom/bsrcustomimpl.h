@@ -18,6 +18,7 @@ typedef struct {
   MatBSRCustomCUDAKernel cuda_kernel;
   MatBSRCustomCUSPARSEAlg cusparse_alg;
   PetscInt               cuda_device; /* GPU of the GPU backends; -1: node-local rank modulo visible GPUs */
+  PetscBool              cuda_pin_vectors; /* GPU backends: page-lock host vectors' arrays on their second use */
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);
@@ -35,6 +36,15 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *)
    these settings runs on, with how it was chosen (for MatView and -info). */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm);
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat, const MatBSRCustomSettings *, PetscInt *, char *, size_t);
+/* GPU backends with host vectors (bsrcustomvecpin.c): called on every vector a product of A reads or
+   writes through host memory, before its array is taken; page-locks the array of a large VECSEQ /
+   VECMPI on its second use when A's settings allow it (-mat_bsrcustom_cuda_pin_vectors), so that the
+   transfers DMA straight from/to it. Never an error when page-locking fails (-info says why). */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(Mat, Vec);
+/* Whether v's own array is page-locked by MatBSRCustomCUDAPinVec_Private() now (exported for the tests). */
+PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec, PetscBool *);
+/* MatView (ascii_info) of a GPU backend: how host vectors reach the device */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *, PetscViewer);
 
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);

@@ -36,10 +36,14 @@ typedef enum {
   BSRC_CUDA_KERNEL_TEAM_SCALAR,      /* thesis kernel 3: team-based scalar accumulation */
   BSRC_CUDA_KERNEL_VECTOR_UNROLLED,  /* thesis kernel 4: vector accumulation, loops unrolled over bs */
   BSRC_CUDA_KERNEL_WARP_ROW,         /* short block rows: a (sub-)warp per block row */
+  BSRC_CUDA_KERNEL_HYBRID,           /* uneven rows: tasks; short segments a group of lanes each, long ones the thread block */
   BSRC_CUDA_KERNEL_CUSPARSE_BSRMV,   /* baseline: cusparseDbsrmv, column-major blocks (BAIJ's layout) */
   BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR,/* baseline: cusparseSpMV with a BSR descriptor */
   BSRC_CUDA_KERNEL_COUNT
 } bsrc_cuda_kernel;
+
+/* Our own kernels are ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_LAST_OWN; the rest are cuSPARSE. */
+#define BSRC_CUDA_KERNEL_LAST_OWN BSRC_CUDA_KERNEL_HYBRID
 
 /* Names as options spell them: "auto", "rowmajor_shared", ..., "cusparse_spmv_bsr". */
 extern const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT];
@@ -63,10 +67,23 @@ bsrc_cuda_status bsrc_cuda_set_values(bsrc_cuda_matrix *M, const double *values)
 bsrc_cuda_kernel bsrc_cuda_auto_kernel(const bsrc_cuda_matrix *M);
 
 /* out = alpha*A*x + beta*in on host arrays: x (and in) staged through pinned buffers on the
-   matrix's stream, out copied back; beta == 0 does not read in (may be NULL); in may alias out. */
+   matrix's stream, out copied back; beta == 0 does not read in (may be NULL); in may alias out.
+   An array that is page-locked (bsrc_cuda_host_register, cudaHostRegister, cudaMallocHost: its
+   first and last byte report cudaMemoryTypeHost) skips the pinned buffer: one DMA straight from or
+   to it on the matrix's stream. Either way the call returns once out holds the result. */
 bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out);
 /* Same on device arrays (no transfers), on the matrix's stream, synchronised before returning. */
 bsrc_cuda_status bsrc_cuda_multadd_device(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
+
+/* Page-locks the host range [ptr, ptr + bytes) for every device (cudaHostRegister with
+   cudaHostRegisterPortable), so that the host entry points DMA straight from/to arrays inside it.
+   Needs no matrix and no current device beyond the runtime's choice. The range must stay allocated
+   until bsrc_cuda_host_unregister(ptr) (the same ptr); a range that overlaps one already registered
+   is refused. On failure the message is in bsrc_cuda_last_error(NULL) and CUDA's (non-sticky) error
+   is cleared, so later calls are unaffected. */
+bsrc_cuda_status bsrc_cuda_host_register(void *ptr, size_t bytes);
+/* Ends a registration of bsrc_cuda_host_register (ptr as given there); errors reported as there. */
+bsrc_cuda_status bsrc_cuda_host_unregister(void *ptr);
 
 /* Device memory held by M, in bytes (matrix, tasks, staging). */
 size_t bsrc_cuda_device_bytes(const bsrc_cuda_matrix *M);
@@ -88,11 +105,15 @@ void *bsrc_cuda_stream(const bsrc_cuda_matrix *M);
 bsrc_cuda_status bsrc_cuda_set_task_count(bsrc_cuda_matrix *M, bsrk_idx ntasks);
 bsrk_idx         bsrc_cuda_task_count(const bsrc_cuda_matrix *M); /* tasks in use (0 before set_structure) */
 
-/* Threads per thread block for one of our kernels (ROWMAJOR_SHARED .. WARP_ROW); 0 = the launch
+/* Threads per thread block for one of our kernels (ROWMAJOR_SHARED .. LAST_OWN); 0 = the launch
    heuristic's default. A multiple of 32 in [32, 1024]. */
 bsrc_cuda_status bsrc_cuda_set_threads(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int threads);
+/* Lanes per block row of WARP_ROW, or per short segment of HYBRID: 4, 8, 16 or 32; 0 = chosen from
+   the row lengths (the default). For tuning and benchmarks. */
+bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int lanes);
 /* The launch that kernel k (AUTO resolved) gets on this matrix: threads per thread block, grid
-   size, resident thread blocks per multiprocessor, and lanes per block row (WARP_ROW; else 0).
+   size, resident thread blocks per multiprocessor, and lanes per block row (WARP_ROW) or per
+   short segment (HYBRID); else 0.
    Valid after set_structure; for cuSPARSE kernels all are 0. Any output pointer may be NULL. */
 bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int *threads, int *grid, int *blocks_per_sm, int *lanes);
 
@@ -117,7 +138,11 @@ int bsrc_cuda_spmv_bsr_layout(const bsrc_cuda_matrix *M);
    split_end stages ghost_x on G's stream (its transfer overlaps L's product), makes L's stream wait
    for it, queues G's product there accumulating into L's device y, and brings y back once into out.
    G may be NULL or have no columns (no ghosts). in may alias out. Every begin needs its end, on the
-   same L, before L is used otherwise. */
+   same L, before L is used otherwise.
+   Page-locked x, in, ghost_x and out (see bsrc_cuda_multadd_host) move by DMA straight from/to the
+   arrays: the copies of x and in may then still be running when split_begin returns, so the caller
+   must not write x or in before split_end (reading them, as the halo exchange does, is fine);
+   split_end returns once every transfer is done. */
 bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda_kernel kl, double alpha, const double *x, double beta, const double *in);
 bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_matrix *G, bsrc_cuda_kernel kg, double alpha, const double *ghost_x, double *out);
 

@@ -16,15 +16,24 @@
      VECTOR_UNROLLED  each thread takes a whole block column (bs contiguous values) and keeps bs
                       accumulators in registers (loops unrolled over bs), warp shuffle reduction,
                       one shared atomic per warp and row (Listing 18). With column-major blocks a
-                      column is contiguous, so a warp reads one contiguous range per step.
+                      column is contiguous, so a warp reads one contiguous range per step; the
+                      values are loaded evict-first (load_value), which keeps x cached.
    Differences from the thesis: instead of scaling y first and adding every row with global atomics
    (Listing 13), the task owning a row stores alpha*sum + beta*in (so beta == 0 never reads in and
    in may alias out), a task continuing a row writes its partial sum to a per-task carry, and a
    fix-up pass adds the carries in task order: no global atomics, deterministic.
 
    WARP_ROW: a group of L = 4/8/16/32 lanes of one warp per block row, the VECTOR_UNROLLED access
-   pattern within the row, reduction by shuffles inside the group; no shared memory, no barrier.
-   For PDE matrices whose block rows are short (7-27 blocks) and even.
+   pattern within the row, no shared memory, no barrier. The group's bs sums are reduced by a
+   butterfly that halves the accumulators a lane keeps at each step (reduce_scatter: 9 shuffles
+   for 8 rows over 32 lanes instead of 40), so each row's sum ends in one lane. For PDE matrices
+   whose block rows are short (7-27 blocks) and even.
+
+   HYBRID: WARP_ROW for every row of at most 16 columns per lane, and the longer rows cut into
+   pieces of kPieceColumns columns, a warp each, whose partial sums a second pass adds per row in
+   piece order (deterministic). For rows of very uneven lengths (power-law): the short rows keep the
+   WARP_ROW pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The
+   pieces are built on the host at set_structure (bsrcuda_matrix.cu).
 
    Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
@@ -44,7 +53,11 @@ constexpr int kSpecialisedMax = 8;   /* block sizes 1..8 have their own instanti
 constexpr int kBsSlots        = kSpecialisedMax + 1; /* + the generic one */
 constexpr int kOversubscription = 8; /* task kernels: grid = resident thread blocks x this (thesis 8.2.2, Tables 7-12) */
 constexpr int kTasksPerSM     = 64;  /* default partition: at least this many tasks per multiprocessor ... */
-constexpr bsrk_idx kMaxTaskBlocks = 512; /* ... and at most this many blocks per task */
+constexpr int64_t kMaxTaskValues = 512 * 25; /* ... and at most this many values per task (512 blocks
+                                                of 5x5: the thesis's tasks). Counted in values, not blocks,
+                                                so that small blocks still give a task enough work to
+                                                amortise its barriers (HYBRID on scalar power-law rows:
+                                                512-block tasks left most groups idle) */
 constexpr int kAuxThreads     = 256; /* fix-up and scale passes: plain element-wise loops */
 
 /* Auto choice: WARP_ROW when block rows are short and even (PDE stencils), else the best task kernel. */
@@ -61,6 +74,11 @@ struct product_args {
   bsrk_idx        ntasks;
   const bsrk_idx *block_begin, *row_begin, *head_row;
   double         *carry;
+  /* HYBRID only: pieces of the long rows (a warp each, in the first piece_grid thread blocks) */
+  int64_t         piece_grid;
+  bsrk_idx        npieces, row_long_blocks, piece_blocks;
+  const bsrk_idx *piece_row, *piece_start;
+  double         *piece_sum;
   double          alpha, beta;
   const double   *x;
   const double   *in;
@@ -102,6 +120,53 @@ __device__ __forceinline__ double warp_reduce_sum(double v)
   return v;
 }
 
+/* Smallest power of two >= n (n >= 1), and log2 of a power of two. */
+__host__ __device__ constexpr int pow2_ceil(int n)
+{
+  return n <= 1 ? 1 : 2 * pow2_ceil((n + 1) / 2);
+}
+__host__ __device__ constexpr int log2_exact(int n)
+{
+  return n <= 1 ? 0 : 1 + log2_exact(n / 2);
+}
+
+/* Sums N accumulators (a power of two) over the W lanes of each aligned group of a warp, leaving
+   each sum in one lane: a butterfly that halves the accumulators a lane keeps at every step
+   (N - 1 shuffles for the first log2(min(N, W)) steps, then one per remaining step), instead of
+   log2(W) shuffles for every accumulator. On return lane `lane` (its index in the group) holds the
+   sums of accumulators first..first + kept - 1 in acc[0..kept - 1], where kept = max(1, N / W), and
+   the lanes that hold a given sum are those whose low log2(W / min(N, W)) bits differ: only the one
+   with those bits zero (stores() true) should write it. All 32 lanes must call it. */
+template <int N, int W>
+struct reduce_scatter {
+  static constexpr int kSteps = log2_exact(N < W ? N : W); /* halving steps */
+  static constexpr int kept   = N >> kSteps;
+  static constexpr int kRest  = W >> kSteps; /* lanes that still share each sum */
+  int                  first  = 0;
+
+  __device__ __forceinline__ reduce_scatter(double (&acc)[N], int lane)
+  {
+    int offset = W / 2;
+#pragma unroll
+    for (int step = 0, n = N; step < kSteps; ++step, n /= 2, offset /= 2) {
+      const bool upper = (lane & offset) != 0;
+#pragma unroll
+      for (int i = 0; i < n / 2; ++i) {
+        const double send = upper ? acc[i] : acc[i + n / 2];
+        const double keep = upper ? acc[i + n / 2] : acc[i];
+        acc[i]            = keep + __shfl_xor_sync(0xffffffffu, send, offset, W);
+      }
+      if (upper) first += n / 2;
+    }
+#pragma unroll
+    for (int o = kRest / 2; o > 0; o /= 2) {
+#pragma unroll
+      for (int i = 0; i < kept; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o, W);
+    }
+  }
+  __device__ __forceinline__ static bool stores(int lane) { return (lane & (kRest - 1)) == 0; }
+};
+
 /* acc[slot] += v for a run-time slot, without indexing the array at run time (which would move it
    to local memory): every slot is tested with a compile-time index. */
 template <int N>
@@ -128,6 +193,20 @@ __device__ __forceinline__ void for_each_item(bsrk_idx s, bsrk_idx e, int per_bl
   }
 }
 
+/* The same walk as for_each_item as a counted loop the compiler unrolls UNROLL times, so that a
+   lane issues the loads of several items before it uses the first (short rows give a lane only a
+   few items, each a chain colidx -> x). */
+template <int UNROLL, class Visit>
+__device__ __forceinline__ void for_each_item_unrolled(bsrk_idx s, bsrk_idx e, int per_block, int first, int stride, Visit visit)
+{
+  const int64_t n = (int64_t)(e - s) * per_block;
+#pragma unroll UNROLL
+  for (int64_t i = first; i < n; i += stride) {
+    const int64_t q = i / per_block;
+    visit(s + (bsrk_idx)q, (int)(i - q * per_block));
+  }
+}
+
 /* x entry that multiplies column c of block k. */
 __device__ __forceinline__ double x_entry(const product_args &a, int bs, bsrk_idx k, int c)
 {
@@ -136,24 +215,43 @@ __device__ __forceinline__ double x_entry(const product_args &a, int bs, bsrk_id
 
 /* acc[q] += col[q] * xv for the rows of one pass of block column `col` (bs contiguous values).
    Even compile-time sizes load 16 bytes at a time (a column then starts 16-byte aligned). */
-template <int BS>
-__device__ __forceinline__ void accumulate_column(double (&acc)[accumulators<BS>()], const double *col, int nr, double xv)
+/* A matrix value: read once per product, so with STREAM it is loaded evict-first (__ldcs), which
+   keeps x in the caches. Only where a warp's load covers whole cache lines (>= 64 contiguous values
+   per group of lanes): with small groups the next iteration reads the rest of the line, and an
+   evicted line is read twice (measured on an H100: 27-point bs 3 stencil 8% faster streaming, 32
+   lanes; scalar rows of 15 blocks 70% slower, 4 lanes). */
+template <bool STREAM, class T>
+__device__ __forceinline__ T load_value(const T *p)
+{
+  if constexpr (STREAM) return __ldcs(p);
+  else return __ldg(p);
+}
+
+/* Whether a group of `lanes` lanes reading bs-value columns streams its values (see load_value). */
+template <int BS, int LANES>
+__host__ __device__ constexpr bool streams()
+{
+  return LANES * (BS > 0 ? BS : kSpecialisedMax + 1) >= 64;
+}
+
+template <int BS, int NACC = accumulators<BS>(), bool STREAM = false>
+__device__ __forceinline__ void accumulate_column(double (&acc)[NACC], const double *col, int nr, double xv)
 {
   if constexpr (BS > 0 && BS % 2 == 0) {
     const double2 *col2 = reinterpret_cast<const double2 *>(col);
 #pragma unroll
     for (int q = 0; q < BS / 2; ++q) {
-      const double2 v = __ldg(col2 + q);
+      const double2 v = load_value<STREAM>(col2 + q);
       acc[2 * q] += v.x * xv;
       acc[2 * q + 1] += v.y * xv;
     }
   } else if constexpr (BS > 0) {
 #pragma unroll
-    for (int q = 0; q < BS; ++q) acc[q] += __ldg(col + q) * xv;
+    for (int q = 0; q < BS; ++q) acc[q] += load_value<STREAM>(col + q) * xv;
   } else {
 #pragma unroll
     for (int q = 0; q < kGenericRows; ++q)
-      if (q < nr) acc[q] += __ldg(col + q) * xv;
+      if (q < nr) acc[q] += load_value<STREAM>(col + q) * xv;
   }
 }
 
@@ -334,7 +432,7 @@ __global__ void vector_unrolled_kernel(const product_args a)
 #pragma unroll
       for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
       for_each_item(s, e, bs, threadIdx.x, blockDim.x, [&](bsrk_idx k, int c) {
-        accumulate_column<BS>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c));
+        accumulate_column<BS, kAcc, streams<BS, kWarpSize>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c));
       });
 #pragma unroll
       for (int q = 0; q < kAcc; ++q) {
@@ -354,10 +452,40 @@ __global__ void vector_unrolled_kernel(const product_args a)
    memory, no barrier; the grid-stride loop's condition is the same for the whole thread block so
    that every lane of a warp reaches every shuffle.
    --------------------------------------------------------------------------------------------- */
+/* Segment [s, e) summed by a group of L lanes: each lane takes whole block columns (the
+   VECTOR_UNROLLED access pattern), keeps the rows of a pass in registers (padded to a power of two
+   for the butterfly), and the lane that ends up holding a row's sum calls store(row in block, sum)
+   when `active`. All 32 lanes of the warp must call it (inactive ones with s == e). */
+template <int BS, int L, class Store>
+__device__ __forceinline__ void group_segment(const product_args &a, int bs, bsrk_idx s, bsrk_idx e, int lane, bool active, Store store)
+{
+  constexpr int kAcc = accumulators<BS>();
+  constexpr int kPad = pow2_ceil(kAcc);
+  /* Items unrolled 4 deep for odd block sizes (scalar loads: 27-point bs 3 and 5 stencils 2-3 %
+     faster, 7-point bs 3 3 %, on an H100); not for even ones, whose 16-byte loads already keep
+     enough in flight (bs 2 and 4 were 9 % and 3 % slower unrolled), nor for the generic path (the
+     registers of 1024-thread blocks). */
+  constexpr int kUnroll = BS > 0 && BS % 2 == 1 ? 4 : 1;
+  for (int r0 = 0; r0 < bs; r0 += kAcc) {
+    const int nr = rows_in_pass<BS>(bs, r0);
+    double    acc[kPad];
+#pragma unroll
+    for (int q = 0; q < kPad; ++q) acc[q] = 0.0;
+    for_each_item_unrolled<kUnroll>(s, e, bs, lane, L, [&](bsrk_idx k, int c) {
+      accumulate_column<BS, kPad, streams<BS, L>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c));
+    });
+    const reduce_scatter<kPad, L> red(acc, lane);
+    if (active && red.stores(lane)) {
+#pragma unroll
+      for (int i = 0; i < red.kept; ++i)
+        if (red.first + i < nr) store(r0 + red.first + i, acc[i]);
+    }
+  }
+}
+
 template <int BS, int L>
 __global__ void warp_row_kernel(const product_args a)
 {
-  constexpr int kAcc = accumulators<BS>();
   static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
   const int bs             = block_size<BS>(a);
   const int lane           = threadIdx.x % L;
@@ -367,21 +495,61 @@ __global__ void warp_row_kernel(const product_args a)
     const bool     active = row < a.nbrows;
     const bsrk_idx s      = active ? a.rowptr[row] : 0;
     const bsrk_idx e      = active ? a.rowptr[row + 1] : 0;
-    for (int r0 = 0; r0 < bs; r0 += kAcc) {
-      const int nr = rows_in_pass<BS>(bs, r0);
-      double    acc[kAcc];
-#pragma unroll
-      for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
-      for_each_item(s, e, bs, lane, L, [&](bsrk_idx k, int c) {
-        accumulate_column<BS>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c));
-      });
-#pragma unroll
-      for (int q = 0; q < kAcc; ++q) acc[q] = warp_reduce_sum<L>(acc[q]);
-      if (active) {
-#pragma unroll
-        for (int q = 0; q < kAcc; ++q)
-          if ((BS > 0 || q < nr) && q % L == lane) store_result(a, row * bs + r0 + q, acc[q]);
-      }
+    group_segment<BS, L>(a, bs, s, e, lane, active, [&](int r, double sum) { store_result(a, row * bs + r, sum); });
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------
+   HYBRID (see the top of the file): thread blocks [0, piece_grid) take the pieces of the long
+   rows, a warp each, and write each piece's row sums to piece_sum; the others take the remaining
+   rows as WARP_ROW does. The branch is the same for a whole thread block. piece_fixup_kernel then
+   adds each long row's pieces.
+   --------------------------------------------------------------------------------------------- */
+template <int BS, int L>
+__global__ void hybrid_kernel(const product_args a)
+{
+  static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
+  const int bs = block_size<BS>(a);
+  if ((int64_t)blockIdx.x < a.piece_grid) {
+    const int64_t  p      = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+    const bool     active = p < a.npieces;
+    const bsrk_idx row    = active ? a.piece_row[p] : 0;
+    const bsrk_idx s      = active ? a.piece_start[p] : 0;
+    const bsrk_idx e      = active ? min(s + a.piece_blocks, a.rowptr[row + 1]) : 0;
+    const bool     whole  = active && s == a.rowptr[row] && e == a.rowptr[row + 1]; /* a row of one piece: no fix-up */
+    group_segment<BS, kWarpSize>(a, bs, s, e, threadIdx.x % kWarpSize, active, [&](int r, double sum) {
+      if (whole) store_result(a, (int64_t)row * bs + r, sum);
+      else a.piece_sum[p * bs + r] = sum;
+    });
+    return;
+  }
+  const int64_t row    = (int64_t)(blockIdx.x - a.piece_grid) * (blockDim.x / L) + threadIdx.x / L;
+  bool          active = row < a.nbrows;
+  bsrk_idx      s      = active ? a.rowptr[row] : 0;
+  bsrk_idx      e      = active ? a.rowptr[row + 1] : 0;
+  if (e - s > a.row_long_blocks) { /* a long row: its pieces have it */
+    active = false;
+    s = e = 0;
+  }
+  group_segment<BS, L>(a, bs, s, e, threadIdx.x % L, active, [&](int r, double sum) { store_result(a, row * bs + r, sum); });
+}
+
+/* out[row] = alpha * (sum of the row's pieces, in order) + beta * in[row] for every long row: a warp
+   per (long row, row of the block), lanes striding over the pieces, a fixed reduction order. */
+__global__ void piece_fixup_kernel(bsrk_idx nlong, int bs, const bsrk_idx *long_row, const bsrk_idx *long_piece_begin, const double *piece_sum, double alpha, double beta, const double *in, double *out)
+{
+  const int     lane  = threadIdx.x % kWarpSize;
+  const int64_t total = (int64_t)nlong * bs;
+  /* w is the same for the whole warp, so every lane reaches the shuffles */
+  for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; w < total; w += (int64_t)gridDim.x * blockDim.x / kWarpSize) {
+    const bsrk_idx l = (bsrk_idx)(w / bs);
+    const int      r = (int)(w - (int64_t)l * bs);
+    double         sum = 0.0;
+    for (bsrk_idx q = long_piece_begin[l] + lane; q < long_piece_begin[l + 1]; q += kWarpSize) sum += piece_sum[(int64_t)q * bs + r];
+    sum = warp_reduce_sum<kWarpSize>(sum);
+    if (lane == 0) {
+      const int64_t i = (int64_t)long_row[l] * bs + r;
+      out[i]          = beta == 0.0 ? alpha * sum : alpha * sum + beta * in[i];
     }
   }
 }
@@ -418,16 +586,17 @@ __global__ void scale_kernel(int64_t n, double alpha, double beta, const double 
 using product_kernel = void (*)(product_args);
 
 #define BSRC_BS_TABLE(kernel) {kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>, kernel<8>, kernel<0>}
-#define BSRC_WARP_ROW_TABLE(L) \
-  {warp_row_kernel<1, L>, warp_row_kernel<2, L>, warp_row_kernel<3, L>, warp_row_kernel<4, L>, warp_row_kernel<5, L>, warp_row_kernel<6, L>, warp_row_kernel<7, L>, warp_row_kernel<8, L>, warp_row_kernel<0, L>}
+#define BSRC_LANES_TABLE(kernel, L) \
+  {kernel<1, L>, kernel<2, L>, kernel<3, L>, kernel<4, L>, kernel<5, L>, kernel<6, L>, kernel<7, L>, kernel<8, L>, kernel<0, L>}
 
 /* Order: BSRC_CUDA_KERNEL_ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_VECTOR_UNROLLED. */
 const product_kernel task_kernels[4][kBsSlots] = {BSRC_BS_TABLE(rowmajor_shared_kernel), BSRC_BS_TABLE(thread_private_kernel), BSRC_BS_TABLE(team_scalar_kernel), BSRC_BS_TABLE(vector_unrolled_kernel)};
 /* Lanes 4, 8, 16, 32. */
-const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_WARP_ROW_TABLE(4), BSRC_WARP_ROW_TABLE(8), BSRC_WARP_ROW_TABLE(16), BSRC_WARP_ROW_TABLE(32)};
+const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_LANES_TABLE(warp_row_kernel, 4), BSRC_LANES_TABLE(warp_row_kernel, 8), BSRC_LANES_TABLE(warp_row_kernel, 16), BSRC_LANES_TABLE(warp_row_kernel, 32)};
+const product_kernel hybrid_kernels[4][kBsSlots]   = {BSRC_LANES_TABLE(hybrid_kernel, 4), BSRC_LANES_TABLE(hybrid_kernel, 8), BSRC_LANES_TABLE(hybrid_kernel, 16), BSRC_LANES_TABLE(hybrid_kernel, 32)};
 
 #undef BSRC_BS_TABLE
-#undef BSRC_WARP_ROW_TABLE
+#undef BSRC_LANES_TABLE
 
 int bs_slot(bsrk_idx bs)
 {
@@ -442,12 +611,14 @@ int lanes_slot(int lanes)
 product_kernel select_kernel(bsrc_cuda_kernel k, bsrk_idx bs, int lanes)
 {
   if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[lanes_slot(lanes)][bs_slot(bs)];
+  if (k == BSRC_CUDA_KERNEL_HYBRID) return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
   return task_kernels[k - BSRC_CUDA_KERNEL_ROWMAJOR_SHARED][bs_slot(bs)];
 }
 
 size_t shared_bytes(bsrc_cuda_kernel k, bsrk_idx bs, int threads)
 {
   switch (k) {
+  case BSRC_CUDA_KERNEL_HYBRID:
   case BSRC_CUDA_KERNEL_THREAD_PRIVATE:
     return (size_t)(threads / kWarpSize) * (size_t)(bs <= kSpecialisedMax ? bs : kGenericRows) * sizeof(double);
   case BSRC_CUDA_KERNEL_WARP_ROW:
@@ -477,7 +648,7 @@ int64_t ceil_div(int64_t a, int64_t b)
 
 bool is_own_kernel(bsrc_cuda_kernel k)
 {
-  return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_WARP_ROW;
+  return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_LAST_OWN;
 }
 
 bool is_task_kernel(bsrc_cuda_kernel k)
@@ -485,12 +656,17 @@ bool is_task_kernel(bsrc_cuda_kernel k)
   return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
 }
 
+bool has_lanes(bsrc_cuda_kernel k)
+{
+  return k == BSRC_CUDA_KERNEL_WARP_ROW || k == BSRC_CUDA_KERNEL_HYBRID;
+}
+
 /* Enough tasks for every multiprocessor to hold several (balance through oversubscription), none
-   longer than kMaxTaskBlocks blocks, never more tasks than blocks. */
-bsrk_idx default_task_count(bsrk_idx nblocks, const device_info &dev)
+   with more than kMaxTaskValues values, never more tasks than blocks. */
+bsrk_idx default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev)
 {
   if (nblocks <= 0) return 1;
-  const int64_t want = std::max<int64_t>((int64_t)dev.sm_count * kTasksPerSM, ceil_div(nblocks, kMaxTaskBlocks));
+  const int64_t want = std::max<int64_t>((int64_t)dev.sm_count * kTasksPerSM, ceil_div((int64_t)nblocks * bs * bs, kMaxTaskValues));
   return (bsrk_idx)std::min<int64_t>(want, nblocks);
 }
 
@@ -515,6 +691,10 @@ bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row
      one after another (19 ms instead of microseconds, measured on an H200). A warp per row has no
      such serial walk. */
   if (max_task_rows > kTaskMaxRows) return BSRC_CUDA_KERNEL_WARP_ROW;
+  /* Uneven rows (power-law lengths): with VECTOR_UNROLLED the many short rows each hold a whole
+     thread block behind two barriers (3-4x slower than a warp per row, measured on an H100), while
+     WARP_ROW leaves the longest rows to one group of lanes (10-16 ms for a 293k-block row). */
+  if (!even) return BSRC_CUDA_KERNEL_HYBRID;
   return BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
 }
 
@@ -538,6 +718,7 @@ int default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row)
     while (threads < 256 && 2.0 * threads <= columns) threads *= 2;
     return threads;
   }
+  case BSRC_CUDA_KERNEL_HYBRID:
   case BSRC_CUDA_KERNEL_WARP_ROW:
   default:
     return 128;
@@ -562,13 +743,19 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
 
-  int64_t grid;
+  int64_t grid, piece_grid = 0;
   if (k == BSRC_CUDA_KERNEL_WARP_ROW) grid = ceil_div(A.nbrows, threads / lanes);
-  else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
+  else if (k == BSRC_CUDA_KERNEL_HYBRID) {
+    if (T.pieces_lanes != lanes) return cudaErrorInvalidValue; /* pieces built for other lanes */
+    piece_grid = ceil_div(T.npieces, threads / kWarpSize);
+    grid       = piece_grid + ceil_div(A.nbrows, threads / lanes);
+    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
+  } else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
   cfg->threads       = threads;
   cfg->grid          = (int)std::max<int64_t>(1, std::min<int64_t>(grid, INT_MAX));
   cfg->blocks_per_sm = per_sm;
-  cfg->lanes         = k == BSRC_CUDA_KERNEL_WARP_ROW ? lanes : 0;
+  cfg->lanes         = has_lanes(k) ? lanes : 0;
+  cfg->piece_grid    = piece_grid;
   cfg->shared_bytes  = shared;
   return cudaSuccess;
 }
@@ -576,9 +763,16 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
 cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
 {
   if (A.nbrows <= 0) return cudaSuccess;
-  const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry, alpha, beta, x, in, out};
+  const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
+                             cfg.piece_grid, T.npieces, T.row_long_blocks, T.piece_blocks, T.piece_row, T.piece_start, T.piece_sum, alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess && k == BSRC_CUDA_KERNEL_HYBRID && T.nlong > 0) {
+    const int64_t warps = (int64_t)T.nlong * A.bs;
+    const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);
+    piece_fixup_kernel<<<grid, kAuxThreads, 0, s>>>(T.nlong, (int)A.bs, T.long_row, T.long_piece_begin, T.piece_sum, alpha, beta, in, out);
+    return cudaGetLastError();
+  }
   if (err != cudaSuccess || !is_task_kernel(k) || !T.has_carries) return err;
   const int64_t n    = (int64_t)T.ntasks * A.bs;
   const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);

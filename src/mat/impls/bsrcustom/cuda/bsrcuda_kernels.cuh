@@ -37,13 +37,29 @@ struct tasks_view {
   const bsrk_idx *block_begin, *row_begin, *head_row;
   double         *carry;       /* [ntasks * bs]: partial sums of rows a task continues */
   bool            has_carries; /* some task continues a row (head_row >= 0): the fix-up pass runs */
+  /* HYBRID's pieces: rows of more than row_long_blocks blocks (kLongColumnsPerLane columns per lane
+     of a group of pieces_lanes lanes) cut into pieces of piece_blocks blocks; piece q starts at
+     block piece_start[q] of row piece_row[q]; rows of two or more pieces are the long rows: long row
+     l is long_row[l], its pieces [long_piece_begin[l], long_piece_begin[l + 1]); piece_sum[npieces
+     * bs] (rows of one piece store their result directly) */
+  int             pieces_lanes;
+  bsrk_idx        npieces, nlong, row_long_blocks, piece_blocks;
+  const bsrk_idx *piece_row, *piece_start, *long_row, *long_piece_begin;
+  double         *piece_sum;
 };
+
+/* HYBRID: a row goes to the pieces from this many columns per lane of its group (a group's lanes
+   wait for the longest row of their warp: 16 rather than 4 was 10 % faster on scalar power-law
+   rows, H100), and is cut into pieces of kPieceColumns columns (16 steps of a warp). */
+constexpr int kLongColumnsPerLane = 16;
+constexpr int kPieceColumns       = 16 * 32;
 
 struct launch_config {
   int    threads;       /* per thread block */
   int    grid;          /* thread blocks */
   int    blocks_per_sm; /* resident thread blocks per multiprocessor (occupancy API) */
-  int    lanes;         /* WARP_ROW: lanes per block row; else 0 */
+  int    lanes;         /* WARP_ROW: lanes per block row; HYBRID: per short segment; else 0 */
+  int64_t piece_grid;  /* HYBRID: thread blocks that take the pieces of long rows */
   size_t shared_bytes;  /* dynamic shared memory per thread block */
 };
 
@@ -70,10 +86,13 @@ bsrc_cuda_status dev_alloc(dev_buffer &b, size_t bytes, const char *what, size_t
 void             dev_free(dev_buffer &b, size_t *counter);
 
 /* ---- bsrcuda_kernels.cu ---- */
-bool             is_own_kernel(bsrc_cuda_kernel k); /* ROWMAJOR_SHARED .. WARP_ROW */
+bool             is_own_kernel(bsrc_cuda_kernel k); /* ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_LAST_OWN */
+bool             has_lanes(bsrc_cuda_kernel k);     /* WARP_ROW, HYBRID */
 bool             is_task_kernel(bsrc_cuda_kernel k);
-bsrk_idx         default_task_count(bsrk_idx nblocks, const device_info &dev);
+bsrk_idx         default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev);
 int              warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
+/* Block rows of fewer columns than this are the "short" rows HYBRID's lanes are sized for. */
+constexpr int kHybridShortColumns = 512;
 bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks, bsrk_idx max_task_rows);
 int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row);
 /* Launch configuration of kernel k for this matrix from the device's properties and the occupancy

@@ -26,7 +26,9 @@ namespace bsrc {
    and on the way back the CPU copies piece k out while later pieces are still in flight, so only
    one piece's host copy at each end is not hidden behind DMA. 1 MiB: a cudaMemcpyAsync of 1 MiB
    from pinned memory already runs near the bus's speed (a few microseconds of per-call cost against
-   ~20 us of transfer on PCIe 5), and a 5 MB vector still splits into 5 pieces. */
+   ~20 us of transfer on PCIe 5), and a 5 MB vector still splits into 5 pieces. A vector in
+   page-locked memory skips all this: one DMA straight from or to it (stage_up, stage_down), since
+   the host copy into pinned memory (11-20 GB/s on an H100 host) is slower than the bus (51 GB/s). */
 constexpr size_t staging_chunk_bytes = (size_t)1 << 20;
 /* Download pieces queued ahead of the host's copy-out: one event each, reused round the ring. */
 constexpr int staging_ring = 8;
@@ -38,7 +40,7 @@ constexpr size_t staging_min_part_bytes = (size_t)64 << 10;
 } // namespace bsrc
 
 extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {
-  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "cusparse_bsrmv", "cusparse_spmv_bsr"};
+  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "cusparse_bsrmv", "cusparse_spmv_bsr"};
 
 struct bsrc_cuda_matrix {
   int               device = -1;
@@ -61,9 +63,16 @@ struct bsrc_cuda_matrix {
   bsrk_idx         max_task_rows = 0; /* most block rows one task walks (empty rows included) */
   bsrc::dev_buffer task_block_begin, task_row_begin, task_head_row, carry;
 
+  /* HYBRID's pieces of the long rows (see tasks_view), built for pieces_lanes lanes */
+  int              pieces_lanes = 0;
+  bsrk_idx         npieces = 0, nlong = 0, row_long_blocks = 0, piece_blocks = 0;
+  bsrc::dev_buffer piece_row, piece_start, long_row, long_piece_begin, piece_sum;
+
   /* statistics, choices, launches */
   bsrk_idx              max_row_blocks = 0;
-  int                   lanes          = 4;
+  int                   lanes          = 4; /* WARP_ROW: from the mean row */
+  int                   hybrid_lanes   = 4; /* HYBRID: from the mean of the short rows */
+  int                   lanes_override[BSRC_CUDA_KERNEL_COUNT] = {};
   bsrc_cuda_kernel      auto_kernel    = BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
   int                   threads_override[BSRC_CUDA_KERNEL_COUNT] = {};
   bsrc::launch_config   cfg[BSRC_CUDA_KERNEL_COUNT]{};
@@ -123,7 +132,9 @@ matrix_view view(const bsrc_cuda_matrix *M)
 
 tasks_view tasks(const bsrc_cuda_matrix *M)
 {
-  return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries};
+  return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries,
+                    M->pieces_lanes, M->npieces, M->nlong, M->row_long_blocks, M->piece_blocks,
+                    (const bsrk_idx *)M->piece_row.ptr, (const bsrk_idx *)M->piece_start.ptr, (const bsrk_idx *)M->long_row.ptr, (const bsrk_idx *)M->long_piece_begin.ptr, (double *)M->piece_sum.ptr};
 }
 
 void free_pinned(double *&p)
@@ -151,12 +162,25 @@ void release_tasks(bsrc_cuda_matrix *M)
   for (bool &v : M->cfg_valid) v = false;
 }
 
+void release_pieces(bsrc_cuda_matrix *M)
+{
+  dev_free(M->piece_row, &M->bytes);
+  dev_free(M->piece_start, &M->bytes);
+  dev_free(M->long_row, &M->bytes);
+  dev_free(M->long_piece_begin, &M->bytes);
+  dev_free(M->piece_sum, &M->bytes);
+  M->pieces_lanes = 0;
+  M->npieces = M->nlong = M->row_long_blocks = M->piece_blocks = 0;
+  M->cfg_valid[BSRC_CUDA_KERNEL_HYBRID] = false;
+}
+
 void release_structure(bsrc_cuda_matrix *M)
 {
   if (M->cus) cusparse_release(M->cus, &M->bytes);
   M->cus = nullptr;
   release_staging(M);
   release_tasks(M);
+  release_pieces(M);
   dev_free(M->rowptr, &M->bytes);
   dev_free(M->colidx, &M->bytes);
   dev_free(M->values, &M->bytes);
@@ -186,7 +210,7 @@ bsrc_cuda_status upload(bsrc_cuda_matrix *M, dev_buffer &b, const void *host, si
 bsrc_cuda_status build_tasks(bsrc_cuda_matrix *M)
 {
   release_tasks(M);
-  const bsrk_idx want = M->tasks_wanted > 0 ? M->tasks_wanted : default_task_count(M->nblocks, M->dev);
+  const bsrk_idx want = M->tasks_wanted > 0 ? M->tasks_wanted : default_task_count(M->nblocks, M->bs, M->dev);
   bsrk_partition p;
   const bsrk_status ps = bsrk_partition_build(M->nbrows, M->host_rowptr.data(), want, &p);
   if (ps == BSRK_ERR_ALLOC) return fail(sink(M), BSRC_CUDA_ERR_MEM, "task partition: out of host memory (%lld tasks)", (long long)want);
@@ -316,11 +340,41 @@ bsrc_cuda_status abandon(bsrc_cuda_matrix *M, cudaError_t err, const char *what)
   return fail_cuda(sink(M), err, what);
 }
 
+/* Whether the host range [p, p + bytes) is page-locked (bsrc_cuda_host_register, cudaHostRegister,
+   cudaMallocHost), so that a DMA can run straight from or to it. Both ends are asked: a range that
+   runs past a registration counts as pageable. Any error (a pointer the runtime does not know, an
+   old runtime that rejects pageable pointers) counts as pageable and is cleared, so that it does not
+   surface at a later call. */
+bool page_locked(const void *p, size_t bytes)
+{
+  if (!p || bytes == 0) return false;
+  const void *ends[2] = {p, (const char *)p + bytes - 1};
+  for (const void *e : ends) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, e) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    if (a.type != cudaMemoryTypeHost) return false;
+  }
+  return true;
+}
+
 /* Host src -> device dev through the pinned buffer, piece by piece: each piece is copied into its
    place in the pinned buffer and its DMA queued on M's stream at once, so piece k moves while the
-   CPU copies piece k+1. Returns the first CUDA error (pieces queued before it may still be moving). */
+   CPU copies piece k+1. Returns the first CUDA error (pieces queued before it may still be moving).
+   A page-locked src (the caller registered it: PETSc vectors with -mat_bsrcustom_cuda_pin_vectors)
+   needs no host copy: one DMA straight from it is queued instead, and it may still be reading src
+   when this returns (the callers' contracts say until when src must stay unchanged). CUDA refuses
+   (cudaErrorInvalidValue) a range that is not all inside one registration, e.g. across two; such a
+   range is staged like a pageable one. */
 cudaError_t stage_up(bsrc_cuda_matrix *M, const staging_plan &plan, void *dev, void *pinned, const void *src, size_t bytes)
 {
+  if (page_locked(src, bytes)) {
+    const cudaError_t err = cudaMemcpyAsync(dev, src, bytes, cudaMemcpyHostToDevice, M->stream);
+    if (err != cudaErrorInvalidValue) return err;
+    (void)cudaGetLastError();
+  }
   for (size_t off = 0; off < bytes;) {
     const size_t n = std::min(plan.chunk, bytes - off);
     host_copy((char *)pinned + off, (const char *)src + off, n, plan.threads);
@@ -334,9 +388,21 @@ cudaError_t stage_up(bsrc_cuda_matrix *M, const staging_plan &plan, void *dev, v
 /* Device dev (written by work already queued on M's stream) -> host dst through the pinned buffer:
    the pieces' DMAs are queued up to staging_ring ahead, each followed by its event; the CPU waits for
    piece k's event, queues the next piece on the freed event, and copies piece k out while the later
-   pieces move. Errors of the queued product surface at the first wait ("product (host entry)"). */
+   pieces move. Errors of the queued product surface at the first wait ("product (host entry)").
+   A page-locked dst takes one DMA straight into it and a wait for the stream instead (same
+   messages; a range CUDA refuses, as in stage_up, goes the staged way); either way dst holds the
+   result when this returns. */
 bsrc_cuda_status stage_down(bsrc_cuda_matrix *M, const staging_plan &plan, void *dst, void *pinned, const void *dev, size_t bytes)
 {
+  if (page_locked(dst, bytes)) {
+    cudaError_t err = cudaMemcpyAsync(dst, dev, bytes, cudaMemcpyDeviceToHost, M->stream);
+    if (err == cudaSuccess) {
+      err = cudaStreamSynchronize(M->stream);
+      return err == cudaSuccess ? BSRC_CUDA_OK : abandon(M, err, "product (host entry)");
+    }
+    if (err != cudaErrorInvalidValue) return abandon(M, err, "device-to-host copy of out");
+    (void)cudaGetLastError();
+  }
   const size_t pieces = bytes == 0 ? 0 : (bytes - 1) / plan.chunk + 1;
   auto         queue  = [&](size_t k) {
     const size_t off = k * plan.chunk, n = std::min(plan.chunk, bytes - off);
@@ -375,6 +441,72 @@ bsrc_cuda_status check_product_args(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, con
   return BSRC_CUDA_OK;
 }
 
+/* Lanes per row (WARP_ROW) or per short segment (HYBRID): the override, else the matrix's choice. */
+int lanes_of(const bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
+{
+  if (M->lanes_override[k] > 0) return M->lanes_override[k];
+  return k == BSRC_CUDA_KERNEL_HYBRID ? M->hybrid_lanes : M->lanes;
+}
+
+/* HYBRID's pieces for the lanes it runs with: rows longer than kLongColumnsPerLane columns per
+   lane are cut into pieces of kPieceColumns columns, listed in row order, then uploaded. */
+bsrc_cuda_status build_pieces(bsrc_cuda_matrix *M)
+{
+  release_pieces(M);
+  const int       lanes = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
+  const bsrk_idx  bs    = M->bs;
+  const bsrk_idx *rp    = M->host_rowptr.data();
+  M->row_long_blocks    = std::max<bsrk_idx>(1, (bsrk_idx)(kLongColumnsPerLane * lanes) / bs);
+  M->piece_blocks       = std::max<bsrk_idx>(1, (bsrk_idx)kPieceColumns / bs);
+  std::vector<bsrk_idx> prow, pstart, lrow, lbegin, single_row;
+  try {
+    /* the pieces of rows of two or more pieces first (so that each long row's pieces are one range),
+       then the rows of one piece */
+    lbegin.push_back(0);
+    for (bsrk_idx r = 0; r < M->nbrows; ++r) {
+      const bsrk_idx n = rp[r + 1] - rp[r];
+      if (n <= M->row_long_blocks) continue;
+      if (n <= M->piece_blocks) {
+        single_row.push_back(r);
+        continue;
+      }
+      for (bsrk_idx b = rp[r]; b < rp[r + 1]; b += std::min(M->piece_blocks, rp[r + 1] - b)) {
+        prow.push_back(r);
+        pstart.push_back(b);
+      }
+      lrow.push_back(r);
+      lbegin.push_back((bsrk_idx)prow.size());
+    }
+    for (bsrk_idx r : single_row) {
+      prow.push_back(r);
+      pstart.push_back(rp[r]);
+    }
+  } catch (const std::bad_alloc &) {
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "hybrid pieces: out of host memory");
+  }
+  const size_t     np = prow.size(), nl = lrow.size();
+  bsrc_cuda_status s  = BSRC_CUDA_OK;
+  if (np > 0) {
+    s = dev_alloc(M->piece_row, np * sizeof(bsrk_idx), "hybrid piece rows", &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = dev_alloc(M->piece_start, np * sizeof(bsrk_idx), "hybrid piece starts", &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = dev_alloc(M->long_row, nl * sizeof(bsrk_idx), "hybrid long rows", &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = dev_alloc(M->long_piece_begin, (nl + 1) * sizeof(bsrk_idx), "hybrid long-row pieces", &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = dev_alloc(M->piece_sum, np * (size_t)bs * sizeof(double), "hybrid piece sums", &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = upload(M, M->piece_row, prow.data(), np * sizeof(bsrk_idx), "upload of the hybrid piece rows");
+    if (s == BSRC_CUDA_OK) s = upload(M, M->piece_start, pstart.data(), np * sizeof(bsrk_idx), "upload of the hybrid piece starts");
+    if (s == BSRC_CUDA_OK) s = upload(M, M->long_row, lrow.data(), nl * sizeof(bsrk_idx), "upload of the hybrid long rows");
+    if (s == BSRC_CUDA_OK) s = upload(M, M->long_piece_begin, lbegin.data(), (nl + 1) * sizeof(bsrk_idx), "upload of the hybrid long-row pieces");
+  }
+  if (s != BSRC_CUDA_OK) {
+    release_pieces(M);
+    return s;
+  }
+  M->npieces      = (bsrk_idx)np;
+  M->nlong        = (bsrk_idx)nl;
+  M->pieces_lanes = lanes;
+  return BSRC_CUDA_OK;
+}
+
 /* Queues the product on stream s (M's own when null) on device arrays. */
 bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s = nullptr)
 {
@@ -383,7 +515,7 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
   if (M->nbrows == 0) return BSRC_CUDA_OK;
   if (is_own_kernel(k)) {
     if (!M->cfg_valid[k]) {
-      const cudaError_t err = configure(k, view(M), tasks(M), M->lanes, M->dev, M->threads_override[k], &M->cfg[k]);
+      const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
       if (err != cudaSuccess) {
         (void)cudaGetLastError();
         return fail(sink(M), err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "launch configuration of %s (bs %lld, %d threads): %s (%s)",
@@ -575,6 +707,20 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
   for (bsrk_idx r = 0; r < nbrows; ++r) M->max_row_blocks = std::max(M->max_row_blocks, rowptr[r + 1] - rowptr[r]);
   const double mean = nbrows > 0 ? (double)nblocks / (double)nbrows : 0.0;
   M->lanes          = warp_row_lanes(bs, mean);
+  int64_t short_rows = 0, short_blocks = 0;
+  for (bsrk_idx r = 0; r < nbrows; ++r) {
+    const int64_t n = rowptr[r + 1] - rowptr[r];
+    if (n * bs < kHybridShortColumns) {
+      ++short_rows;
+      short_blocks += n;
+    }
+  }
+  M->hybrid_lanes   = warp_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
+  s                 = build_pieces(M);
+  if (s != BSRC_CUDA_OK) {
+    release_structure(M);
+    return s;
+  }
   M->auto_kernel    = auto_choice(nbrows, nblocks, M->max_row_blocks, M->max_task_rows);
   M->has_structure  = true;
   M->has_values     = false;
@@ -615,8 +761,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   double            *dx = (double *)M->d_x.ptr, *dy = (double *)M->d_y.ptr;
   const staging_plan plan = staging_settings();
   /* x, then in (beta != 0 only), piece by piece into the pinned buffers with their DMAs queued
-     behind. in is read here in full, before any of out is written (after the product), so in may
-     alias out. */
+     behind (or, page-locked, by one DMA each). in is read in full, by the host or by a DMA queued
+     on the stream, before any of out is written (after the product), so in may alias out. */
   cudaError_t err = stage_up(M, plan, dx, M->h_x, x, xbytes);
   if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, dy, M->h_y, in, ybytes);
   if (err != cudaSuccess) return abandon(M, err, "host-to-device copy of x / in");
@@ -722,6 +868,32 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_device(bsrc_cuda_matrix *M, bsrc_c
   return finish(M, "product (device entry)");
 }
 
+extern "C" bsrc_cuda_status bsrc_cuda_host_register(void *ptr, size_t bytes)
+{
+  if (!ptr || bytes == 0) return fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "host_register: %s", ptr ? "0 bytes" : "pointer is NULL");
+  const cudaError_t err = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError(); /* not sticky: later calls must not see it */
+    char what[96];
+    snprintf(what, sizeof(what), "cudaHostRegister of %zu bytes at %p", bytes, ptr);
+    return fail_cuda(sink(nullptr), err, what);
+  }
+  return BSRC_CUDA_OK;
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_host_unregister(void *ptr)
+{
+  if (!ptr) return fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "host_unregister: pointer is NULL");
+  const cudaError_t err = cudaHostUnregister(ptr);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    char what[64];
+    snprintf(what, sizeof(what), "cudaHostUnregister at %p", ptr);
+    return fail_cuda(sink(nullptr), err, what);
+  }
+  return BSRC_CUDA_OK;
+}
+
 extern "C" size_t bsrc_cuda_device_bytes(const bsrc_cuda_matrix *M)
 {
   return M ? M->bytes : 0;
@@ -762,6 +934,22 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_threads(bsrc_cuda_matrix *M, bsrc_cuda
   return BSRC_CUDA_OK;
 }
 
+extern "C" bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int lanes)
+{
+  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: matrix is NULL");
+  if (!has_lanes(k)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: kernel %d has no lanes per row (warp_row or hybrid)", (int)k);
+  if (lanes != 0 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: %d lanes (4, 8, 16 or 32, or 0)", lanes);
+  M->lanes_override[k] = lanes;
+  M->cfg_valid[k]      = false;
+  if (k != BSRC_CUDA_KERNEL_HYBRID || !M->has_structure) return BSRC_CUDA_OK;
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  (void)cudaStreamSynchronize(M->stream); /* a queued product may still read the old pieces */
+  const bsrc_cuda_status s = build_pieces(M);
+  if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */
+  return s;
+}
+
 extern "C" bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int *threads, int *grid, int *blocks_per_sm, int *lanes)
 {
   if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "launch_info: matrix is NULL");
@@ -772,7 +960,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda
   if (is_own_kernel(k)) {
     if (!M->cfg_valid[k]) {
       device_scope      ds(M->device);
-      const cudaError_t err = configure(k, view(M), tasks(M), M->lanes, M->dev, M->threads_override[k], &M->cfg[k]);
+      const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
       if (err != cudaSuccess) return fail_cuda(sink(M), err, "launch configuration");
       M->cfg_valid[k] = true;
     }

@@ -122,7 +122,9 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
    GPU backends with host vectors: the exchange is begun first (its messages move while x is staged),
    then x is uploaded and the local kernel queued without waiting (MatSeqBSRCustomCUDASplitBegin), the
    exchange ends on the host while the GPU works, and the ghost values are uploaded, the ghost kernel
-   accumulates into the device y and y comes back once (MatSeqBSRCustomCUDASplitEnd).
+   accumulates into the device y and y comes back once (MatSeqBSRCustomCUDASplitEnd). Large host
+   vectors, the ghost vector included, are page-locked on their second use so that these transfers
+   skip the pinned buffers.
 */
 static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
@@ -134,6 +136,12 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) { /* before the exchange and the split take their arrays */
+    PetscCall(MatBSRCustomCUDAPinVec_Private(A, x));
+    PetscCall(MatBSRCustomCUDAPinVec_Private(A, out));
+    if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(A, in));
+    PetscCall(MatBSRCustomCUDAPinVec_Private(A, c->ghost_x));
+  }
   PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
   if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDASplitBegin(Ad, Ao, 1.0, x, beta, in, &split));
   if (!split) { /* the seq kernels read the local parts of x, in and out */
@@ -231,6 +239,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(MatGetInfo(Ao, MAT_LOCAL, &ig));
     PetscCall(MatBSRCustomGetNumTasks(Ad, &tl));
     PetscCall(MatBSRCustomGetNumTasks(Ao, &tg));
+    if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&c->set, viewer));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
     if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
       PetscInt device;

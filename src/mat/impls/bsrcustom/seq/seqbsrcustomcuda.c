@@ -6,8 +6,9 @@
    MatMult of an unchanged matrix.
 
    Vectors: with host vectors (Debian's PETSc has no other kind) x is staged to the device and y back
-   through pinned buffers on the matrix's stream; where PETSc hands out device arrays
-   (VecGet...AndMemType on CUDA vectors) they are used directly, with no copies.
+   through pinned buffers on the matrix's stream, or, once a large vector's array is page-locked (on
+   its second use, bsrcustomvecpin.c), moved by DMA straight from/to that array; where PETSc hands
+   out device arrays (VecGet...AndMemType on CUDA vectors) they are used directly, with no copies.
 
    A build without CUDA keeps these entry points; they report that the GPU backends are missing.
 */
@@ -183,6 +184,11 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomCUDAUpdate(A, M));
+  /* VECSEQ/VECMPI, the vectors whose arrays are host memory (the bsrc_cuda_multadd_host branch
+     below), are page-locked on their second use; other types are left alone */
+  PetscCall(MatBSRCustomCUDAPinVec_Private(A, x));
+  PetscCall(MatBSRCustomCUDAPinVec_Private(A, out));
+  if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(A, in));
   /* device arrays where PETSc has them (a CUDA-enabled PETSc); host arrays otherwise */
   PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
   if (beta == (PetscScalar)0.0) PetscCall(VecGetArrayWriteAndMemType(out, &outa, &mo));
@@ -319,7 +325,14 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUD
 
   PetscFunctionBegin;
   if (k == BSRC_CUDA_KERNEL_AUTO && b->gpu) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
-  *used = k <= BSRC_CUDA_KERNEL_WARP_ROW ? (MatBSRCustomCUDAKernel)k : MAT_BSRCUSTOM_CUDA_KERNEL_AUTO;
+  *used = k <= BSRC_CUDA_KERNEL_LAST_OWN ? (MatBSRCustomCUDAKernel)k : MAT_BSRCUSTOM_CUDA_KERNEL_AUTO;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *set, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: host vectors: %s\n", set->cuda_pin_vectors ? "page-locked on second use (-mat_bsrcustom_cuda_pin_vectors), those under 256 KiB or with a placed array staged through pinned buffers" : "staged through pinned buffers"));
   PetscFunctionReturn(0);
 }
 
@@ -332,13 +345,15 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
   PetscFunctionBegin;
   if (!b->gpu) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s, not on the device yet (uploaded at the first product)\n", MatBSRCustomBackends[b->set.backend]));
+    PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&b->set, viewer));
     PetscFunctionReturn(0);
   }
   if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
-  if (k <= BSRC_CUDA_KERNEL_WARP_ROW) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, &per_sm, &lanes), "launch info"));
+  if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, &per_sm, &lanes), "launch info"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%d threads per block, grid %d%s), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], (int)b->gpu_device, bsrc_cuda_kernel_names[k],
-                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", threads, grid, lanes ? ", a group of lanes per block row" : "", (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu),
+                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", threads, grid, lanes ? (k == BSRC_CUDA_KERNEL_HYBRID ? ", a group of lanes per short segment" : ", a group of lanes per block row") : "", (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu),
                                    bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
+  PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&b->set, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -420,6 +435,13 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
 {
   PetscFunctionBegin;
   (void)A, (void)viewer;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *set, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  (void)set, (void)viewer;
   PetscFunctionReturn(0);
 }
 #endif
