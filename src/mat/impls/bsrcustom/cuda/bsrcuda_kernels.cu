@@ -503,10 +503,11 @@ __global__ void warp_row_kernel(const product_args a)
    HYBRID (see the top of the file): thread blocks [0, piece_grid) take the pieces of the long
    rows, a warp each, and write each piece's row sums to piece_sum; the others take the remaining
    rows as WARP_ROW does. The branch is the same for a whole thread block. piece_fixup_kernel then
-   adds each long row's pieces.
+   adds each long row's pieces. The launch bound keeps every instantiation launchable with 1024
+   threads (64 registers a thread): only the generic block size needed more (72).
    --------------------------------------------------------------------------------------------- */
 template <int BS, int L>
-__global__ void hybrid_kernel(const product_args a)
+__global__ void __launch_bounds__(1024) hybrid_kernel(const product_args a)
 {
   static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
   const int bs = block_size<BS>(a);
