@@ -214,10 +214,10 @@ int main(int argc, char **argv)
   }
 
   /* Host vectors page-locked on their second use (-mat_bsrcustom_cuda_pin_vectors): 40000 entries
-     (312 KiB) per rank, over the 256 KiB threshold; products on the same vectors, a duplicate, a
+     (312 KiB) per rank, over the 64 KiB threshold; products on the same vectors, a duplicate, a
      placed and reset array, a replaced array, the option off, and every vector destroyed. */
   {
-    const PetscInt     nbl = 10000, bs = 4, min_entries = (256 * 1024) / (PetscInt)sizeof(PetscScalar);
+    const PetscInt     nbl = 10000, bs = 4, min_entries = (64 * 1024) / (PetscInt)sizeof(PetscScalar);
     Mat                A, Ref, B;
     Vec                x, y, z, w, p, q, x2, y2;
     PetscScalar       *user_x, *user_y, *fresh_x, *fresh_y;

@@ -661,7 +661,7 @@ PetscErrorCode MatBSRCustomSetCUDADevice(Mat A, PetscInt device)
 .  -mat_bsrcustom_cuda_pin_vectors <true,false> - page-lock host vectors
 
    Notes:
-   Only VECSEQ and VECMPI vectors whose array PETSc allocated and that hold at least 256 KiB on this
+   Only VECSEQ and VECMPI vectors whose array PETSc allocated and that hold at least 64 KiB on this
    rank are page-locked, on their second use by a product (a vector used once is not worth the
    registration), and only while their own array is in place (an array given with VecPlaceArray()
    is staged). The page-locking ends when the vector is destroyed or its array replaced

@@ -17,7 +17,7 @@
                       accumulators in registers (loops unrolled over bs), warp shuffle reduction,
                       one shared atomic per warp and row (Listing 18). With column-major blocks a
                       column is contiguous, so a warp reads one contiguous range per step; the
-                      values are loaded evict-first (load_value), which keeps x cached.
+                      values of matrices up to 400 MiB are loaded evict-first (load_value).
    Differences from the thesis: instead of scaling y first and adding every row with global atomics
    (Listing 13), the task owning a row stores alpha*sum + beta*in (so beta == 0 never reads in and
    in may alias out), a task continuing a row writes its partial sum to a per-task carry, and a
@@ -59,6 +59,7 @@ constexpr int64_t kMaxTaskValues = 512 * 25; /* ... and at most this many values
                                                 amortise its barriers (HYBRID on scalar power-law rows:
                                                 512-block tasks left most groups idle) */
 constexpr int kAuxThreads     = 256; /* fix-up and scale passes: plain element-wise loops */
+constexpr double kStreamMaxValueBytes = 400.0 * 1048576.0; /* evict-first value loads up to this size (load_value) */
 
 /* Auto choice: WARP_ROW when block rows are short and even (PDE stencils), else the best task kernel. */
 constexpr double   kWarpRowMaxMeanBlocks = 64.0; /* mean blocks per block row */
@@ -79,6 +80,7 @@ struct product_args {
   bsrk_idx        npieces, row_long_blocks, piece_blocks;
   const bsrk_idx *piece_row, *piece_start;
   double         *piece_sum;
+  bool            stream_values; /* load_value: the matrix is small enough for evict-first loads */
   double          alpha, beta;
   const double   *x;
   const double   *in;
@@ -215,15 +217,19 @@ __device__ __forceinline__ double x_entry(const product_args &a, int bs, bsrk_id
 
 /* acc[q] += col[q] * xv for the rows of one pass of block column `col` (bs contiguous values).
    Even compile-time sizes load 16 bytes at a time (a column then starts 16-byte aligned). */
-/* A matrix value: read once per product, so with STREAM it is loaded evict-first (__ldcs), which
-   keeps x in the caches. Only where a warp's load covers whole cache lines (>= 64 contiguous values
-   per group of lanes): with small groups the next iteration reads the rest of the line, and an
-   evicted line is read twice (measured on an H100: 27-point bs 3 stencil 8% faster streaming, 32
-   lanes; scalar rows of 15 blocks 70% slower, 4 lanes). */
+/* A matrix value: read once per product, so with STREAM (and `on`) it is loaded evict-first
+   (__ldcs), which keeps x in the caches. Measured on an H100 (bench_cuda):
+   - only where a warp's load covers whole cache lines (>= 64 contiguous values per group of lanes:
+     streams()): with small groups the next iteration reads the rest of the line, and an evicted
+     line is read twice (27-point bs 3 stencil, 32 lanes: 10% faster; scalar rows of 15 blocks, 4
+     lanes: 70% slower);
+   - only for matrices of at most kStreamMaxValueBytes (on = product_args::stream_values): thesis-type
+     matrices of 410 MB were 3-4% faster streamed, but of 820 MB to 3.3 GB 25-50% slower, for a
+     reason we have not found (plain loads reach 98-101% of copy bandwidth there). */
 template <bool STREAM, class T>
-__device__ __forceinline__ T load_value(const T *p)
+__device__ __forceinline__ T load_value(const T *p, bool on)
 {
-  if constexpr (STREAM) return __ldcs(p);
+  if constexpr (STREAM) return on ? __ldcs(p) : __ldg(p);
   else return __ldg(p);
 }
 
@@ -235,23 +241,23 @@ __host__ __device__ constexpr bool streams()
 }
 
 template <int BS, int NACC = accumulators<BS>(), bool STREAM = false>
-__device__ __forceinline__ void accumulate_column(double (&acc)[NACC], const double *col, int nr, double xv)
+__device__ __forceinline__ void accumulate_column(double (&acc)[NACC], const double *col, int nr, double xv, bool stream = false)
 {
   if constexpr (BS > 0 && BS % 2 == 0) {
     const double2 *col2 = reinterpret_cast<const double2 *>(col);
 #pragma unroll
     for (int q = 0; q < BS / 2; ++q) {
-      const double2 v = load_value<STREAM>(col2 + q);
+      const double2 v = load_value<STREAM>(col2 + q, stream);
       acc[2 * q] += v.x * xv;
       acc[2 * q + 1] += v.y * xv;
     }
   } else if constexpr (BS > 0) {
 #pragma unroll
-    for (int q = 0; q < BS; ++q) acc[q] += load_value<STREAM>(col + q) * xv;
+    for (int q = 0; q < BS; ++q) acc[q] += load_value<STREAM>(col + q, stream) * xv;
   } else {
 #pragma unroll
     for (int q = 0; q < kGenericRows; ++q)
-      if (q < nr) acc[q] += load_value<STREAM>(col + q) * xv;
+      if (q < nr) acc[q] += load_value<STREAM>(col + q, stream) * xv;
   }
 }
 
@@ -432,7 +438,7 @@ __global__ void vector_unrolled_kernel(const product_args a)
 #pragma unroll
       for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
       for_each_item(s, e, bs, threadIdx.x, blockDim.x, [&](bsrk_idx k, int c) {
-        accumulate_column<BS, kAcc, streams<BS, kWarpSize>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c));
+        accumulate_column<BS, kAcc, streams<BS, kWarpSize>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c), a.stream_values);
       });
 #pragma unroll
       for (int q = 0; q < kAcc; ++q) {
@@ -472,7 +478,7 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
 #pragma unroll
     for (int q = 0; q < kPad; ++q) acc[q] = 0.0;
     for_each_item_unrolled<kUnroll>(s, e, bs, lane, L, [&](bsrk_idx k, int c) {
-      accumulate_column<BS, kPad, streams<BS, L>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c));
+      accumulate_column<BS, kPad, streams<BS, L>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c), a.stream_values);
     });
     const reduce_scatter<kPad, L> red(acc, lane);
     if (active && red.stores(lane)) {
@@ -765,7 +771,8 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
 {
   if (A.nbrows <= 0) return cudaSuccess;
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
-                             cfg.piece_grid, T.npieces, T.row_long_blocks, T.piece_blocks, T.piece_row, T.piece_start, T.piece_sum, alpha, beta, x, in, out};
+                             cfg.piece_grid, T.npieces, T.row_long_blocks, T.piece_blocks, T.piece_row, T.piece_start, T.piece_sum,
+                             (double)A.nblocks * A.bs * A.bs * sizeof(double) <= kStreamMaxValueBytes, alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && k == BSRC_CUDA_KERNEL_HYBRID && T.nlong > 0) {

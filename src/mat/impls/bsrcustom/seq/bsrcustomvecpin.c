@@ -35,7 +35,7 @@
   #include "bsrcuda.h"
 
   #define MATBSRCUSTOM_PIN_STATE     "MatBSRCustomCUDAPinState"
-  #define MATBSRCUSTOM_PIN_MIN_BYTES ((size_t)256 << 10)
+  #define MATBSRCUSTOM_PIN_MIN_BYTES ((size_t)64 << 10)
 
 /* The first fields of Vec_Seq and Vec_MPI (petsc/private/vecimpl.h). */
 typedef struct {

@@ -332,7 +332,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUD
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *set, PetscViewer viewer)
 {
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: host vectors: %s\n", set->cuda_pin_vectors ? "page-locked on second use (-mat_bsrcustom_cuda_pin_vectors), those under 256 KiB or with a placed array staged through pinned buffers" : "staged through pinned buffers"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: host vectors: %s\n", set->cuda_pin_vectors ? "page-locked on second use (-mat_bsrcustom_cuda_pin_vectors), those under 64 KiB or with a placed array staged through pinned buffers" : "staged through pinned buffers"));
   PetscFunctionReturn(0);
 }
 
