@@ -591,6 +591,7 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
     bsrc_cuda_destroy(G);
     return;
   }
+  expect(bsrc_cuda_auto_kernel(M) == BSRC_CUDA_KERNEL_WARP_ROW, tag + "/auto is warp_row here (so the overlapped download runs)", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)]);
   const size_t        nx = (size_t)nbcols * bs, ny = (size_t)nbrows * bs;
   double             *x = (double *)malloc(nx * sizeof(double)), *y = (double *)malloc(ny * sizeof(double));
   std::vector<double> xv(nx), in(ny);
@@ -609,8 +610,9 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
   cudaPointerAttributes attr;
   expect(cudaPointerGetAttributes(&attr, y + ny / 2) == cudaSuccess && attr.type == cudaMemoryTypeHost, tag + "/y is page-locked", "cudaPointerGetAttributes does not report cudaMemoryTypeHost");
 
-  /* out = y = alpha A x + beta y (split: through L = M and G = the same A on x) */
-  auto product = [&](double alpha, double beta, bool split, const std::string &what) {
+  /* out = y = alpha A x + beta y (split: through L = M and G = the same A on x). AUTO is WARP_ROW
+     here, which brings a page-locked y of this size back in row ranges overlapping the product */
+  auto product = [&](double alpha, double beta, bool split, const std::string &what, bsrc_cuda_kernel kern = BSRC_CUDA_KERNEL_AUTO) {
     if (beta == 0.0) std::fill(y, y + ny, std::nan(""));
     else memcpy(y, in.data(), ny * sizeof(double));
     bsrc_cuda_status s;
@@ -618,7 +620,7 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
       s = bsrc_cuda_split_begin(M, BSRC_CUDA_KERNEL_AUTO, alpha, x, beta, y);
       if (s == BSRC_CUDA_OK) s = bsrc_cuda_split_end(M, G, BSRC_CUDA_KERNEL_AUTO, alpha, x, y);
     } else {
-      s = bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_AUTO, alpha, x, beta, y, y);
+      s = bsrc_cuda_multadd_host(M, kern, alpha, x, beta, y, y);
     }
     const std::vector<double> out(y, y + ny);
     std::string               why;
@@ -632,6 +634,8 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
     product(2.5, 1.0, false, "host, beta 1, in==out" + r);
     product(1.0, 0.0, true, "split, beta 0, in==out" + r);
     product(-0.5, 1.0, true, "split, beta 1, in==out" + r);
+    product(2.5, 1.0, false, "host, beta 1, in==out, hybrid (one download)" + r, BSRC_CUDA_KERNEL_HYBRID);
+    product(-1.0, 0.0, false, "host, beta 0, warp_row (overlapped download)" + r, BSRC_CUDA_KERNEL_WARP_ROW);
   }
 
   const bsrc_cuda_status twice = bsrc_cuda_host_register(y, ny * sizeof(double));

@@ -647,6 +647,12 @@ int64_t ceil_div(int64_t a, int64_t b)
   return (a + b - 1) / b;
 }
 
+/* load_value's run-time switch for this matrix. */
+bool stream_values(const matrix_view &A)
+{
+  return (double)A.nblocks * A.bs * A.bs * sizeof(double) <= kStreamMaxValueBytes;
+}
+
 } // namespace
 
 /* ---------------------------------------------------------------------------------------------
@@ -772,7 +778,7 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   if (A.nbrows <= 0) return cudaSuccess;
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
                              cfg.piece_grid, T.npieces, T.row_long_blocks, T.piece_blocks, T.piece_row, T.piece_start, T.piece_sum,
-                             (double)A.nblocks * A.bs * A.bs * sizeof(double) <= kStreamMaxValueBytes, alpha, beta, x, in, out};
+                             stream_values(A), alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && k == BSRC_CUDA_KERNEL_HYBRID && T.nlong > 0) {
@@ -785,6 +791,27 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   const int64_t n    = (int64_t)T.ntasks * A.bs;
   const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
   carry_fixup_kernel<<<grid, kAuxThreads, 0, s>>>(T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
+{
+  if (r1 <= r0) return cudaSuccess;
+  const int64_t off  = (int64_t)r0 * A.bs;
+  product_args  args = {};
+  args.nbrows        = r1 - r0;
+  args.bs            = A.bs;
+  args.rowptr        = A.rowptr + r0; /* row pointers hold absolute block indices: the view needs no other shift */
+  args.colidx        = A.colidx;
+  args.values        = A.values;
+  args.stream_values = stream_values(A);
+  args.alpha         = alpha;
+  args.beta          = beta;
+  args.x             = x;
+  args.in            = beta != 0.0 ? in + off : nullptr;
+  args.out           = out + off;
+  const int64_t grid = ceil_div(r1 - r0, cfg.threads / cfg.lanes);
+  select_kernel(BSRC_CUDA_KERNEL_WARP_ROW, A.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
   return cudaGetLastError();
 }
 

@@ -100,6 +100,9 @@ int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_bl
 cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg);
 /* Queues out = alpha*A*x + beta*in on stream s (and the carry fix-up for the task kernels). */
 cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s);
+/* WARP_ROW on block rows [r0, r1) only (its rows are independent): out and in are the whole
+   vectors; cfg is WARP_ROW's configuration for A. For overlapping a product with its download. */
+cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s);
 /* out = alpha*0 + beta*in over n entries (in not read when beta == 0): products of empty matrices. */
 cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in, double *out, cudaStream_t s);
 

@@ -32,6 +32,12 @@ namespace bsrc {
 constexpr size_t staging_chunk_bytes = (size_t)1 << 20;
 /* Download pieces queued ahead of the host's copy-out: one event each, reused round the ring. */
 constexpr int staging_ring = 8;
+/* A page-locked out of at least overlap_min_bytes comes back in overlap_chunks row ranges, each
+   download overlapping the next range's product (WARP_ROW; bsrc_cuda_multadd_host). 4 x 256 KiB:
+   each DMA still runs near the bus's speed. */
+constexpr int    overlap_chunks    = 4;
+constexpr size_t overlap_min_bytes = (size_t)1 << 20;
+static_assert(overlap_chunks <= staging_ring, "the overlapped product marks its ranges with the ring's events");
 /* Threads of the host copies: omp_get_max_threads(), at most this many (a few cores already reach
    memcpy's share of the memory bandwidth; more would only take cores from the caller's ranks). */
 constexpr int staging_max_threads = 8;
@@ -84,6 +90,7 @@ struct bsrc_cuda_matrix {
   double          *h_x = nullptr, *h_y = nullptr;
   cudaEvent_t      piece_done[bsrc::staging_ring] = {};
   cudaEvent_t      split_mark  = nullptr; /* split product: "x staged and local product queued" / "ghost x staged" */
+  cudaStream_t     down_stream = nullptr; /* overlapped download of a page-locked out (multadd_host) */
   bool             have_events = false;
   bool             split_open  = false; /* bsrc_cuda_split_begin ran, bsrc_cuda_split_end not yet */
 
@@ -244,6 +251,11 @@ void destroy_events(bsrc_cuda_matrix *M)
   }
   if (M->split_mark) (void)cudaEventDestroy(M->split_mark);
   M->split_mark  = nullptr;
+  if (M->down_stream) {
+    (void)cudaStreamSynchronize(M->down_stream);
+    (void)cudaStreamDestroy(M->down_stream);
+  }
+  M->down_stream = nullptr;
   M->have_events = false;
 }
 
@@ -256,10 +268,11 @@ bsrc_cuda_status ensure_staging(bsrc_cuda_matrix *M)
     for (cudaEvent_t &e : M->piece_done)
       if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
     if (err == cudaSuccess) err = cudaEventCreateWithFlags(&M->split_mark, cudaEventDisableTiming);
+    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&M->down_stream, cudaStreamNonBlocking);
     if (err != cudaSuccess) {
       (void)cudaGetLastError();
       destroy_events(M);
-      return fail_cuda(sink(M), err, "staging events (cudaEventCreate)");
+      return fail_cuda(sink(M), err, "staging events and stream (cudaEventCreate, cudaStreamCreate)");
     }
     M->have_events = true;
   }
@@ -507,6 +520,20 @@ bsrc_cuda_status build_pieces(bsrc_cuda_matrix *M)
   return BSRC_CUDA_OK;
 }
 
+/* M->cfg[k] up to date for one of our kernels. */
+bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
+{
+  if (M->cfg_valid[k]) return BSRC_CUDA_OK;
+  const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return fail(sink(M), err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "launch configuration of %s (bs %lld, %d threads): %s (%s)", bsrc_cuda_kernel_names[k], (long long)M->bs,
+                M->threads_override[k], cudaGetErrorString(err), cudaGetErrorName(err));
+  }
+  M->cfg_valid[k] = true;
+  return BSRC_CUDA_OK;
+}
+
 /* Queues the product on stream s (M's own when null) on device arrays. */
 bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s = nullptr)
 {
@@ -514,15 +541,8 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
   if (k == BSRC_CUDA_KERNEL_AUTO) k = M->auto_kernel;
   if (M->nbrows == 0) return BSRC_CUDA_OK;
   if (is_own_kernel(k)) {
-    if (!M->cfg_valid[k]) {
-      const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
-      if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        return fail(sink(M), err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "launch configuration of %s (bs %lld, %d threads): %s (%s)",
-                    bsrc_cuda_kernel_names[k], (long long)M->bs, M->threads_override[k], cudaGetErrorString(err), cudaGetErrorName(err));
-      }
-      M->cfg_valid[k] = true;
-    }
+    const bsrc_cuda_status cs = configured(M, k);
+    if (cs != BSRC_CUDA_OK) return cs;
     const cudaError_t err = launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, s);
     if (err != cudaSuccess) return fail_cuda(sink(M), err, bsrc_cuda_kernel_names[k]);
     return BSRC_CUDA_OK;
@@ -746,6 +766,40 @@ extern "C" bsrc_cuda_kernel bsrc_cuda_auto_kernel(const bsrc_cuda_matrix *M)
   return M ? M->auto_kernel : BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
 }
 
+namespace bsrc {
+namespace {
+/* WARP_ROW into a page-locked out in overlap_chunks row ranges: range c's download (on the
+   download stream, after range c's product) overlaps the product of range c + 1, so of the
+   download only the last range's is not hidden. dx (and dy holding in, beta != 0) are queued on
+   M's stream already. Returns once out holds the result. */
+bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, double alpha, const double *dx, double beta, double *out)
+{
+  const bsrc_cuda_kernel k = BSRC_CUDA_KERNEL_WARP_ROW;
+  bsrc_cuda_status       s = configured(M, k);
+  if (s != BSRC_CUDA_OK) {
+    (void)cudaStreamSynchronize(M->stream);
+    return s;
+  }
+  double     *dy  = (double *)M->d_y.ptr;
+  cudaError_t err = cudaSuccess;
+  for (int c = 0; c < overlap_chunks && err == cudaSuccess; ++c) {
+    const bsrk_idx r0 = (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks), r1 = (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks);
+    const size_t   off = (size_t)r0 * (size_t)M->bs, n = (size_t)(r1 - r0) * (size_t)M->bs;
+    err = launch_row_range(view(M), M->cfg[k], r0, r1, alpha, dx, beta, dy, dy, M->stream);
+    if (err == cudaSuccess) err = cudaEventRecord(M->piece_done[c], M->stream);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(M->down_stream, M->piece_done[c], 0);
+    if (err == cudaSuccess && n > 0) err = cudaMemcpyAsync(out + off, dy + off, n * sizeof(double), cudaMemcpyDeviceToHost, M->down_stream);
+  }
+  const cudaError_t wait_down = cudaStreamSynchronize(M->down_stream);
+  if (err != cudaSuccess) return abandon(M, err, "overlapped product (host entry)");
+  err = cudaStreamSynchronize(M->stream); /* errors of the products surface here */
+  if (err == cudaSuccess) err = wait_down;
+  if (err != cudaSuccess) return abandon(M, err, "product (host entry)");
+  return BSRC_CUDA_OK;
+}
+} // namespace
+} // namespace bsrc
+
 extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out)
 {
   bsrc_cuda_status s = check_product_args(M, k, x, beta, in, out);
@@ -766,6 +820,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   cudaError_t err = stage_up(M, plan, dx, M->h_x, x, xbytes);
   if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, dy, M->h_y, in, ybytes);
   if (err != cudaSuccess) return abandon(M, err, "host-to-device copy of x / in");
+  if ((k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k) == BSRC_CUDA_KERNEL_WARP_ROW && ybytes >= overlap_min_bytes && page_locked(out, ybytes)) return overlapped_product(M, alpha, dx, beta, out);
   s = queue_product(M, k, alpha, dx, beta, dy, dy);
   if (s != BSRC_CUDA_OK) {
     (void)cudaStreamSynchronize(M->stream);
