@@ -472,6 +472,34 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
   (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 0);
 }
 
+/* x at an address that is 8 but not 16 bytes aligned (a device pointer into the middle of an array):
+   the bs 2 path loads x 16 bytes at a time only when x allows it. */
+void test_unaligned_x(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  const host_matrix A = random_matrix("unaligned_x", 300, 280, 2, 9, 0.1, rng);
+  if (!upload(M, A, case_name(A))) return;
+  const size_t        nx = (size_t)A.nbcols * 2, ny = (size_t)A.nbrows * 2;
+  std::vector<double> x(nx), in(ny, 0.0), out(ny);
+  for (double &v : x) v = uniform(rng, -1, 1);
+  double *dx = nullptr, *dy = nullptr;
+  if (cudaMalloc(&dx, (nx + 1) * sizeof(double)) != cudaSuccess || cudaMalloc(&dy, ny * sizeof(double)) != cudaSuccess) {
+    failf("unaligned_x", "cudaMalloc");
+    cudaFree(dx);
+    return;
+  }
+  (void)cudaMemcpy(dx + 1, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice);
+  for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID}) {
+    const std::string name = case_name(A) + "/x 8-byte aligned/" + bsrc_cuda_kernel_names[k];
+    std::string       why;
+    if (bsrc_cuda_multadd_device(M, k, 1.5, dx + 1, 0.0, nullptr, dy) != BSRC_CUDA_OK) failf(name, "%s", bsrc_cuda_last_error(M));
+    else if (cudaMemcpy(out.data(), dy, ny * sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess) failf(name, "cudaMemcpy");
+    else if (!compare(A, 1.5, x, 0.0, in, out, why)) failf(name, "%s", why.c_str());
+    else pass(name);
+  }
+  cudaFree(dx);
+  cudaFree(dy);
+}
+
 /* set_values again (same structure), then set_structure + set_values with another matrix. */
 void test_updates(bsrc_cuda_matrix *M, rng_t &rng)
 {
@@ -881,6 +909,7 @@ int main()
     test_task_counts(M, rng);
     test_thread_counts(M, rng);
     test_hybrid(M, rng);
+    test_unaligned_x(M, rng);
     test_updates(M, rng);
     test_auto_choice(M, rng);
     test_host_staging(M, rng);

@@ -477,7 +477,23 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
     double    acc[kPad];
 #pragma unroll
     for (int q = 0; q < kPad; ++q) acc[q] = 0.0;
-    for_each_item_unrolled<kUnroll>(s, e, bs, lane, L, [&](bsrk_idx k, int c) {
+    if constexpr (BS == 2) {
+      /* 2x2 blocks: a lane takes a whole block (32 contiguous bytes, two 16-byte loads, one column
+         index, x as one 16-byte load when x is 16-byte aligned), not one column: fewer loads per
+         byte, and a group's step covers L x 32 contiguous bytes (H100: 27-point bs 2 stencil with
+         the launch bound below 0.1112 ms, regular bs 2 rows 0.1285 -> 0.1221, power-law 0.1693 ->
+         0.1529) */
+      const bool x16 = (reinterpret_cast<uintptr_t>(a.x) & 15) == 0; /* the same for every thread */
+      for_each_item_unrolled<1>(s, e, 1, lane, L, [&](bsrk_idx k, int) {
+        const bsrk_idx col = __ldg(a.colidx + k);
+        const double2  xv  = x16 ? __ldg(reinterpret_cast<const double2 *>(a.x) + col) : make_double2(__ldg(a.x + 2 * (int64_t)col), __ldg(a.x + 2 * (int64_t)col + 1));
+        const double2 *v   = reinterpret_cast<const double2 *>(a.values + (int64_t)k * 4);
+        const double2  c0  = load_value<streams<4, L>()>(v, a.stream_values), c1 = load_value<streams<4, L>()>(v + 1, a.stream_values);
+        acc[0] += c0.x * xv.x + c1.x * xv.y;
+        acc[1] += c0.y * xv.x + c1.y * xv.y;
+      });
+    } else
+      for_each_item_unrolled<kUnroll>(s, e, bs, lane, L, [&](bsrk_idx k, int c) {
       accumulate_column<BS, kPad, streams<BS, L>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c), a.stream_values);
     });
     const reduce_scatter<kPad, L> red(acc, lane);
@@ -490,7 +506,7 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
 }
 
 template <int BS, int L>
-__global__ void warp_row_kernel(const product_args a)
+__device__ __forceinline__ void warp_row_body(const product_args &a)
 {
   static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
   const int bs             = block_size<BS>(a);
@@ -509,11 +525,10 @@ __global__ void warp_row_kernel(const product_args a)
    HYBRID (see the top of the file): thread blocks [0, piece_grid) take the pieces of the long
    rows, a warp each, and write each piece's row sums to piece_sum; the others take the remaining
    rows as WARP_ROW does. The branch is the same for a whole thread block. piece_fixup_kernel then
-   adds each long row's pieces. The launch bound keeps every instantiation launchable with 1024
-   threads (64 registers a thread): only the generic block size needed more (72).
+   adds each long row's pieces.
    --------------------------------------------------------------------------------------------- */
 template <int BS, int L>
-__global__ void __launch_bounds__(1024) hybrid_kernel(const product_args a)
+__device__ __forceinline__ void hybrid_body(const product_args &a)
 {
   static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
   const int bs = block_size<BS>(a);
@@ -539,6 +554,32 @@ __global__ void __launch_bounds__(1024) hybrid_kernel(const product_args a)
     s = e = 0;
   }
   group_segment<BS, L>(a, bs, s, e, threadIdx.x % L, active, [&](int r, double sum) { store_result(a, row * bs + r, sum); });
+}
+
+/* The kernels around the two bodies, with and without a launch bound of 1024 threads. The bound caps
+   a thread at 64 registers, which the generic block size of HYBRID needs to launch with 1024 threads
+   (it used 72), and it changes the code ptxas schedules even where fewer registers are used:
+   measured on an H100, 27-point bs 2 stencil 0.1176 -> 0.1112 ms with it, but 7-point bs 3 0.1093 ->
+   0.1237 and 27-point bs 3 0.0939 -> 0.0964 ms. The tables below say which sizes take them. */
+template <int BS, int L>
+__global__ void warp_row_kernel(const product_args a)
+{
+  warp_row_body<BS, L>(a);
+}
+template <int BS, int L>
+__global__ void __launch_bounds__(1024) warp_row_kernel_bounded(const product_args a)
+{
+  warp_row_body<BS, L>(a);
+}
+template <int BS, int L>
+__global__ void hybrid_kernel(const product_args a)
+{
+  hybrid_body<BS, L>(a);
+}
+template <int BS, int L>
+__global__ void __launch_bounds__(1024) hybrid_kernel_bounded(const product_args a)
+{
+  hybrid_body<BS, L>(a);
 }
 
 /* out[row] = alpha * (sum of the row's pieces, in order) + beta * in[row] for every long row: a warp
@@ -593,17 +634,22 @@ __global__ void scale_kernel(int64_t n, double alpha, double beta, const double 
 using product_kernel = void (*)(product_args);
 
 #define BSRC_BS_TABLE(kernel) {kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>, kernel<8>, kernel<0>}
-#define BSRC_LANES_TABLE(kernel, L) \
-  {kernel<1, L>, kernel<2, L>, kernel<3, L>, kernel<4, L>, kernel<5, L>, kernel<6, L>, kernel<7, L>, kernel<8, L>, kernel<0, L>}
+/* Which sizes take the bounded kernels (see warp_row_kernel_bounded): WARP_ROW bs 2 and the generic
+   size; HYBRID every even size (bs 4 power-law rows: 0.1071 ms bounded, 0.1099 not) and the generic. */
+#define BSRC_WARP_ROW_TABLE(L) \
+  {warp_row_kernel<1, L>, warp_row_kernel_bounded<2, L>, warp_row_kernel<3, L>, warp_row_kernel<4, L>, warp_row_kernel<5, L>, warp_row_kernel<6, L>, warp_row_kernel<7, L>, warp_row_kernel<8, L>, warp_row_kernel_bounded<0, L>}
+#define BSRC_HYBRID_TABLE(L) \
+  {hybrid_kernel<1, L>, hybrid_kernel_bounded<2, L>, hybrid_kernel<3, L>, hybrid_kernel_bounded<4, L>, hybrid_kernel<5, L>, hybrid_kernel_bounded<6, L>, hybrid_kernel<7, L>, hybrid_kernel_bounded<8, L>, hybrid_kernel_bounded<0, L>}
 
 /* Order: BSRC_CUDA_KERNEL_ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_VECTOR_UNROLLED. */
 const product_kernel task_kernels[4][kBsSlots] = {BSRC_BS_TABLE(rowmajor_shared_kernel), BSRC_BS_TABLE(thread_private_kernel), BSRC_BS_TABLE(team_scalar_kernel), BSRC_BS_TABLE(vector_unrolled_kernel)};
 /* Lanes 4, 8, 16, 32. */
-const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_LANES_TABLE(warp_row_kernel, 4), BSRC_LANES_TABLE(warp_row_kernel, 8), BSRC_LANES_TABLE(warp_row_kernel, 16), BSRC_LANES_TABLE(warp_row_kernel, 32)};
-const product_kernel hybrid_kernels[4][kBsSlots]   = {BSRC_LANES_TABLE(hybrid_kernel, 4), BSRC_LANES_TABLE(hybrid_kernel, 8), BSRC_LANES_TABLE(hybrid_kernel, 16), BSRC_LANES_TABLE(hybrid_kernel, 32)};
+const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_WARP_ROW_TABLE(4), BSRC_WARP_ROW_TABLE(8), BSRC_WARP_ROW_TABLE(16), BSRC_WARP_ROW_TABLE(32)};
+const product_kernel hybrid_kernels[4][kBsSlots]   = {BSRC_HYBRID_TABLE(4), BSRC_HYBRID_TABLE(8), BSRC_HYBRID_TABLE(16), BSRC_HYBRID_TABLE(32)};
 
 #undef BSRC_BS_TABLE
-#undef BSRC_LANES_TABLE
+#undef BSRC_WARP_ROW_TABLE
+#undef BSRC_HYBRID_TABLE
 
 int bs_slot(bsrk_idx bs)
 {
