@@ -47,7 +47,7 @@ typedef enum {
   MAT_BSRCUSTOM_CUDA_KERNEL_TEAM_SCALAR,     /* kernel 3 */
   MAT_BSRCUSTOM_CUDA_KERNEL_VECTOR_UNROLLED, /* kernel 4 */
   MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW,        /* short block rows: a (sub-)warp per block row */
-  MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID           /* uneven rows: tasks; short segments a group of lanes each, long ones the thread block */
+  MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID           /* uneven rows: short rows a group of lanes each, long ones cut into pieces of a warp each */
 } MatBSRCustomCUDAKernel;
 PETSC_EXTERN const char *const MatBSRCustomCUDAKernels[];
 

@@ -36,7 +36,7 @@ typedef enum {
   BSRC_CUDA_KERNEL_TEAM_SCALAR,      /* thesis kernel 3: team-based scalar accumulation */
   BSRC_CUDA_KERNEL_VECTOR_UNROLLED,  /* thesis kernel 4: vector accumulation, loops unrolled over bs */
   BSRC_CUDA_KERNEL_WARP_ROW,         /* short block rows: a (sub-)warp per block row */
-  BSRC_CUDA_KERNEL_HYBRID,           /* uneven rows: tasks; short segments a group of lanes each, long ones the thread block */
+  BSRC_CUDA_KERNEL_HYBRID,           /* uneven rows: short rows a group of lanes each, long ones cut into pieces of a warp each */
   BSRC_CUDA_KERNEL_CUSPARSE_BSRMV,   /* baseline: cusparseDbsrmv, column-major blocks (BAIJ's layout) */
   BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR,/* baseline: cusparseSpMV with a BSR descriptor */
   BSRC_CUDA_KERNEL_COUNT
@@ -108,12 +108,12 @@ bsrk_idx         bsrc_cuda_task_count(const bsrc_cuda_matrix *M); /* tasks in us
 /* Threads per thread block for one of our kernels (ROWMAJOR_SHARED .. LAST_OWN); 0 = the launch
    heuristic's default. A multiple of 32 in [32, 1024]. */
 bsrc_cuda_status bsrc_cuda_set_threads(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int threads);
-/* Lanes per block row of WARP_ROW, or per short segment of HYBRID: 4, 8, 16 or 32; 0 = chosen from
+/* Lanes per block row of WARP_ROW, or per short block row of HYBRID: 4, 8, 16 or 32; 0 = chosen from
    the row lengths (the default). For tuning and benchmarks. */
 bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int lanes);
 /* The launch that kernel k (AUTO resolved) gets on this matrix: threads per thread block, grid
    size, resident thread blocks per multiprocessor, and lanes per block row (WARP_ROW) or per
-   short segment (HYBRID); else 0.
+   short block row (HYBRID); else 0.
    Valid after set_structure; for cuSPARSE kernels all are 0. Any output pointer may be NULL. */
 bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int *threads, int *grid, int *blocks_per_sm, int *lanes);
 

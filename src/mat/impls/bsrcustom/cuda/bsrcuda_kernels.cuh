@@ -58,7 +58,7 @@ struct launch_config {
   int    threads;       /* per thread block */
   int    grid;          /* thread blocks */
   int    blocks_per_sm; /* resident thread blocks per multiprocessor (occupancy API) */
-  int    lanes;         /* WARP_ROW: lanes per block row; HYBRID: per short segment; else 0 */
+  int    lanes;         /* WARP_ROW: lanes per block row; HYBRID: per short block row; else 0 */
   int64_t piece_grid;  /* HYBRID: thread blocks that take the pieces of long rows */
   size_t shared_bytes;  /* dynamic shared memory per thread block */
 };

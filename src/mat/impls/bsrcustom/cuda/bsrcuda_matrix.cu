@@ -454,7 +454,7 @@ bsrc_cuda_status check_product_args(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, con
   return BSRC_CUDA_OK;
 }
 
-/* Lanes per row (WARP_ROW) or per short segment (HYBRID): the override, else the matrix's choice. */
+/* Lanes per row (WARP_ROW) or per short row (HYBRID): the override, else the matrix's choice. */
 int lanes_of(const bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
 {
   if (M->lanes_override[k] > 0) return M->lanes_override[k];
