@@ -30,8 +30,9 @@
    "default" the built-in ones), against the kernel alone (events) and the pinned cudaMemcpy
    bandwidth for the same byte counts: bound = kernel + bytes moved / pinned bandwidth.
 
-   Usage: bench_cuda [--reps N] [--only LIST] [--quick] [--no-sweep] [--sweep-all] [--csv FILE] [--json FILE]
-                     [--jacobian FILE[:bs]] [--staging]
+   Usage: bench_cuda [--reps N] [--warmup N] [--only LIST] [--quick] [--no-sweep] [--sweep-all] [--csv FILE]
+                     [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]
+   (--warmup 0 --reps 1 under a profiler: each product then runs twice, its check and one timed call)
 */
 #include <cuda_runtime.h>
 
@@ -494,7 +495,7 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
 
   std::vector<product> products = {
     {"rowmajor_shared", OWN, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED}, {"thread_private", OWN, BSRC_CUDA_KERNEL_THREAD_PRIVATE}, {"team_scalar", OWN, BSRC_CUDA_KERNEL_TEAM_SCALAR},
-    {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW},           {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID},
+    {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW},           {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID}, {"segmented", OWN, BSRC_CUDA_KERNEL_SEGMENTED},
     {"auto", OWN, BSRC_CUDA_KERNEL_AUTO},
     {"cusparse_bsrmv_col", CUSP_BSRMV_COL, BSRC_CUDA_KERNEL_AUTO},   {"cusparse_bsrmv_row", CUSP_BSRMV_ROW, BSRC_CUDA_KERNEL_AUTO},  {"cusparse_spmv_bsr", CUSP_SPMV_BSR, BSRC_CUDA_KERNEL_AUTO},
     {"cusparse_spmv_csr_alg1", CUSP_CSR1, BSRC_CUDA_KERNEL_AUTO},    {"cusparse_spmv_csr_alg2", CUSP_CSR2, BSRC_CUDA_KERNEL_AUTO}};
@@ -891,6 +892,7 @@ int main(int argc, char **argv)
     const std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, atoi(argv[++i]));
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
+    else if (a == "--warmup" && i + 1 < argc) o.warmup = std::max(0, atoi(argv[++i]));
     else if (a == "--quick") o.quick = true;
     else if (a == "--no-sweep") o.sweep = false;
     else if (a == "--sweep-all") o.sweep_all = true;
@@ -900,7 +902,7 @@ int main(int argc, char **argv)
     else if (a == "--staging") o.staging = true;
     else if (a == "--describe") o.describe = true;
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--only LIST] [--quick] [--no-sweep] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--only LIST] [--quick] [--no-sweep] [--sweep-all] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]\n", argv[0]);
       return 2;
     }
   }

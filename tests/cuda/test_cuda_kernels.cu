@@ -470,6 +470,60 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
     else pass(name);
   }
   (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 0);
+  /* 16 rows of 100 blocks, then 3 short ones: with 4 lanes every row of the first two warps' groups
+     is long (no group in the work list, only pieces), with 32 lanes none is */
+  std::vector<std::vector<bsrk_idx>> longs(19);
+  for (size_t i = 0; i < longs.size(); ++i)
+    for (bsrk_idx j = 0; j < (i < 16 ? 100 : 5); ++j) longs[i].push_back((bsrk_idx)(i * 3 + j * 2));
+  const host_matrix G = from_rows("long_groups", 400, 1, longs, rng);
+  if (!upload(M, G, case_name(G))) return;
+  for (int l : {4, 32}) {
+    const std::string name = case_name(G) + "/hybrid/lanes=" + std::to_string(l);
+    std::string       why;
+    if (bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, l) != BSRC_CUDA_OK) failf(name, "set_lanes: %s", bsrc_cuda_last_error(M));
+    else if (!check_product(M, G, BSRC_CUDA_KERNEL_HYBRID, rng, why)) failf(name, "%s", why.c_str());
+    else pass(name);
+  }
+  (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 0);
+}
+
+/* SEGMENTED's strips and pieces: for bs 1, 2 (a block per item) and 3 (a column per item: the long
+   threshold is 170 blocks there), rows at and past the long threshold (512 items) between short ones,
+   runs of more than 32 short rows (a strip holds 32), empty rows alone, in runs and at the ends, a row
+   of many pieces, rows ending exactly at a step's end; beta 0 and 1 (check_product runs both), and
+   1024 threads per block. */
+void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  const bsrk_idx lengths[] = {0, 1, 2, 31, 32, 33, 170, 171, 511, 512, 513, 0, 0, 1024, 1025, 5000, 3, 0};
+  for (bsrk_idx bs : {1, 2, 3}) {
+    std::vector<std::vector<bsrk_idx>> rows;
+    for (int rep = 0; rep < 3; ++rep) {
+      for (bsrk_idx n : lengths) {
+        rows.emplace_back();
+        for (bsrk_idx j = 0; j < n; ++j) rows.back().push_back((bsrk_idx)((rows.size() * 37 + j * 7) % 6000));
+        std::sort(rows.back().begin(), rows.back().end());
+        rows.back().erase(std::unique(rows.back().begin(), rows.back().end()), rows.back().end());
+      }
+      for (int i = 0; i < 70; ++i) rows.push_back({(bsrk_idx)(i * 11 % 6000), (bsrk_idx)(i * 11 % 6000 + 1)}); /* 70 short rows: three strips */
+    }
+    const host_matrix E = from_rows("strip_edges", 6000, bs, rows, rng);
+    if (!upload(M, E, case_name(E))) continue;
+    for (int t : {0, 1024}) {
+      const std::string name = case_name(E) + "/segmented/threads=" + std::to_string(t);
+      std::string       why;
+      if (bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_SEGMENTED, t) != BSRC_CUDA_OK) failf(name, "set_threads: %s", bsrc_cuda_last_error(M));
+      else if (!check_product(M, E, BSRC_CUDA_KERNEL_SEGMENTED, rng, why)) failf(name, "%s", why.c_str());
+      else pass(name);
+    }
+    (void)bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_SEGMENTED, 0);
+  }
+  /* only empty rows */
+  const host_matrix Z = from_rows("all_empty", 50, 2, std::vector<std::vector<bsrk_idx>>(40), rng);
+  if (upload(M, Z, case_name(Z))) {
+    std::string why;
+    if (!check_product(M, Z, BSRC_CUDA_KERNEL_SEGMENTED, rng, why)) failf(case_name(Z) + "/segmented", "%s", why.c_str());
+    else pass(case_name(Z) + "/segmented");
+  }
 }
 
 /* x at an address that is 8 but not 16 bytes aligned (a device pointer into the middle of an array):
@@ -488,7 +542,7 @@ void test_unaligned_x(bsrc_cuda_matrix *M, rng_t &rng)
     return;
   }
   (void)cudaMemcpy(dx + 1, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice);
-  for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID}) {
+  for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID, BSRC_CUDA_KERNEL_SEGMENTED}) {
     const std::string name = case_name(A) + "/x 8-byte aligned/" + bsrc_cuda_kernel_names[k];
     std::string       why;
     if (bsrc_cuda_multadd_device(M, k, 1.5, dx + 1, 0.0, nullptr, dy) != BSRC_CUDA_OK) failf(name, "%s", bsrc_cuda_last_error(M));
@@ -909,6 +963,7 @@ int main()
     test_task_counts(M, rng);
     test_thread_counts(M, rng);
     test_hybrid(M, rng);
+    test_segmented(M, rng);
     test_unaligned_x(M, rng);
     test_updates(M, rng);
     test_auto_choice(M, rng);

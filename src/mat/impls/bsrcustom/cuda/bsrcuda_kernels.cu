@@ -33,7 +33,16 @@
    pieces of kPieceColumns columns, a warp each, whose partial sums a second pass adds per row in
    piece order (deterministic). For rows of very uneven lengths (power-law): the short rows keep the
    WARP_ROW pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The
-   pieces are built on the host at set_structure (bsrcuda_matrix.cu).
+   pieces are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a
+   work list in row order (a group of rows, or a piece), so that the warps running together read
+   nearby parts of x (with the pieces first, power-law rows with bs 1 read 549 instead of 491 MB from
+   DRAM and took 0.259 instead of 0.237 ms, H100).
+
+   SEGMENTED: a warp per strip of up to 32 consecutive short rows, walked as one run of items (32 a
+   step, every lane busy whatever the row lengths), the per-row sums taken by a segmented scan over
+   the warp; long rows in pieces as in HYBRID, in the same row-ordered list. It keeps every lane busy
+   but executes about twice the instructions of WARP_ROW; measured on an H100 it ties HYBRID on
+   power-law rows with bs 1 and is slower elsewhere, so AUTO does not pick it.
 
    Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
@@ -47,7 +56,6 @@
 namespace bsrc {
 namespace {
 
-constexpr int kWarpSize       = 32;
 constexpr int kGenericRows    = 8;   /* accumulators per pass when bs is a run-time value (thesis: ROWS_AT_ONCE = 8) */
 constexpr int kSpecialisedMax = 8;   /* block sizes 1..8 have their own instantiations */
 constexpr int kBsSlots        = kSpecialisedMax + 1; /* + the generic one */
@@ -75,11 +83,13 @@ struct product_args {
   bsrk_idx        ntasks;
   const bsrk_idx *block_begin, *row_begin, *head_row;
   double         *carry;
-  /* HYBRID only: pieces of the long rows (a warp each, in the first piece_grid thread blocks) */
-  int64_t         piece_grid;
+  /* HYBRID and SEGMENTED: the kernel's pieces of long rows (pieces_view) and its warps' work in row
+     order (tasks_view: hybrid_work, or the strips with work_end) */
   bsrk_idx        npieces, row_long_blocks, piece_blocks;
   const bsrk_idx *piece_row, *piece_start;
   double         *piece_sum;
+  bsrk_idx        nwork;
+  const bsrk_idx *work, *work_end;
   bool            stream_values; /* load_value: the matrix is small enough for evict-first loads */
   double          alpha, beta;
   const double   *x;
@@ -522,38 +532,149 @@ __device__ __forceinline__ void warp_row_body(const product_args &a)
 }
 
 /* ---------------------------------------------------------------------------------------------
-   HYBRID (see the top of the file): thread blocks [0, piece_grid) take the pieces of the long
-   rows, a warp each, and write each piece's row sums to piece_sum; the others take the remaining
-   rows as WARP_ROW does. The branch is the same for a whole thread block. piece_fixup_kernel then
-   adds each long row's pieces.
+   HYBRID (see the top of the file): each warp takes one item of the row-ordered work list: a piece
+   of a long row (its row sums to piece_sum) or a group of consecutive rows as WARP_ROW takes them.
+   The branch is the same for a whole warp. piece_fixup_kernel then adds each long row's pieces.
    --------------------------------------------------------------------------------------------- */
+/* Piece p of a long row (HYBRID, SEGMENTED) by one warp: its row sums to piece_sum, or straight to out
+   for a row of one piece. */
+template <int BS>
+__device__ __forceinline__ void piece_body(const product_args &a, int bs, int64_t p)
+{
+  const bsrk_idx row    = a.piece_row[p];
+  const bsrk_idx s      = a.piece_start[p];
+  const bsrk_idx e      = min(s + a.piece_blocks, a.rowptr[row + 1]);
+  const bool     whole  = s == a.rowptr[row] && e == a.rowptr[row + 1]; /* a row of one piece: no fix-up */
+  group_segment<BS, kWarpSize>(a, bs, s, e, threadIdx.x % kWarpSize, true, [&](int r, double sum) {
+    if (whole) store_result(a, (int64_t)row * bs + r, sum);
+    else a.piece_sum[p * bs + r] = sum;
+  });
+}
+
 template <int BS, int L>
 __device__ __forceinline__ void hybrid_body(const product_args &a)
 {
   static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
-  const int bs = block_size<BS>(a);
-  if ((int64_t)blockIdx.x < a.piece_grid) {
-    const int64_t  p      = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
-    const bool     active = p < a.npieces;
-    const bsrk_idx row    = active ? a.piece_row[p] : 0;
-    const bsrk_idx s      = active ? a.piece_start[p] : 0;
-    const bsrk_idx e      = active ? min(s + a.piece_blocks, a.rowptr[row + 1]) : 0;
-    const bool     whole  = active && s == a.rowptr[row] && e == a.rowptr[row + 1]; /* a row of one piece: no fix-up */
-    group_segment<BS, kWarpSize>(a, bs, s, e, threadIdx.x % kWarpSize, active, [&](int r, double sum) {
-      if (whole) store_result(a, (int64_t)row * bs + r, sum);
-      else a.piece_sum[p * bs + r] = sum;
-    });
+  const int     bs = block_size<BS>(a);
+  const int64_t w  = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  if (w >= a.nwork) return; /* the whole warp */
+  const bsrk_idx item = a.work[w];
+  if (item < 0) {
+    piece_body<BS>(a, bs, -1 - (int64_t)item);
     return;
   }
-  const int64_t row    = (int64_t)(blockIdx.x - a.piece_grid) * (blockDim.x / L) + threadIdx.x / L;
+  /* kWarpSize / L consecutive rows from `item`, a group of L lanes each; long rows are left to their
+     pieces (a group made only of long rows has no work item) */
+  const int64_t row    = (int64_t)item + (threadIdx.x % kWarpSize) / L;
   bool          active = row < a.nbrows;
   bsrk_idx      s      = active ? a.rowptr[row] : 0;
   bsrk_idx      e      = active ? a.rowptr[row + 1] : 0;
-  if (e - s > a.row_long_blocks) { /* a long row: its pieces have it */
+  if (e - s > a.row_long_blocks) {
     active = false;
     s = e = 0;
   }
   group_segment<BS, L>(a, bs, s, e, threadIdx.x % L, active, [&](int r, double sum) { store_result(a, row * bs + r, sum); });
+}
+
+/* ---------------------------------------------------------------------------------------------
+   SEGMENTED: a warp per strip of consecutive short rows (built on the host: at most kStripRows
+   rows, kStripItems items). The warp walks the strip's items as one run, 32 consecutive items a
+   step, so every lane has work whatever the row lengths (a group of lanes per row idles when its
+   row is short or shorter than its neighbours'). Each step's products are summed per row by a
+   segmented inclusive scan over the warp (log2(32) shuffles per accumulator, the row starts of the
+   step as a bit mask), and lane i, which holds row i of the strip, picks up the running sum of the
+   last item of its row in the step. Lane i stores row i, so the stores of a strip are contiguous.
+   --------------------------------------------------------------------------------------------- */
+template <int BS>
+__device__ __forceinline__ void segmented_body(const product_args &a)
+{
+  const int bs = block_size<BS>(a);
+  /* the work item is the same for the whole warp: a warp past the last leaves as a whole */
+  const int64_t w = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  if (w >= a.nwork) return;
+  if (a.work[w] < 0) {
+    piece_body<BS>(a, bs, -1 - (int64_t)a.work[w]);
+    return;
+  }
+  constexpr unsigned kFull   = 0xffffffffu;
+  constexpr int      kAcc    = BS == 1 ? 1 : BS == 2 ? 2 : accumulators<BS>();
+  /* steps whose items are loaded ahead: 2 for bs 1 and 2 (H100, power-law rows bs 1: 1 step 0.268 ms,
+     2 steps 0.249, 4 0.269, 8 0.281), and 2 for bs 3-4, 1 for larger blocks (their registers) */
+  constexpr int kUnroll = kAcc <= 4 ? 2 : 1;
+  const int          lane    = threadIdx.x % kWarpSize;
+  const int          per     = strip_items_per_block(bs); /* items per block */
+  const bsrk_idx     r0      = a.work[w];
+  const int          m       = (int)(a.work_end[w] - r0);
+  const bool         has_row = lane < m;
+  const bsrk_idx     rb      = has_row ? a.rowptr[r0 + lane] : 0, re = has_row ? a.rowptr[r0 + lane + 1] : 0;
+  /* the strip's items [ib, ie), row i's [rb_i * per, re_i * per) */
+  const int64_t ib = (int64_t)__shfl_sync(kFull, rb, 0) * per, ie = (int64_t)__shfl_sync(kFull, re, m - 1) * per;
+  const int64_t row_ib = (int64_t)rb * per, row_ie = (int64_t)re * per;
+  const bool    x16 = (reinterpret_cast<uintptr_t>(a.x) & 15) == 0; /* bs 2: x as 16-byte loads when aligned */
+  const int passes_end = BS == 1 || BS == 2 ? 1 : bs;
+  for (int r0p = 0; r0p < passes_end; r0p += kAcc) { /* passes: several for the generic size only */
+    const int nr = BS == 1 ? 1 : BS == 2 ? 2 : rows_in_pass<BS>(bs, r0p);
+    double    row_sum[kAcc];
+#pragma unroll
+    for (int q = 0; q < kAcc; ++q) row_sum[q] = 0.0;
+    /* kUnroll steps' items are loaded before the first is summed: the scans' shuffles would
+       otherwise keep a warp's next loads waiting */
+    for (int64_t base0 = ib; base0 < ie; base0 += kUnroll * kWarpSize) {
+      double v[kUnroll][kAcc];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int q = 0; q < kAcc; ++q) v[u][q] = 0.0;
+        const int64_t i = base0 + u * kWarpSize + lane;
+        if (i >= ie) continue;
+        if constexpr (BS == 1) {
+          v[u][0] = load_value<true>(a.values + i, a.stream_values) * __ldg(a.x + __ldg(a.colidx + i));
+        } else if constexpr (BS == 2) {
+          const bsrk_idx col = __ldg(a.colidx + i);
+          const double2  xv  = x16 ? __ldg(reinterpret_cast<const double2 *>(a.x) + col) : make_double2(__ldg(a.x + 2 * (int64_t)col), __ldg(a.x + 2 * (int64_t)col + 1));
+          const double2 *bv  = reinterpret_cast<const double2 *>(a.values + i * 4);
+          const double2  c0 = load_value<true>(bv, a.stream_values), c1 = load_value<true>(bv + 1, a.stream_values);
+          v[u][0] = c0.x * xv.x + c1.x * xv.y;
+          v[u][1] = c0.y * xv.x + c1.y * xv.y;
+        } else {
+          const int64_t k = i / bs;
+          const int     c = (int)(i - k * bs);
+          accumulate_column<BS, kAcc, true>(v[u], a.values + (i * bs) + r0p, nr, x_entry(a, bs, (bsrk_idx)k, c), a.stream_values);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t base = base0 + u * kWarpSize;
+        if (base >= ie) break; /* the same for the whole warp */
+        /* rows starting inside this step (after its first item): bit j for item base + j */
+        const int64_t  h     = row_ib - base;
+        const unsigned heads = __reduce_or_sync(kFull, has_row && row_ie > row_ib && h > 0 && h < kWarpSize ? 1u << (int)h : 0u);
+        const unsigned upto  = heads & (kFull >> (kWarpSize - 1 - lane)); /* starts at or before this lane */
+        const int      seg   = upto ? kWarpSize - 1 - __clz(upto) : 0;    /* where this lane's row starts in the step */
+#pragma unroll
+        for (int d = 1; d < kWarpSize; d *= 2) {
+#pragma unroll
+          for (int q = 0; q < kAcc; ++q) {
+            const double t = __shfl_up_sync(kFull, v[u][q], d);
+            if (lane - d >= seg) v[u][q] += t;
+          }
+        }
+        /* lane i: the running sum at its row's last item in this step, if the row has items here */
+        const bool mine = has_row && row_ib < base + kWarpSize && row_ie > base && row_ie > row_ib;
+        const int  src  = mine ? (int)(min(row_ie, base + kWarpSize) - 1 - base) : lane;
+#pragma unroll
+        for (int q = 0; q < kAcc; ++q) {
+          const double t = __shfl_sync(kFull, v[u][q], src);
+          if (mine) row_sum[q] += t;
+        }
+      }
+    }
+    if (has_row) {
+#pragma unroll
+      for (int q = 0; q < kAcc; ++q)
+        if (q < nr) store_result(a, ((int64_t)r0 + lane) * bs + r0p + q, row_sum[q]);
+    }
+  }
 }
 
 /* The kernels around the two bodies, with and without a launch bound of 1024 threads. The bound caps
@@ -580,6 +701,17 @@ template <int BS, int L>
 __global__ void __launch_bounds__(1024) hybrid_kernel_bounded(const product_args a)
 {
   hybrid_body<BS, L>(a);
+}
+
+template <int BS>
+__global__ void segmented_kernel(const product_args a)
+{
+  segmented_body<BS>(a);
+}
+template <int BS>
+__global__ void __launch_bounds__(1024) segmented_kernel_bounded(const product_args a)
+{
+  segmented_body<BS>(a);
 }
 
 /* out[row] = alpha * (sum of the row's pieces, in order) + beta * in[row] for every long row: a warp
@@ -646,6 +778,9 @@ const product_kernel task_kernels[4][kBsSlots] = {BSRC_BS_TABLE(rowmajor_shared_
 /* Lanes 4, 8, 16, 32. */
 const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_WARP_ROW_TABLE(4), BSRC_WARP_ROW_TABLE(8), BSRC_WARP_ROW_TABLE(16), BSRC_WARP_ROW_TABLE(32)};
 const product_kernel hybrid_kernels[4][kBsSlots]   = {BSRC_HYBRID_TABLE(4), BSRC_HYBRID_TABLE(8), BSRC_HYBRID_TABLE(16), BSRC_HYBRID_TABLE(32)};
+/* bs 7, 8 and the generic size need more than 64 registers unbounded (66-72): bounded, so that 1024
+   threads per block launch. */
+const product_kernel segmented_kernels[kBsSlots] = {segmented_kernel<1>, segmented_kernel<2>, segmented_kernel<3>, segmented_kernel<4>, segmented_kernel<5>, segmented_kernel<6>, segmented_kernel_bounded<7>, segmented_kernel_bounded<8>, segmented_kernel_bounded<0>};
 
 #undef BSRC_BS_TABLE
 #undef BSRC_WARP_ROW_TABLE
@@ -665,6 +800,7 @@ product_kernel select_kernel(bsrc_cuda_kernel k, bsrk_idx bs, int lanes)
 {
   if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[lanes_slot(lanes)][bs_slot(bs)];
   if (k == BSRC_CUDA_KERNEL_HYBRID) return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
+  if (k == BSRC_CUDA_KERNEL_SEGMENTED) return segmented_kernels[bs_slot(bs)];
   return task_kernels[k - BSRC_CUDA_KERNEL_ROWMAJOR_SHARED][bs_slot(bs)];
 }
 
@@ -675,6 +811,7 @@ size_t shared_bytes(bsrc_cuda_kernel k, bsrk_idx bs, int threads)
   case BSRC_CUDA_KERNEL_THREAD_PRIVATE:
     return (size_t)(threads / kWarpSize) * (size_t)(bs <= kSpecialisedMax ? bs : kGenericRows) * sizeof(double);
   case BSRC_CUDA_KERNEL_WARP_ROW:
+  case BSRC_CUDA_KERNEL_SEGMENTED:
     return 0;
   default:
     return (size_t)bs * sizeof(double);
@@ -779,6 +916,7 @@ int default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row)
   }
   case BSRC_CUDA_KERNEL_HYBRID:
   case BSRC_CUDA_KERNEL_WARP_ROW:
+  case BSRC_CUDA_KERNEL_SEGMENTED:
   default:
     return 128;
   }
@@ -802,19 +940,20 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
 
-  int64_t grid, piece_grid = 0;
+  int64_t grid;
   if (k == BSRC_CUDA_KERNEL_WARP_ROW) grid = ceil_div(A.nbrows, threads / lanes);
   else if (k == BSRC_CUDA_KERNEL_HYBRID) {
-    if (T.pieces_lanes != lanes) return cudaErrorInvalidValue; /* pieces built for other lanes */
-    piece_grid = ceil_div(T.npieces, threads / kWarpSize);
-    grid       = piece_grid + ceil_div(A.nbrows, threads / lanes);
+    if (T.hybrid.lanes != lanes) return cudaErrorInvalidValue; /* work built for other lanes */
+    grid = ceil_div(T.hybrid_nwork, threads / kWarpSize);
+    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
+  } else if (k == BSRC_CUDA_KERNEL_SEGMENTED) {
+    grid = ceil_div(T.nstrips, threads / kWarpSize);
     if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
   } else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
   cfg->threads       = threads;
   cfg->grid          = (int)std::max<int64_t>(1, std::min<int64_t>(grid, INT_MAX));
   cfg->blocks_per_sm = per_sm;
   cfg->lanes         = has_lanes(k) ? lanes : 0;
-  cfg->piece_grid    = piece_grid;
   cfg->shared_bytes  = shared;
   return cudaSuccess;
 }
@@ -822,15 +961,17 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
 cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
 {
   if (A.nbrows <= 0) return cudaSuccess;
+  const bool         seg  = k == BSRC_CUDA_KERNEL_SEGMENTED;
+  const pieces_view &P    = seg ? T.segmented : T.hybrid;
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
-                             cfg.piece_grid, T.npieces, T.row_long_blocks, T.piece_blocks, T.piece_row, T.piece_start, T.piece_sum,
-                             stream_values(A), alpha, beta, x, in, out};
+                             P.npieces, P.row_long_blocks, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
+                             seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr, stream_values(A), alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess && k == BSRC_CUDA_KERNEL_HYBRID && T.nlong > 0) {
-    const int64_t warps = (int64_t)T.nlong * A.bs;
+  if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {
+    const int64_t warps = (int64_t)P.nlong * A.bs;
     const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);
-    piece_fixup_kernel<<<grid, kAuxThreads, 0, s>>>(T.nlong, (int)A.bs, T.long_row, T.long_piece_begin, T.piece_sum, alpha, beta, in, out);
+    piece_fixup_kernel<<<grid, kAuxThreads, 0, s>>>(P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, alpha, beta, in, out);
     return cudaGetLastError();
   }
   if (err != cudaSuccess || !is_task_kernel(k) || !T.has_carries) return err;

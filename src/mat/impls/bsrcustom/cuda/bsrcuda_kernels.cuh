@@ -1,7 +1,7 @@
 /*
    Private interface between the three parts of the CUDA layer (not installed, not for C callers):
      bsrcuda_matrix.cu   device storage, the C API of bsrcuda.h, error messages;
-     bsrcuda_kernels.cu  our kernels (thesis ch. 8 and WARP_ROW), launch configuration, auto choice;
+     bsrcuda_kernels.cu  our kernels (thesis ch. 8, WARP_ROW, HYBRID, SEGMENTED), launch configuration, auto choice;
      bsrcuda_cusparse.cu the cuSPARSE baselines.
 */
 #ifndef BSRCUDA_KERNELS_CUH
@@ -31,22 +31,54 @@ struct matrix_view {
   uint64_t        values_epoch; /* bumped by every set_values: derived copies are rebuilt when it moves */
 };
 
-/* The fixed-size task partition on the device (bsrk_partition) plus one carry per task and row. */
+constexpr int kWarpSize = 32;
+
+/* Long rows cut into pieces of piece_blocks blocks, a warp each (HYBRID and SEGMENTED each have a set,
+   built on the host at set_structure): rows of more than row_long_blocks blocks; piece q starts at
+   block piece_start[q] of row piece_row[q]. Rows of two or more pieces are the long rows, listed
+   first: long row l is long_row[l], its pieces [long_piece_begin[l], long_piece_begin[l + 1]), their
+   row sums in piece_sum[q * bs] (q < long_piece_begin[nlong]); rows of one piece (only when
+   row_long_blocks < piece_blocks) follow and store their result directly. */
+struct pieces_view {
+  int             lanes; /* HYBRID: the lanes per short row the set was built for; SEGMENTED: 0 */
+  bsrk_idx        npieces, nlong, row_long_blocks, piece_blocks;
+  const bsrk_idx *piece_row, *piece_start, *long_row, *long_piece_begin;
+  double         *piece_sum;
+};
+
+/* What the kernels use besides the matrix: the fixed-size task partition (bsrk_partition) with one
+   carry per task and row, the pieces of HYBRID and SEGMENTED, and the work of their warps, in row
+   order (so that the warps running at one time read nearby parts of x: with the pieces of all long
+   rows first, power-law rows with bs 1 read 14 % more bytes from DRAM than the matrix and vectors
+   hold, measured with ncu on an H100). Warp w of HYBRID takes hybrid_work[w]: >= 0, the kWarpSize /
+   lanes rows from there (long ones left to their pieces); < 0, piece -1 - hybrid_work[w]. (Sorting
+   the short rows by length within windows of 256 rows, so that a warp's rows are about as long, was
+   measured and was slower: power-law bs 1 0.2370 -> 0.2413 ms, bs 4 0.1038 -> 0.1063.) Warp w of
+   SEGMENTED takes strip_begin[w]: >= 0, the strip of block rows [strip_begin[w], strip_end[w]) (at
+   most kStripRows rows of at most kStripItems items together, none of them long); < 0, a piece. */
 struct tasks_view {
   bsrk_idx        ntasks;
   const bsrk_idx *block_begin, *row_begin, *head_row;
   double         *carry;       /* [ntasks * bs]: partial sums of rows a task continues */
   bool            has_carries; /* some task continues a row (head_row >= 0): the fix-up pass runs */
-  /* HYBRID's pieces: rows of more than row_long_blocks blocks (kLongColumnsPerLane columns per lane
-     of a group of pieces_lanes lanes) cut into pieces of piece_blocks blocks; piece q starts at
-     block piece_start[q] of row piece_row[q]; rows of two or more pieces are the long rows: long row
-     l is long_row[l], its pieces [long_piece_begin[l], long_piece_begin[l + 1]); piece_sum[npieces
-     * bs] (rows of one piece store their result directly) */
-  int             pieces_lanes;
-  bsrk_idx        npieces, nlong, row_long_blocks, piece_blocks;
-  const bsrk_idx *piece_row, *piece_start, *long_row, *long_piece_begin;
-  double         *piece_sum;
+  pieces_view     hybrid, segmented;
+  bsrk_idx        hybrid_nwork;
+  const bsrk_idx *hybrid_work;
+  bsrk_idx        nstrips;
+  const bsrk_idx *strip_begin, *strip_end;
 };
+
+/* SEGMENTED's strips: a warp walks the items (bs 1: blocks; bs 2: whole 2x2 blocks; else block
+   columns) of up to kStripRows consecutive rows as one run, 32 consecutive items per step, for at
+   most kStripSteps steps; a row with more items than that is cut into pieces of a warp each. */
+constexpr int kStripRows  = 32; /* a lane per row holds the row's sums */
+constexpr int kStripSteps = 16;
+constexpr int kStripItems = 32 * kStripSteps;
+/* Items per block of size bs in SEGMENTED's walk. */
+__host__ __device__ constexpr int strip_items_per_block(int bs)
+{
+  return bs <= 2 ? 1 : bs;
+}
 
 /* HYBRID: a row goes to the pieces from this many columns per lane of its group (a group's lanes
    wait for the longest row of their warp: 16 rather than 4 was 10 % faster on scalar power-law
@@ -59,7 +91,6 @@ struct launch_config {
   int    grid;          /* thread blocks */
   int    blocks_per_sm; /* resident thread blocks per multiprocessor (occupancy API) */
   int    lanes;         /* WARP_ROW: lanes per block row; HYBRID: per short block row; else 0 */
-  int64_t piece_grid;  /* HYBRID: thread blocks that take the pieces of long rows */
   size_t shared_bytes;  /* dynamic shared memory per thread block */
 };
 

@@ -43,10 +43,21 @@ static_assert(overlap_chunks <= staging_ring, "the overlapped product marks its 
 constexpr int staging_max_threads = 8;
 /* Least bytes one thread copies: a smaller share costs more in fork/join than it saves. */
 constexpr size_t staging_min_part_bytes = (size_t)64 << 10;
+
+/* A set of pieces of long rows on the device (pieces_view), with its buffers. */
+struct piece_set {
+  int        lanes = 0;
+  bsrk_idx   npieces = 0, nlong = 0, row_long_blocks = 0, piece_blocks = 0;
+  dev_buffer piece_row, piece_start, long_row, long_piece_begin, piece_sum;
+  pieces_view view() const
+  {
+    return pieces_view{lanes, npieces, nlong, row_long_blocks, piece_blocks, (const bsrk_idx *)piece_row.ptr, (const bsrk_idx *)piece_start.ptr, (const bsrk_idx *)long_row.ptr, (const bsrk_idx *)long_piece_begin.ptr, (double *)piece_sum.ptr};
+  }
+};
 } // namespace bsrc
 
 extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {
-  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "cusparse_bsrmv", "cusparse_spmv_bsr"};
+  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "cusparse_bsrmv", "cusparse_spmv_bsr"};
 
 struct bsrc_cuda_matrix {
   int               device = -1;
@@ -69,10 +80,13 @@ struct bsrc_cuda_matrix {
   bsrk_idx         max_task_rows = 0; /* most block rows one task walks (empty rows included) */
   bsrc::dev_buffer task_block_begin, task_row_begin, task_head_row, carry;
 
-  /* HYBRID's pieces of the long rows (see tasks_view), built for pieces_lanes lanes */
-  int              pieces_lanes = 0;
-  bsrk_idx         npieces = 0, nlong = 0, row_long_blocks = 0, piece_blocks = 0;
-  bsrc::dev_buffer piece_row, piece_start, long_row, long_piece_begin, piece_sum;
+  /* the pieces of long rows of HYBRID (built for the lanes it runs with) and of SEGMENTED, and
+     SEGMENTED's strips (see tasks_view) */
+  bsrc::piece_set  hybrid_pieces, segmented_pieces;
+  bsrk_idx         hybrid_nwork = 0;
+  bsrc::dev_buffer hybrid_work;
+  bsrk_idx         nstrips = 0;
+  bsrc::dev_buffer strip_begin, strip_end;
 
   /* statistics, choices, launches */
   bsrk_idx              max_row_blocks = 0;
@@ -140,8 +154,7 @@ matrix_view view(const bsrc_cuda_matrix *M)
 tasks_view tasks(const bsrc_cuda_matrix *M)
 {
   return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries,
-                    M->pieces_lanes, M->npieces, M->nlong, M->row_long_blocks, M->piece_blocks,
-                    (const bsrk_idx *)M->piece_row.ptr, (const bsrk_idx *)M->piece_start.ptr, (const bsrk_idx *)M->long_row.ptr, (const bsrk_idx *)M->long_piece_begin.ptr, (double *)M->piece_sum.ptr};
+                    M->hybrid_pieces.view(), M->segmented_pieces.view(), M->hybrid_nwork, (const bsrk_idx *)M->hybrid_work.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr};
 }
 
 void free_pinned(double *&p)
@@ -169,16 +182,32 @@ void release_tasks(bsrc_cuda_matrix *M)
   for (bool &v : M->cfg_valid) v = false;
 }
 
-void release_pieces(bsrc_cuda_matrix *M)
+void release_piece_set(bsrc_cuda_matrix *M, piece_set &P)
 {
-  dev_free(M->piece_row, &M->bytes);
-  dev_free(M->piece_start, &M->bytes);
-  dev_free(M->long_row, &M->bytes);
-  dev_free(M->long_piece_begin, &M->bytes);
-  dev_free(M->piece_sum, &M->bytes);
-  M->pieces_lanes = 0;
-  M->npieces = M->nlong = M->row_long_blocks = M->piece_blocks = 0;
+  dev_free(P.piece_row, &M->bytes);
+  dev_free(P.piece_start, &M->bytes);
+  dev_free(P.long_row, &M->bytes);
+  dev_free(P.long_piece_begin, &M->bytes);
+  dev_free(P.piece_sum, &M->bytes);
+  P.lanes   = 0;
+  P.npieces = P.nlong = P.row_long_blocks = P.piece_blocks = 0;
+}
+
+void release_hybrid(bsrc_cuda_matrix *M)
+{
+  release_piece_set(M, M->hybrid_pieces);
+  dev_free(M->hybrid_work, &M->bytes);
+  M->hybrid_nwork                       = 0;
   M->cfg_valid[BSRC_CUDA_KERNEL_HYBRID] = false;
+}
+
+void release_strips(bsrc_cuda_matrix *M)
+{
+  release_piece_set(M, M->segmented_pieces);
+  dev_free(M->strip_begin, &M->bytes);
+  dev_free(M->strip_end, &M->bytes);
+  M->nstrips                               = 0;
+  M->cfg_valid[BSRC_CUDA_KERNEL_SEGMENTED] = false;
 }
 
 void release_structure(bsrc_cuda_matrix *M)
@@ -187,7 +216,8 @@ void release_structure(bsrc_cuda_matrix *M)
   M->cus = nullptr;
   release_staging(M);
   release_tasks(M);
-  release_pieces(M);
+  release_hybrid(M);
+  release_strips(M);
   dev_free(M->rowptr, &M->bytes);
   dev_free(M->colidx, &M->bytes);
   dev_free(M->values, &M->bytes);
@@ -404,10 +434,10 @@ cudaError_t stage_up(bsrc_cuda_matrix *M, const staging_plan &plan, void *dev, v
    pieces move. Errors of the queued product surface at the first wait ("product (host entry)").
    A page-locked dst takes one DMA straight into it and a wait for the stream instead (same
    messages; a range CUDA refuses, as in stage_up, goes the staged way); either way dst holds the
-   result when this returns. */
-bsrc_cuda_status stage_down(bsrc_cuda_matrix *M, const staging_plan &plan, void *dst, void *pinned, const void *dev, size_t bytes)
+   result when this returns. dst_locked: page_locked(dst, bytes) when the caller has asked already. */
+bsrc_cuda_status stage_down(bsrc_cuda_matrix *M, const staging_plan &plan, void *dst, void *pinned, const void *dev, size_t bytes, const bool *dst_locked = nullptr)
 {
-  if (page_locked(dst, bytes)) {
+  if (dst_locked ? *dst_locked : page_locked(dst, bytes)) {
     cudaError_t err = cudaMemcpyAsync(dst, dev, bytes, cudaMemcpyDeviceToHost, M->stream);
     if (err == cudaSuccess) {
       err = cudaStreamSynchronize(M->stream);
@@ -461,29 +491,25 @@ int lanes_of(const bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
   return k == BSRC_CUDA_KERNEL_HYBRID ? M->hybrid_lanes : M->lanes;
 }
 
-/* HYBRID's pieces for the lanes it runs with: rows longer than kLongColumnsPerLane columns per
-   lane are cut into pieces of kPieceColumns columns, listed in row order, then uploaded. */
-bsrc_cuda_status build_pieces(bsrc_cuda_matrix *M)
+/* Cuts the rows of more than long_blocks blocks into pieces of piece_blocks blocks (rows of several
+   pieces first, so that each long row's pieces are one range, then the rows of one piece) and
+   uploads them into P, whose old pieces are released first. Row r's pieces are first_piece[r] ..
+   first_piece[r] + npieces_of[r] - 1 (for the work lists). On failure P is left empty. */
+bsrc_cuda_status build_piece_set(bsrc_cuda_matrix *M, piece_set &P, bsrk_idx long_blocks, bsrk_idx piece_blocks, int lanes, const char *what, std::vector<bsrk_idx> &first_piece, std::vector<bsrk_idx> &npieces_of)
 {
-  release_pieces(M);
-  const int       lanes = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
-  const bsrk_idx  bs    = M->bs;
-  const bsrk_idx *rp    = M->host_rowptr.data();
-  M->row_long_blocks    = std::max<bsrk_idx>(1, (bsrk_idx)(kLongColumnsPerLane * lanes) / bs);
-  M->piece_blocks       = std::max<bsrk_idx>(1, (bsrk_idx)kPieceColumns / bs);
+  release_piece_set(M, P);
+  const bsrk_idx       *rp = M->host_rowptr.data();
   std::vector<bsrk_idx> prow, pstart, lrow, lbegin, single_row;
   try {
-    /* the pieces of rows of two or more pieces first (so that each long row's pieces are one range),
-       then the rows of one piece */
     lbegin.push_back(0);
     for (bsrk_idx r = 0; r < M->nbrows; ++r) {
       const bsrk_idx n = rp[r + 1] - rp[r];
-      if (n <= M->row_long_blocks) continue;
-      if (n <= M->piece_blocks) {
+      if (n <= long_blocks) continue;
+      if (n <= piece_blocks) {
         single_row.push_back(r);
         continue;
       }
-      for (bsrk_idx b = rp[r]; b < rp[r + 1]; b += std::min(M->piece_blocks, rp[r + 1] - b)) {
+      for (bsrk_idx b = rp[r]; b < rp[r + 1]; b += std::min(piece_blocks, rp[r + 1] - b)) {
         prow.push_back(r);
         pstart.push_back(b);
       }
@@ -494,29 +520,131 @@ bsrc_cuda_status build_pieces(bsrc_cuda_matrix *M)
       prow.push_back(r);
       pstart.push_back(rp[r]);
     }
+    first_piece.assign((size_t)M->nbrows, 0);
+    npieces_of.assign((size_t)M->nbrows, 0);
+    for (size_t q = 0; q < prow.size(); ++q)
+      if (npieces_of[prow[q]]++ == 0) first_piece[prow[q]] = (bsrk_idx)q;
   } catch (const std::bad_alloc &) {
-    return fail(sink(M), BSRC_CUDA_ERR_MEM, "hybrid pieces: out of host memory");
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "%s pieces: out of host memory", what);
   }
-  const size_t     np = prow.size(), nl = lrow.size();
+  /* only the pieces of rows of several pieces have sums: rows of one piece store directly */
+  const size_t     np = prow.size(), nl = lrow.size(), nsums = (size_t)lbegin.back();
   bsrc_cuda_status s  = BSRC_CUDA_OK;
+  char             label[96];
+  auto             named = [&](const char *part) {
+    snprintf(label, sizeof(label), "%s %s", what, part);
+    return label;
+  };
   if (np > 0) {
-    s = dev_alloc(M->piece_row, np * sizeof(bsrk_idx), "hybrid piece rows", &M->bytes, sink(M));
-    if (s == BSRC_CUDA_OK) s = dev_alloc(M->piece_start, np * sizeof(bsrk_idx), "hybrid piece starts", &M->bytes, sink(M));
-    if (s == BSRC_CUDA_OK) s = dev_alloc(M->long_row, nl * sizeof(bsrk_idx), "hybrid long rows", &M->bytes, sink(M));
-    if (s == BSRC_CUDA_OK) s = dev_alloc(M->long_piece_begin, (nl + 1) * sizeof(bsrk_idx), "hybrid long-row pieces", &M->bytes, sink(M));
-    if (s == BSRC_CUDA_OK) s = dev_alloc(M->piece_sum, np * (size_t)bs * sizeof(double), "hybrid piece sums", &M->bytes, sink(M));
-    if (s == BSRC_CUDA_OK) s = upload(M, M->piece_row, prow.data(), np * sizeof(bsrk_idx), "upload of the hybrid piece rows");
-    if (s == BSRC_CUDA_OK) s = upload(M, M->piece_start, pstart.data(), np * sizeof(bsrk_idx), "upload of the hybrid piece starts");
-    if (s == BSRC_CUDA_OK) s = upload(M, M->long_row, lrow.data(), nl * sizeof(bsrk_idx), "upload of the hybrid long rows");
-    if (s == BSRC_CUDA_OK) s = upload(M, M->long_piece_begin, lbegin.data(), (nl + 1) * sizeof(bsrk_idx), "upload of the hybrid long-row pieces");
+    s = dev_alloc(P.piece_row, np * sizeof(bsrk_idx), named("piece rows"), &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = dev_alloc(P.piece_start, np * sizeof(bsrk_idx), named("piece starts"), &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = dev_alloc(P.long_row, nl * sizeof(bsrk_idx), named("long rows"), &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = dev_alloc(P.long_piece_begin, (nl + 1) * sizeof(bsrk_idx), named("long-row pieces"), &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = dev_alloc(P.piece_sum, nsums * (size_t)M->bs * sizeof(double), named("piece sums"), &M->bytes, sink(M));
+    if (s == BSRC_CUDA_OK) s = upload(M, P.piece_row, prow.data(), np * sizeof(bsrk_idx), named("piece rows (upload)"));
+    if (s == BSRC_CUDA_OK) s = upload(M, P.piece_start, pstart.data(), np * sizeof(bsrk_idx), named("piece starts (upload)"));
+    if (s == BSRC_CUDA_OK) s = upload(M, P.long_row, lrow.data(), nl * sizeof(bsrk_idx), named("long rows (upload)"));
+    if (s == BSRC_CUDA_OK) s = upload(M, P.long_piece_begin, lbegin.data(), (nl + 1) * sizeof(bsrk_idx), named("long-row pieces (upload)"));
   }
   if (s != BSRC_CUDA_OK) {
-    release_pieces(M);
+    release_piece_set(M, P);
     return s;
   }
-  M->npieces      = (bsrk_idx)np;
-  M->nlong        = (bsrk_idx)nl;
-  M->pieces_lanes = lanes;
+  P.npieces         = (bsrk_idx)np;
+  P.nlong           = (bsrk_idx)nl;
+  P.row_long_blocks = long_blocks;
+  P.piece_blocks    = piece_blocks;
+  P.lanes           = lanes;
+  return BSRC_CUDA_OK;
+}
+
+/* Uploads a work list (the warps' items in row order) into b. */
+bsrc_cuda_status upload_work(bsrc_cuda_matrix *M, dev_buffer &b, const std::vector<bsrk_idx> &w, const char *what)
+{
+  if (w.empty()) return BSRC_CUDA_OK;
+  char label[96];
+  snprintf(label, sizeof(label), "%s (upload)", what);
+  bsrc_cuda_status s = dev_alloc(b, w.size() * sizeof(bsrk_idx), what, &M->bytes, sink(M));
+  if (s == BSRC_CUDA_OK) s = upload(M, b, w.data(), w.size() * sizeof(bsrk_idx), label);
+  return s;
+}
+
+/* HYBRID for the lanes it runs with: rows longer than kLongColumnsPerLane columns per lane cut into
+   pieces of kPieceColumns columns, and the warps' work in row order: each group of kWarpSize / lanes
+   rows (unless all of them are long) followed by the pieces of its long rows. */
+bsrc_cuda_status build_hybrid_pieces(bsrc_cuda_matrix *M)
+{
+  release_hybrid(M);
+  const int             lanes = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
+  const bsrk_idx        bs    = M->bs;
+  const bsrk_idx        long_blocks = std::max<bsrk_idx>(1, (bsrk_idx)(kLongColumnsPerLane * lanes) / bs);
+  std::vector<bsrk_idx> first, count, work;
+  bsrc_cuda_status      s = build_piece_set(M, M->hybrid_pieces, long_blocks, std::max<bsrk_idx>(1, (bsrk_idx)kPieceColumns / bs), lanes, "hybrid", first, count);
+  if (s != BSRC_CUDA_OK) return s;
+  try {
+    const bsrk_idx rows_per_warp = kWarpSize / lanes;
+    for (bsrk_idx g = 0; g < M->nbrows; g += rows_per_warp) {
+      const bsrk_idx end = std::min(M->nbrows, g + rows_per_warp);
+      bool           any_short = false;
+      for (bsrk_idx r = g; r < end; ++r) any_short = any_short || count[r] == 0;
+      if (any_short) work.push_back(g);
+      for (bsrk_idx r = g; r < end; ++r)
+        for (bsrk_idx q = first[r]; q < first[r] + count[r]; ++q) work.push_back(-1 - q);
+    }
+  } catch (const std::bad_alloc &) {
+    release_hybrid(M);
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "hybrid work list: out of host memory");
+  }
+  s = upload_work(M, M->hybrid_work, work, "hybrid work list");
+  if (s != BSRC_CUDA_OK) {
+    release_hybrid(M);
+    return s;
+  }
+  M->hybrid_nwork = (bsrk_idx)work.size();
+  return BSRC_CUDA_OK;
+}
+
+/* SEGMENTED's strips: consecutive rows, greedily, up to kStripRows rows and kStripItems items; a
+   row of more items is a long row, cut into pieces of kPieceColumns columns that take its place in
+   the list, and ends the strip before it (a strip's items are one contiguous run). Empty rows join
+   strips (they store beta * in). */
+bsrc_cuda_status build_strips(bsrc_cuda_matrix *M)
+{
+  release_strips(M);
+  const bsrk_idx        bs           = M->bs;
+  const bsrk_idx        long_blocks  = std::max<bsrk_idx>(1, (bsrk_idx)(kStripItems / strip_items_per_block((int)bs)));
+  const bsrk_idx        piece_blocks = std::max<bsrk_idx>(1, (bsrk_idx)kPieceColumns / bs);
+  const bsrk_idx       *rp           = M->host_rowptr.data();
+  std::vector<bsrk_idx> first, count, begin, end;
+  bsrc_cuda_status      s = build_piece_set(M, M->segmented_pieces, long_blocks, piece_blocks, 0, "segmented", first, count);
+  if (s != BSRC_CUDA_OK) return s;
+  try {
+    bsrk_idx r = 0;
+    while (r < M->nbrows) {
+      if (rp[r + 1] - rp[r] > long_blocks) { /* its pieces, each a work item of its own */
+        for (bsrk_idx q = first[r]; q < first[r] + count[r]; ++q) {
+          begin.push_back(-1 - q);
+          end.push_back(0);
+        }
+        ++r;
+        continue;
+      }
+      const bsrk_idx row0 = r;
+      while (r < M->nbrows && r - row0 < kStripRows && rp[r + 1] - rp[r] <= long_blocks && rp[r + 1] - rp[row0] <= long_blocks) ++r;
+      begin.push_back(row0);
+      end.push_back(r);
+    }
+  } catch (const std::bad_alloc &) {
+    release_strips(M);
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "segmented strips: out of host memory");
+  }
+  s = upload_work(M, M->strip_begin, begin, "segmented strip starts");
+  if (s == BSRC_CUDA_OK) s = upload_work(M, M->strip_end, end, "segmented strip ends");
+  if (s != BSRC_CUDA_OK) {
+    release_strips(M);
+    return s;
+  }
+  M->nstrips = (bsrk_idx)begin.size();
   return BSRC_CUDA_OK;
 }
 
@@ -736,7 +864,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
     }
   }
   M->hybrid_lanes   = warp_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
-  s                 = build_pieces(M);
+  s                 = build_hybrid_pieces(M);
+  if (s == BSRC_CUDA_OK) s = build_strips(M);
   if (s != BSRC_CUDA_OK) {
     release_structure(M);
     return s;
@@ -820,13 +949,14 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   cudaError_t err = stage_up(M, plan, dx, M->h_x, x, xbytes);
   if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, dy, M->h_y, in, ybytes);
   if (err != cudaSuccess) return abandon(M, err, "host-to-device copy of x / in");
-  if ((k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k) == BSRC_CUDA_KERNEL_WARP_ROW && ybytes >= overlap_min_bytes && page_locked(out, ybytes)) return overlapped_product(M, alpha, dx, beta, out);
+  const bool out_locked = page_locked(out, ybytes); /* asked once: a few cudaPointerGetAttributes calls */
+  if ((k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k) == BSRC_CUDA_KERNEL_WARP_ROW && ybytes >= overlap_min_bytes && out_locked) return overlapped_product(M, alpha, dx, beta, out);
   s = queue_product(M, k, alpha, dx, beta, dy, dy);
   if (s != BSRC_CUDA_OK) {
     (void)cudaStreamSynchronize(M->stream);
     return s;
   }
-  return stage_down(M, plan, out, M->h_y, dy, ybytes);
+  return stage_down(M, plan, out, M->h_y, dy, ybytes, &out_locked);
 }
 
 /* The split product of one MPI rank (see bsrcuda.h). begin: x (and in) staged on L's stream and L's
@@ -1000,7 +1130,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_k
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
   (void)cudaStreamSynchronize(M->stream); /* a queued product may still read the old pieces */
-  const bsrc_cuda_status s = build_pieces(M);
+  const bsrc_cuda_status s = build_hybrid_pieces(M);
   if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */
   return s;
 }
@@ -1013,12 +1143,9 @@ extern "C" bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda
   if (k == BSRC_CUDA_KERNEL_AUTO) k = M->auto_kernel;
   launch_config c{};
   if (is_own_kernel(k)) {
-    if (!M->cfg_valid[k]) {
-      device_scope      ds(M->device);
-      const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
-      if (err != cudaSuccess) return fail_cuda(sink(M), err, "launch configuration");
-      M->cfg_valid[k] = true;
-    }
+    device_scope           ds(M->device);
+    const bsrc_cuda_status s = configured(M, k);
+    if (s != BSRC_CUDA_OK) return s;
     c = M->cfg[k];
   }
   if (threads) *threads = c.threads;
