@@ -527,7 +527,9 @@ PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
    MatBSRCustomSetCUDAKernel - Chooses the CUDA kernel of the cuda backend; MAT_BSRCUSTOM_CUDA_KERNEL_AUTO
    (default) picks one per matrix from its block size and row-length statistics: warp_row for short,
    even block rows (PDE stencils), vector_unrolled for long, even ones, hybrid for rows of very uneven
-   lengths (a group of lanes per short row, the long rows cut into warp-sized pieces).
+   lengths (a group of lanes per short row, the long rows cut into warp-sized pieces). segmented (a warp
+   per strip of up to 32 rows, walked as one run with a segmented warp scan) is never auto's choice: it
+   ties hybrid on scalar power-law rows and is slower elsewhere (docs/performance.md).
 
    Logically Collective
 
