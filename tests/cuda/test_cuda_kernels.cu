@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <cstdarg>
 #include <cstdint>
@@ -425,6 +426,21 @@ void test_thread_counts(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
+/* Kernel k on the uploaded matrix A with each of `values` set through `set` (bsrc_cuda_set_lanes or
+   bsrc_cuda_set_threads, `what` names it), then back to the default (0). */
+using kernel_setting = bsrc_cuda_status (*)(bsrc_cuda_matrix *, bsrc_cuda_kernel, int);
+void check_settings(bsrc_cuda_matrix *M, const host_matrix &A, bsrc_cuda_kernel k, kernel_setting set, const char *what, std::initializer_list<int> values, rng_t &rng)
+{
+  for (int v : values) {
+    const std::string name = case_name(A) + "/" + bsrc_cuda_kernel_names[k] + "/" + what + "=" + std::to_string(v);
+    std::string       why;
+    if (set(M, k, v) != BSRC_CUDA_OK) failf(name, "%s: %s", what, bsrc_cuda_last_error(M));
+    else if (!check_product(M, A, k, rng, why)) failf(name, "%s", why.c_str());
+    else pass(name);
+  }
+  (void)set(M, k, 0);
+}
+
 /* HYBRID's parts: every lane count on uneven rows (the long-row threshold moves with the lanes, so
    the pieces are rebuilt), and rows just at and past the threshold, a row of many pieces, empty
    rows, with beta = 0 and 1 (check_product runs both). */
@@ -462,14 +478,7 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
   }
   const host_matrix E = from_rows("piece_edges", 6000, 1, rows, rng);
   if (!upload(M, E, case_name(E))) return;
-  for (int l : {4, 32}) {
-    const std::string name = case_name(E) + "/hybrid/lanes=" + std::to_string(l);
-    std::string       why;
-    if (bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, l) != BSRC_CUDA_OK) failf(name, "set_lanes: %s", bsrc_cuda_last_error(M));
-    else if (!check_product(M, E, BSRC_CUDA_KERNEL_HYBRID, rng, why)) failf(name, "%s", why.c_str());
-    else pass(name);
-  }
-  (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 0);
+  check_settings(M, E, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {4, 32}, rng); /* the long-row threshold and the work list move with the lanes */
   /* 16 rows of 100 blocks, then 3 short ones: with 4 lanes every row of the first two warps' groups
      is long (no group in the work list, only pieces), with 32 lanes none is */
   std::vector<std::vector<bsrk_idx>> longs(19);
@@ -477,14 +486,7 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
     for (bsrk_idx j = 0; j < (i < 16 ? 100 : 5); ++j) longs[i].push_back((bsrk_idx)(i * 3 + j * 2));
   const host_matrix G = from_rows("long_groups", 400, 1, longs, rng);
   if (!upload(M, G, case_name(G))) return;
-  for (int l : {4, 32}) {
-    const std::string name = case_name(G) + "/hybrid/lanes=" + std::to_string(l);
-    std::string       why;
-    if (bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, l) != BSRC_CUDA_OK) failf(name, "set_lanes: %s", bsrc_cuda_last_error(M));
-    else if (!check_product(M, G, BSRC_CUDA_KERNEL_HYBRID, rng, why)) failf(name, "%s", why.c_str());
-    else pass(name);
-  }
-  (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 0);
+  check_settings(M, G, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {4, 32}, rng);
 }
 
 /* SEGMENTED's strips and pieces: for bs 1, 2 (a block per item) and 3 (a column per item: the long
@@ -508,14 +510,7 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
     }
     const host_matrix E = from_rows("strip_edges", 6000, bs, rows, rng);
     if (!upload(M, E, case_name(E))) continue;
-    for (int t : {0, 1024}) {
-      const std::string name = case_name(E) + "/segmented/threads=" + std::to_string(t);
-      std::string       why;
-      if (bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_SEGMENTED, t) != BSRC_CUDA_OK) failf(name, "set_threads: %s", bsrc_cuda_last_error(M));
-      else if (!check_product(M, E, BSRC_CUDA_KERNEL_SEGMENTED, rng, why)) failf(name, "%s", why.c_str());
-      else pass(name);
-    }
-    (void)bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_SEGMENTED, 0);
+    check_settings(M, E, BSRC_CUDA_KERNEL_SEGMENTED, bsrc_cuda_set_threads, "threads", {0, 1024}, rng);
   }
   /* only empty rows */
   const host_matrix Z = from_rows("all_empty", 50, 2, std::vector<std::vector<bsrk_idx>>(40), rng);
