@@ -572,7 +572,7 @@ bsrc_cuda_status upload_work(bsrc_cuda_matrix *M, dev_buffer &b, const std::vect
 /* HYBRID for the lanes it runs with: rows longer than kLongColumnsPerLane columns per lane cut into
    pieces of kPieceColumns columns, and the warps' work in row order: each group of kWarpSize / lanes
    rows (unless all of them are long) followed by the pieces of its long rows. */
-bsrc_cuda_status build_hybrid_pieces(bsrc_cuda_matrix *M)
+bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
 {
   release_hybrid(M);
   const int             lanes = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
@@ -864,7 +864,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
     }
   }
   M->hybrid_lanes   = warp_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
-  s                 = build_hybrid_pieces(M);
+  s                 = build_hybrid_work(M);
   if (s == BSRC_CUDA_OK) s = build_strips(M);
   if (s != BSRC_CUDA_OK) {
     release_structure(M);
@@ -1135,7 +1135,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_k
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
   (void)cudaStreamSynchronize(M->stream); /* a queued product may still read the old pieces */
-  const bsrc_cuda_status s = build_hybrid_pieces(M);
+  const bsrc_cuda_status s = build_hybrid_work(M);
   if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */
   return s;
 }
