@@ -551,18 +551,30 @@ __device__ __forceinline__ void piece_body(const product_args &a, int bs, int64_
   });
 }
 
+/* The work-list item of this warp (HYBRID, SEGMENTED): false when the warp has none (past the end:
+   the whole warp, as w is the same for all its lanes) or when the item was a piece, which it runs;
+   else *item is the first row of its rows and *w the item's index. */
+template <int BS>
+__device__ __forceinline__ bool rows_item(const product_args &a, int bs, int64_t *w, bsrk_idx *item)
+{
+  *w = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  if (*w >= a.nwork) return false;
+  *item = a.work[*w];
+  if (*item < 0) {
+    piece_body<BS>(a, bs, item_piece(*item));
+    return false;
+  }
+  return true;
+}
+
 template <int BS, int L>
 __device__ __forceinline__ void hybrid_body(const product_args &a)
 {
   static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
-  const int     bs = block_size<BS>(a);
-  const int64_t w  = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
-  if (w >= a.nwork) return; /* the whole warp */
-  const bsrk_idx item = a.work[w];
-  if (item < 0) {
-    piece_body<BS>(a, bs, -1 - (int64_t)item);
-    return;
-  }
+  const int bs = block_size<BS>(a);
+  int64_t   w;
+  bsrk_idx  item;
+  if (!rows_item<BS>(a, bs, &w, &item)) return;
   /* kWarpSize / L consecutive rows from `item`, a group of L lanes each; long rows are left to their
      pieces (a group made only of long rows has no work item) */
   const int64_t row    = (int64_t)item + (threadIdx.x % kWarpSize) / L;
@@ -589,13 +601,9 @@ template <int BS>
 __device__ __forceinline__ void segmented_body(const product_args &a)
 {
   const int bs = block_size<BS>(a);
-  /* the work item is the same for the whole warp: a warp past the last leaves as a whole */
-  const int64_t w = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
-  if (w >= a.nwork) return;
-  if (a.work[w] < 0) {
-    piece_body<BS>(a, bs, -1 - (int64_t)a.work[w]);
-    return;
-  }
+  int64_t   w;
+  bsrk_idx  r0;
+  if (!rows_item<BS>(a, bs, &w, &r0)) return;
   constexpr unsigned kFull   = 0xffffffffu;
   constexpr int      kAcc    = BS == 1 ? 1 : BS == 2 ? 2 : accumulators<BS>();
   /* steps whose items are loaded ahead: 2 for bs 1 and 2 (H100, power-law rows bs 1: 1 step 0.268 ms,
@@ -603,7 +611,6 @@ __device__ __forceinline__ void segmented_body(const product_args &a)
   constexpr int kUnroll = kAcc <= 4 ? 2 : 1;
   const int          lane    = threadIdx.x % kWarpSize;
   const int          per     = strip_items_per_block(bs); /* items per block */
-  const bsrk_idx     r0      = a.work[w];
   const int          m       = (int)(a.work_end[w] - r0);
   const bool         has_row = lane < m;
   const bsrk_idx     rb      = has_row ? a.rowptr[r0 + lane] : 0, re = has_row ? a.rowptr[r0 + lane + 1] : 0;

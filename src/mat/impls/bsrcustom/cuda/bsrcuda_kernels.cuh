@@ -68,6 +68,16 @@ struct tasks_view {
   const bsrk_idx *strip_begin, *strip_end;
 };
 
+/* A work-list item (hybrid_work, strip_begin) that stands for piece q, and back. */
+__host__ __device__ constexpr bsrk_idx piece_item(bsrk_idx q)
+{
+  return -1 - q;
+}
+__host__ __device__ constexpr bsrk_idx item_piece(bsrk_idx item)
+{
+  return -1 - item;
+}
+
 /* SEGMENTED's strips: a warp walks the items (bs 1: blocks; bs 2: whole 2x2 blocks; else block
    columns) of up to kStripRows consecutive rows as one run, 32 consecutive items per step, for at
    most kStripSteps steps; a row with more items than that is cut into pieces of a warp each. */

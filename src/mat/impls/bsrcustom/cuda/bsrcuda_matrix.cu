@@ -589,7 +589,7 @@ bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
       for (bsrk_idx r = g; r < end; ++r) any_short = any_short || count[r] == 0;
       if (any_short) work.push_back(g);
       for (bsrk_idx r = g; r < end; ++r)
-        for (bsrk_idx q = first[r]; q < first[r] + count[r]; ++q) work.push_back(-1 - q);
+        for (bsrk_idx q = first[r]; q < first[r] + count[r]; ++q) work.push_back(piece_item(q));
     }
   } catch (const std::bad_alloc &) {
     release_hybrid(M);
@@ -623,7 +623,7 @@ bsrc_cuda_status build_strips(bsrc_cuda_matrix *M)
     while (r < M->nbrows) {
       if (rp[r + 1] - rp[r] > long_blocks) { /* its pieces, each a work item of its own */
         for (bsrk_idx q = first[r]; q < first[r] + count[r]; ++q) {
-          begin.push_back(-1 - q);
+          begin.push_back(piece_item(q));
           end.push_back(0);
         }
         ++r;
