@@ -48,8 +48,7 @@ typedef enum {
   MAT_BSRCUSTOM_CUDA_KERNEL_VECTOR_UNROLLED, /* kernel 4 */
   MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW,        /* short block rows: a (sub-)warp per block row */
   MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID,          /* uneven rows: short rows a group of lanes each, long ones cut into pieces of a warp each */
-  MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED,       /* strips of consecutive rows walked by a warp as one run, sums per row by a segmented scan */
-  MAT_BSRCUSTOM_CUDA_KERNEL_MERGE            /* merge path: every lane the same number of blocks and row ends, row sums joined by a scan */
+  MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED        /* strips of consecutive rows walked by a warp as one run, sums per row by a segmented scan */
 } MatBSRCustomCUDAKernel;
 PETSC_EXTERN const char *const MatBSRCustomCUDAKernels[];
 

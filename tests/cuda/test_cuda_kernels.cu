@@ -521,44 +521,6 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
-/* MERGE's split: rows that cross lanes and warps (a row of 5000 blocks spans dozens of warps, whose
-   carries merge_fixup_kernel adds), runs of empty rows longer than a warp's steps (warps of row ends
-   only), empty rows at the ends, rows of one block; bs 1, 2, 3 (256, 128 and 64 steps a warp) and 9
-   (the generic size: two passes); beta 0 and 1 (check_product runs both); 32 threads (a warp per
-   thread block) and 1024 (shared memory past the default limit for bs 9). */
-void test_merge(bsrc_cuda_matrix *M, rng_t &rng)
-{
-  const bsrk_idx lengths[] = {0, 1, 2, 7, 8, 31, 32, 33, 63, 64, 65, 255, 256, 257, 5000, 0, 3, 1};
-  for (bsrk_idx bs : {1, 2, 3, 9}) {
-    std::vector<std::vector<bsrk_idx>> rows(300); /* 300 empty rows first */
-    for (int rep = 0; rep < 3; ++rep) {
-      for (bsrk_idx n : lengths) {
-        rows.emplace_back();
-        for (bsrk_idx j = 0; j < n; ++j) rows.back().push_back((bsrk_idx)((rows.size() * 37 + j * 7) % 6000));
-        std::sort(rows.back().begin(), rows.back().end());
-        rows.back().erase(std::unique(rows.back().begin(), rows.back().end()), rows.back().end());
-      }
-      for (int i = 0; i < 200; ++i) rows.push_back({(bsrk_idx)(i * 11 % 6000)});
-      rows.resize(rows.size() + 150); /* empty rows between */
-    }
-    const host_matrix E = from_rows("merge_edges", 6000, bs, rows, rng);
-    if (!upload(M, E, case_name(E))) continue;
-    check_settings(M, E, BSRC_CUDA_KERNEL_MERGE, bsrc_cuda_set_threads, "threads", {0, 32, 1024}, rng);
-  }
-  /* power-law rows, a matrix of one long row, and of only empty rows */
-  const host_matrix P = powerlaw_matrix("powerlaw", 3000, 4000, 1, rng);
-  std::vector<std::vector<bsrk_idx>> one(1);
-  for (bsrk_idx j = 0; j < 3000; ++j) one[0].push_back(j);
-  const host_matrix O = from_rows("one_long_row", 3000, 2, one, rng);
-  const host_matrix Z = from_rows("all_empty", 50, 2, std::vector<std::vector<bsrk_idx>>(40), rng);
-  for (const host_matrix *A : {&P, &O, &Z}) {
-    if (!upload(M, *A, case_name(*A))) continue;
-    std::string why;
-    if (!check_product(M, *A, BSRC_CUDA_KERNEL_MERGE, rng, why)) failf(case_name(*A) + "/merge", "%s", why.c_str());
-    else pass(case_name(*A) + "/merge");
-  }
-}
-
 /* x at an address that is 8 but not 16 bytes aligned (a device pointer into the middle of an array):
    the bs 2 path loads x 16 bytes at a time only when x allows it. */
 void test_unaligned_x(bsrc_cuda_matrix *M, rng_t &rng)
@@ -575,7 +537,7 @@ void test_unaligned_x(bsrc_cuda_matrix *M, rng_t &rng)
     return;
   }
   (void)cudaMemcpy(dx + 1, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice);
-  for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID, BSRC_CUDA_KERNEL_SEGMENTED, BSRC_CUDA_KERNEL_MERGE}) {
+  for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID, BSRC_CUDA_KERNEL_SEGMENTED}) {
     const std::string name = case_name(A) + "/x 8-byte aligned/" + bsrc_cuda_kernel_names[k];
     std::string       why;
     if (bsrc_cuda_multadd_device(M, k, 1.5, dx + 1, 0.0, nullptr, dy) != BSRC_CUDA_OK) failf(name, "%s", bsrc_cuda_last_error(M));
@@ -997,7 +959,6 @@ int main()
     test_thread_counts(M, rng);
     test_hybrid(M, rng);
     test_segmented(M, rng);
-    test_merge(M, rng);
     test_unaligned_x(M, rng);
     test_updates(M, rng);
     test_auto_choice(M, rng);

@@ -12,7 +12,7 @@
 
 const char *const MatBSRCustomSharedRowsTypes[] = {"carry", "atomic", "MatBSRCustomSharedRows", "MAT_BSRCUSTOM_SHARED_ROWS_", NULL};
 const char *const MatBSRCustomBackends[]        = {"cpu", "cuda", "cusparse", "MatBSRCustomBackend", "MAT_BSRCUSTOM_BACKEND_", NULL};
-const char *const MatBSRCustomCUDAKernels[]     = {"auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "merge", "MatBSRCustomCUDAKernel", "MAT_BSRCUSTOM_CUDA_KERNEL_", NULL};
+const char *const MatBSRCustomCUDAKernels[]     = {"auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "MatBSRCustomCUDAKernel", "MAT_BSRCUSTOM_CUDA_KERNEL_", NULL};
 const char *const MatBSRCustomCUSPARSEAlgs[]    = {"bsrmv", "spmv", "MatBSRCustomCUSPARSEAlg", "MAT_BSRCUSTOM_CUSPARSE_", NULL};
 
 PetscLogEvent    MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0;
@@ -97,7 +97,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->chunks_per_thread >= 1 && set->chunks_per_thread <= MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: chunks per thread must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, set->chunks_per_thread);
   PetscCheck(set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown shared-rows mode %d", what, (int)set->shared_rows);
   PetscCheck(set->backend >= MAT_BSRCUSTOM_BACKEND_CPU && set->backend <= MAT_BSRCUSTOM_BACKEND_CUSPARSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown backend %d", what, (int)set->backend);
-  PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && set->cuda_kernel <= MAT_BSRCUSTOM_CUDA_KERNEL_MERGE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
+  PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && set->cuda_kernel <= MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
   PetscCheck(set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_BSRMV || set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown cuSPARSE routine %d", what, (int)set->cusparse_alg);
   PetscCheck(set->cuda_pin_vectors == PETSC_TRUE || set->cuda_pin_vectors == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: page-locking of host vectors must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pin_vectors);
   PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
@@ -538,7 +538,7 @@ PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
 -  kernel - the kernel
 
    Options Database Key:
-.  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,merge> - the kernel
+.  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented> - the kernel
 
    Level: intermediate
 

@@ -38,14 +38,13 @@ typedef enum {
   BSRC_CUDA_KERNEL_WARP_ROW,         /* short block rows: a (sub-)warp per block row */
   BSRC_CUDA_KERNEL_HYBRID,           /* uneven rows: short rows a group of lanes each, long ones cut into pieces of a warp each */
   BSRC_CUDA_KERNEL_SEGMENTED,        /* strips of consecutive rows walked by a warp as one run, per-row sums by a segmented scan; long rows in pieces */
-  BSRC_CUDA_KERNEL_MERGE,            /* merge path: every lane the same number of blocks and row ends, row sums joined by a scan */
   BSRC_CUDA_KERNEL_CUSPARSE_BSRMV,   /* baseline: cusparseDbsrmv, column-major blocks (BAIJ's layout) */
   BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR,/* baseline: cusparseSpMV with a BSR descriptor */
   BSRC_CUDA_KERNEL_COUNT
 } bsrc_cuda_kernel;
 
 /* Our own kernels are ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_LAST_OWN; the rest are cuSPARSE. */
-#define BSRC_CUDA_KERNEL_LAST_OWN BSRC_CUDA_KERNEL_MERGE
+#define BSRC_CUDA_KERNEL_LAST_OWN BSRC_CUDA_KERNEL_SEGMENTED
 
 /* Names as options spell them: "auto", "rowmajor_shared", ..., "cusparse_spmv_bsr". */
 extern const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT];

@@ -90,9 +90,6 @@ struct product_args {
   double         *piece_sum;
   bsrk_idx        nwork;
   const bsrk_idx *work, *work_end;
-  /* MERGE: its warps' starts on the merge path (merge_view; nwork is its warp count) and carries */
-  const bsrk_idx *merge_row, *merge_item;
-  double         *merge_carry;
   bool            stream_values; /* load_value: the matrix is small enough for evict-first loads */
   double          alpha, beta;
   const double   *x;
@@ -687,160 +684,6 @@ __device__ __forceinline__ void segmented_body(const product_args &a)
   }
 }
 
-/* ---------------------------------------------------------------------------------------------
-   MERGE: the merge-path split of the row ends and blocks (merge_view), so that every lane takes the
-   same number of steps (merge_steps(bs): a step is a block or a row end) whatever the row lengths.
-   A warp's blocks are loaded coalesced, 32 consecutive blocks a step, their products (one per row of
-   the block) put in shared memory; each lane then walks its own consecutive steps serially (a lane's
-   split found by a binary search over the warp's row ends, also in shared memory), adding products
-   and storing each row it finishes. The rows that cross lanes are joined by one segmented scan over
-   the warp (by row), and a row that crosses warps by merge_fixup_kernel. Per block a lane does two
-   shared-memory accesses and an add instead of SEGMENTED's five-step scan, and the loads of a warp's
-   blocks are issued together (merge_steps(bs) blocks a lane).
-   --------------------------------------------------------------------------------------------- */
-constexpr bsrk_idx kNoRowEnd = sizeof(bsrk_idx) == 8 ? (bsrk_idx)INT64_MAX : (bsrk_idx)INT32_MAX;
-static_assert(merge_accumulators(kSpecialisedMax + 1) == kGenericRows, "MERGE's generic size keeps kGenericRows accumulators");
-
-/* p[q] = the product of block k's rows r0 + q (q < nr) with x. */
-template <int BS>
-__device__ __forceinline__ void block_product(const product_args &a, int bs, bsrk_idx k, int r0, int nr, bool x16, double (&p)[accumulators<BS>()])
-{
-#pragma unroll
-  for (int q = 0; q < accumulators<BS>(); ++q) p[q] = 0.0;
-  if constexpr (BS == 1) {
-    p[0] = load_value<true>(a.values + k, a.stream_values) * __ldg(a.x + __ldg(a.colidx + k));
-  } else if constexpr (BS == 2) {
-    const bsrk_idx col = __ldg(a.colidx + k);
-    const double2  xv  = x16 ? __ldg(reinterpret_cast<const double2 *>(a.x) + col) : make_double2(__ldg(a.x + 2 * (int64_t)col), __ldg(a.x + 2 * (int64_t)col + 1));
-    const double2 *v   = reinterpret_cast<const double2 *>(a.values + (int64_t)k * 4);
-    const double2  c0 = load_value<true>(v, a.stream_values), c1 = load_value<true>(v + 1, a.stream_values);
-    p[0] = c0.x * xv.x + c1.x * xv.y;
-    p[1] = c0.y * xv.x + c1.y * xv.y;
-  } else {
-    const int64_t xc = (int64_t)__ldg(a.colidx + k) * bs;
-    for (int c = 0; c < bs; ++c) accumulate_column<BS>(p, a.values + ((int64_t)k * bs + c) * bs + r0, nr, __ldg(a.x + xc + c));
-  }
-}
-
-/* Rows r0 .. r0 + nr - 1 of block row `row` from their sums. */
-template <int BS>
-__device__ __forceinline__ void store_rows(const product_args &a, int bs, int64_t row, int r0, int nr, const double (&sum)[accumulators<BS>()])
-{
-#pragma unroll
-  for (int q = 0; q < accumulators<BS>(); ++q)
-    if (BS > 0 || q < nr) store_result(a, row * bs + r0 + q, sum[q]);
-}
-
-template <int BS>
-__device__ __forceinline__ void merge_body(const product_args &a)
-{
-  constexpr int      K     = merge_steps(BS);
-  constexpr int      kAcc  = accumulators<BS>();
-  constexpr unsigned kFull = 0xffffffffu;
-  static_assert(kAcc == merge_accumulators(BS), "shared-memory layout and accumulators agree");
-  extern __shared__ double merge_shared[];
-  const int     bs   = block_size<BS>(a);
-  const int     lane = threadIdx.x % kWarpSize, wib = threadIdx.x / kWarpSize;
-  const int64_t w    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + wib;
-  if (w >= a.nwork) return; /* the whole warp */
-  double   *prod = merge_shared + (size_t)wib * merge_warp_doubles(BS);
-  bsrk_idx *ends = reinterpret_cast<bsrk_idx *>(prod + kWarpSize * K * kAcc);
-
-  /* the warp's part of the path: rows [x0, x1] (row x1 maybe unfinished), blocks [y0, y1) */
-  const bsrk_idx x0 = a.merge_row[w], x1 = a.merge_row[w + 1], y0 = a.merge_item[w], y1 = a.merge_item[w + 1];
-  const int      nx = (int)(x1 - x0), ny = (int)(y1 - y0);
-  for (int i = lane; i <= nx; i += kWarpSize) ends[i] = x0 + i < a.nbrows ? __ldg(a.rowptr + x0 + i + 1) : kNoRowEnd;
-  __syncwarp();
-  /* this lane's steps [lane * K, lane * K + K) of the warp's: where they start, (xs row ends, ys
-     blocks) from the warp's start, is the largest xs with ends[xs - 1] <= y0 + ys */
-  const int d  = min(lane * K, nx + ny);
-  int       lo = max(0, d - ny), hi = min(d, nx);
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (ends[mid - 1] <= y0 + (d - mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  const int xs = lo, ys = d - lo;
-  int       xe = __shfl_down_sync(kFull, xs, 1), ye = __shfl_down_sync(kFull, ys, 1);
-  if (lane == kWarpSize - 1) {
-    xe = nx;
-    ye = ny;
-  }
-  const bool x16        = (reinterpret_cast<uintptr_t>(a.x) & 15) == 0; /* bs 2: x as 16-byte loads when aligned */
-  const int  passes_end = BS > 0 ? 1 : bs;
-  for (int r0 = 0; r0 < passes_end; r0 += kAcc) { /* passes: several for the generic size only */
-    const int nr = rows_in_pass<BS>(bs, r0);
-    /* the products of the warp's blocks, loaded 32 consecutive blocks a step, all steps first */
-    double p[K][kAcc];
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const int i = j * kWarpSize + lane;
-      if (i < ny) block_product<BS>(a, bs, y0 + i, r0, nr, x16, p[j]);
-    }
-    __syncwarp(); /* the last pass's products are read */
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const int i = j * kWarpSize + lane;
-      if (i < ny) {
-#pragma unroll
-        for (int q = 0; q < kAcc; ++q) prod[i * kAcc + q] = p[j][q];
-      }
-    }
-    __syncwarp();
-    /* the lane's steps: a block of the current row when the row has blocks left, else its end */
-    double acc[kAcc], first[kAcc];
-#pragma unroll
-    for (int q = 0; q < kAcc; ++q) acc[q] = first[q] = 0.0;
-    bool     has_first = false; /* the lane finished the row it started in (which earlier lanes may share) */
-    int      x = xs, y = ys;
-    bsrk_idx e = ends[x];
-#pragma unroll
-    for (int s = 0; s < K; ++s) {
-      if (y < ye && y0 + y < e) {
-#pragma unroll
-        for (int q = 0; q < kAcc; ++q) acc[q] += prod[y * kAcc + q];
-        ++y;
-      } else if (x < xe) {
-        if (x == xs) {
-#pragma unroll
-          for (int q = 0; q < kAcc; ++q) first[q] = acc[q];
-          has_first = true;
-        } else store_rows<BS>(a, bs, (int64_t)x0 + x, r0, nr, acc);
-#pragma unroll
-        for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
-        ++x;
-        e = ends[x];
-      }
-    }
-    /* acc is the lane's part of row x0 + xe, unfinished at its last step: an inclusive scan by row
-       over the lanes (rows only grow with the lane) gives each lane the sum of that row's parts up to
-       it, which the lane finishing the row adds to its first row */
-#pragma unroll
-    for (int dl = 1; dl < kWarpSize; dl *= 2) {
-      const int key = __shfl_up_sync(kFull, xe, dl);
-#pragma unroll
-      for (int q = 0; q < kAcc; ++q) {
-        const double t = __shfl_up_sync(kFull, acc[q], dl);
-        if (lane >= dl && key == xe) acc[q] += t;
-      }
-    }
-    double from_before[kAcc];
-#pragma unroll
-    for (int q = 0; q < kAcc; ++q) {
-      from_before[q] = __shfl_up_sync(kFull, acc[q], 1);
-      if (lane == 0) from_before[q] = 0.0; /* from earlier warps: merge_fixup_kernel */
-      first[q] = from_before[q] + first[q];
-    }
-    if (has_first) store_rows<BS>(a, bs, (int64_t)x0 + xs, r0, nr, first);
-    /* the warp's carry: its part of row x1 when it holds blocks of that row */
-    if (lane == kWarpSize - 1 && ny > 0 && (nx == 0 || y1 > ends[nx - 1])) {
-#pragma unroll
-      for (int q = 0; q < kAcc; ++q)
-        if (BS > 0 || q < nr) a.merge_carry[w * bs + r0 + q] = acc[q];
-    }
-  }
-}
-
 /* The kernels around the two bodies, with and without a launch bound of 1024 threads. The bound caps
    a thread at 64 registers, which the generic block size of HYBRID needs to launch with 1024 threads
    (it used 72), and it changes the code ptxas schedules even where fewer registers are used:
@@ -878,39 +721,6 @@ __global__ void __launch_bounds__(1024) segmented_kernel_bounded(const product_a
   segmented_body<BS>(a);
 }
 
-template <int BS>
-__global__ void merge_kernel(const product_args a)
-{
-  merge_body<BS>(a);
-}
-template <int BS>
-__global__ void __launch_bounds__(1024) merge_kernel_bounded(const product_args a)
-{
-  merge_body<BS>(a);
-}
-
-/* Sum of v[q * bs + r] over q in [begin, end), lanes striding and a fixed reduction order, so the
-   same every run. All 32 lanes of the warp call it; every lane gets the sum. */
-__device__ __forceinline__ double warp_strided_sum(const double *v, int64_t begin, int64_t end, int bs, int r)
-{
-  double sum = 0.0;
-  for (int64_t q = begin + threadIdx.x % kWarpSize; q < end; q += kWarpSize) sum += v[q * bs + r];
-  return warp_reduce_sum<kWarpSize>(sum);
-}
-
-/* out[row] += alpha * (the carries of the warps before the one that finished the row, in order) for
-   every row that crosses warps of MERGE: a warp per (fix-up, row of the block). */
-__global__ void merge_fixup_kernel(bsrk_idx nfix, int bs, const bsrk_idx *fix_row, const bsrk_idx *fix_begin, const bsrk_idx *fix_end, const double *carry, double alpha, double *out)
-{
-  const int64_t total = (int64_t)nfix * bs;
-  for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; w < total; w += (int64_t)gridDim.x * blockDim.x / kWarpSize) {
-    const bsrk_idx f   = (bsrk_idx)(w / bs);
-    const int      r   = (int)(w - (int64_t)f * bs);
-    const double   sum = warp_strided_sum(carry, fix_begin[f], fix_end[f], bs, r);
-    if (threadIdx.x % kWarpSize == 0) out[(int64_t)fix_row[f] * bs + r] += alpha * sum;
-  }
-}
-
 /* out[row] = alpha * (sum of the row's pieces, in order) + beta * in[row] for every long row: a warp
    per (long row, row of the block), lanes striding over the pieces, a fixed reduction order. */
 __global__ void piece_fixup_kernel(bsrk_idx nlong, int bs, const bsrk_idx *long_row, const bsrk_idx *long_piece_begin, const double *piece_sum, double alpha, double beta, const double *in, double *out)
@@ -919,9 +729,11 @@ __global__ void piece_fixup_kernel(bsrk_idx nlong, int bs, const bsrk_idx *long_
   const int64_t total = (int64_t)nlong * bs;
   /* w is the same for the whole warp, so every lane reaches the shuffles */
   for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; w < total; w += (int64_t)gridDim.x * blockDim.x / kWarpSize) {
-    const bsrk_idx l   = (bsrk_idx)(w / bs);
-    const int      r   = (int)(w - (int64_t)l * bs);
-    const double   sum = warp_strided_sum(piece_sum, long_piece_begin[l], long_piece_begin[l + 1], bs, r);
+    const bsrk_idx l = (bsrk_idx)(w / bs);
+    const int      r = (int)(w - (int64_t)l * bs);
+    double         sum = 0.0;
+    for (bsrk_idx q = long_piece_begin[l] + lane; q < long_piece_begin[l + 1]; q += kWarpSize) sum += piece_sum[(int64_t)q * bs + r];
+    sum = warp_reduce_sum<kWarpSize>(sum);
     if (lane == 0) {
       const int64_t i = (int64_t)long_row[l] * bs + r;
       out[i]          = beta == 0.0 ? alpha * sum : alpha * sum + beta * in[i];
@@ -976,7 +788,6 @@ const product_kernel hybrid_kernels[4][kBsSlots]   = {BSRC_HYBRID_TABLE(4), BSRC
 /* bs 7, 8 and the generic size need more than 64 registers unbounded (66-72): bounded, so that 1024
    threads per block launch. */
 const product_kernel segmented_kernels[kBsSlots] = {segmented_kernel<1>, segmented_kernel<2>, segmented_kernel<3>, segmented_kernel<4>, segmented_kernel<5>, segmented_kernel<6>, segmented_kernel_bounded<7>, segmented_kernel_bounded<8>, segmented_kernel_bounded<0>};
-const product_kernel merge_kernels[kBsSlots] = {merge_kernel<1>, merge_kernel<2>, merge_kernel<3>, merge_kernel<4>, merge_kernel<5>, merge_kernel<6>, merge_kernel_bounded<7>, merge_kernel_bounded<8>, merge_kernel_bounded<0>};
 
 #undef BSRC_BS_TABLE
 #undef BSRC_WARP_ROW_TABLE
@@ -997,7 +808,6 @@ product_kernel select_kernel(bsrc_cuda_kernel k, bsrk_idx bs, int lanes)
   if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[lanes_slot(lanes)][bs_slot(bs)];
   if (k == BSRC_CUDA_KERNEL_HYBRID) return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
   if (k == BSRC_CUDA_KERNEL_SEGMENTED) return segmented_kernels[bs_slot(bs)];
-  if (k == BSRC_CUDA_KERNEL_MERGE) return merge_kernels[bs_slot(bs)];
   return task_kernels[k - BSRC_CUDA_KERNEL_ROWMAJOR_SHARED][bs_slot(bs)];
 }
 
@@ -1010,8 +820,6 @@ size_t shared_bytes(bsrc_cuda_kernel k, bsrk_idx bs, int threads)
   case BSRC_CUDA_KERNEL_WARP_ROW:
   case BSRC_CUDA_KERNEL_SEGMENTED:
     return 0;
-  case BSRC_CUDA_KERNEL_MERGE:
-    return (size_t)(threads / kWarpSize) * merge_warp_doubles(bs <= kSpecialisedMax ? (int)bs : 0) * sizeof(double);
   default:
     return (size_t)bs * sizeof(double);
   }
@@ -1116,7 +924,6 @@ int default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row)
   case BSRC_CUDA_KERNEL_HYBRID:
   case BSRC_CUDA_KERNEL_WARP_ROW:
   case BSRC_CUDA_KERNEL_SEGMENTED:
-  case BSRC_CUDA_KERNEL_MERGE:
   default:
     return 128;
   }
@@ -1146,8 +953,8 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
     if (T.hybrid.lanes != lanes) return cudaErrorInvalidValue; /* work built for other lanes */
     grid = ceil_div(T.hybrid_nwork, threads / kWarpSize);
     if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
-  } else if (k == BSRC_CUDA_KERNEL_SEGMENTED || k == BSRC_CUDA_KERNEL_MERGE) {
-    grid = ceil_div(k == BSRC_CUDA_KERNEL_MERGE ? T.merge.nwarps : T.nstrips, threads / kWarpSize);
+  } else if (k == BSRC_CUDA_KERNEL_SEGMENTED) {
+    grid = ceil_div(T.nstrips, threads / kWarpSize);
     if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
   } else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
   cfg->threads       = threads;
@@ -1161,21 +968,13 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
 cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
 {
   if (A.nbrows <= 0) return cudaSuccess;
-  const bool         seg   = k == BSRC_CUDA_KERNEL_SEGMENTED;
-  const bool         merge = k == BSRC_CUDA_KERNEL_MERGE;
-  const pieces_view &P     = seg ? T.segmented : T.hybrid;
-  const product_args args  = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
-                              P.npieces, P.row_long_blocks, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
-                              merge ? T.merge.nwarps : seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
-                              T.merge.row, T.merge.item, T.merge.carry, stream_values(A), alpha, beta, x, in, out};
+  const bool         seg  = k == BSRC_CUDA_KERNEL_SEGMENTED;
+  const pieces_view &P    = seg ? T.segmented : T.hybrid;
+  const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
+                             P.npieces, P.row_long_blocks, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
+                             seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr, stream_values(A), alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess && merge && T.merge.nfix > 0) {
-    const int64_t warps = (int64_t)T.merge.nfix * A.bs;
-    const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);
-    merge_fixup_kernel<<<grid, kAuxThreads, 0, s>>>(T.merge.nfix, (int)A.bs, T.merge.fix_row, T.merge.fix_begin, T.merge.fix_end, T.merge.carry, alpha, out);
-    return cudaGetLastError();
-  }
   if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {
     const int64_t warps = (int64_t)P.nlong * A.bs;
     const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);

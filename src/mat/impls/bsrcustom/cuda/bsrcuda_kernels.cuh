@@ -56,17 +56,6 @@ struct pieces_view {
    measured and was slower: power-law bs 1 0.2370 -> 0.2413 ms, bs 4 0.1038 -> 0.1063.) Warp w of
    SEGMENTED takes strip_begin[w]: >= 0, the strip of block rows [strip_begin[w], strip_end[w]) (at
    most kStripRows rows of at most kStripItems items together, none of them long); < 0, a piece. */
-/* MERGE's partition of the merge path (the row ends and the blocks of the matrix as one sequence, a
-   row's end after its last block): warp w takes the merge_steps(bs) * kWarpSize steps from row[w],
-   block item[w] (w in [0, nwarps], built on the host at set_structure). A warp whose steps end inside
-   a row writes that row's partial sum to carry[w * bs]; fix-up f adds the carries of warps
-   [fix_begin[f], fix_end[f]) to row fix_row[f], in warp order. */
-struct merge_view {
-  bsrk_idx        nwarps, nfix;
-  const bsrk_idx *row, *item, *fix_row, *fix_begin, *fix_end;
-  double         *carry;
-};
-
 struct tasks_view {
   bsrk_idx        ntasks;
   const bsrk_idx *block_begin, *row_begin, *head_row;
@@ -77,7 +66,6 @@ struct tasks_view {
   const bsrk_idx *hybrid_work;
   bsrk_idx        nstrips;
   const bsrk_idx *strip_begin, *strip_end;
-  merge_view      merge;
 };
 
 /* A work-list item (hybrid_work, strip_begin) that stands for piece q, and back. */
@@ -100,32 +88,6 @@ constexpr int kStripItems = 32 * kStripSteps;
 __host__ __device__ constexpr int strip_items_per_block(int bs)
 {
   return bs <= 2 ? 1 : bs;
-}
-
-/* MERGE: merge-path steps per lane (a step is a block or a row end), so kWarpSize times this per warp.
-   A/B builds on an H100 measured bs 1: 4, 6, 7, 8, 10, 12 steps (6 fastest) and bs 2: 2, 3, 4, 5, 6 (3). */
-#ifndef BSRC_MERGE_STEPS_1 /* A/B builds */
-#define BSRC_MERGE_STEPS_1 8
-#endif
-#ifndef BSRC_MERGE_STEPS_2
-#define BSRC_MERGE_STEPS_2 4
-#endif
-#ifndef BSRC_MERGE_STEPS_N
-#define BSRC_MERGE_STEPS_N 2
-#endif
-__host__ __device__ constexpr int merge_steps(int bs)
-{
-  return bs == 1 ? BSRC_MERGE_STEPS_1 : bs == 2 ? BSRC_MERGE_STEPS_2 : BSRC_MERGE_STEPS_N;
-}
-/* MERGE's shared memory per warp, in doubles: the products of its blocks (accumulators per block x
-   steps) and the row ends of its rows (steps + 1 indices). */
-__host__ __device__ constexpr int merge_accumulators(int bs)
-{
-  return bs >= 1 && bs <= 8 ? bs : 8;
-}
-__host__ __device__ constexpr size_t merge_warp_doubles(int bs)
-{
-  return (size_t)kWarpSize * merge_steps(bs) * merge_accumulators(bs) + ((size_t)kWarpSize * merge_steps(bs) + 1) * sizeof(bsrk_idx) / sizeof(double) + 1;
 }
 
 /* HYBRID: a row goes to the pieces from this many columns per lane of its group (a group's lanes

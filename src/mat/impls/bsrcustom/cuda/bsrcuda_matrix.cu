@@ -57,7 +57,7 @@ struct piece_set {
 } // namespace bsrc
 
 extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {
-  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "merge", "cusparse_bsrmv", "cusparse_spmv_bsr"};
+  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "cusparse_bsrmv", "cusparse_spmv_bsr"};
 
 struct bsrc_cuda_matrix {
   int               device = -1;
@@ -87,9 +87,6 @@ struct bsrc_cuda_matrix {
   bsrc::dev_buffer hybrid_work;
   bsrk_idx         nstrips = 0;
   bsrc::dev_buffer strip_begin, strip_end;
-  /* MERGE's split of the merge path and its fix-ups (merge_view) */
-  bsrk_idx         merge_nwarps = 0, merge_nfix = 0;
-  bsrc::dev_buffer merge_row, merge_item, merge_carry, merge_fix_row, merge_fix_begin, merge_fix_end;
 
   /* statistics, choices, launches */
   bsrk_idx              max_row_blocks = 0;
@@ -157,9 +154,7 @@ matrix_view view(const bsrc_cuda_matrix *M)
 tasks_view tasks(const bsrc_cuda_matrix *M)
 {
   return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries,
-                    M->hybrid_pieces.view(), M->segmented_pieces.view(), M->hybrid_nwork, (const bsrk_idx *)M->hybrid_work.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr,
-                    merge_view{M->merge_nwarps, M->merge_nfix, (const bsrk_idx *)M->merge_row.ptr, (const bsrk_idx *)M->merge_item.ptr, (const bsrk_idx *)M->merge_fix_row.ptr,
-                               (const bsrk_idx *)M->merge_fix_begin.ptr, (const bsrk_idx *)M->merge_fix_end.ptr, (double *)M->merge_carry.ptr}};
+                    M->hybrid_pieces.view(), M->segmented_pieces.view(), M->hybrid_nwork, (const bsrk_idx *)M->hybrid_work.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr};
 }
 
 void free_pinned(double *&p)
@@ -215,13 +210,6 @@ void release_strips(bsrc_cuda_matrix *M)
   M->cfg_valid[BSRC_CUDA_KERNEL_SEGMENTED] = false;
 }
 
-void release_merge(bsrc_cuda_matrix *M)
-{
-  for (dev_buffer *b : {&M->merge_row, &M->merge_item, &M->merge_carry, &M->merge_fix_row, &M->merge_fix_begin, &M->merge_fix_end}) dev_free(*b, &M->bytes);
-  M->merge_nwarps = M->merge_nfix           = 0;
-  M->cfg_valid[BSRC_CUDA_KERNEL_MERGE] = false;
-}
-
 void release_structure(bsrc_cuda_matrix *M)
 {
   if (M->cus) cusparse_release(M->cus, &M->bytes);
@@ -230,7 +218,6 @@ void release_structure(bsrc_cuda_matrix *M)
   release_tasks(M);
   release_hybrid(M);
   release_strips(M);
-  release_merge(M);
   dev_free(M->rowptr, &M->bytes);
   dev_free(M->colidx, &M->bytes);
   dev_free(M->values, &M->bytes);
@@ -661,69 +648,6 @@ bsrc_cuda_status build_strips(bsrc_cuda_matrix *M)
   return BSRC_CUDA_OK;
 }
 
-/* MERGE's split of the merge path (merge_view): the row ends and blocks as one sequence, row r's end
-   after its last block, cut into warps of at most merge_steps(bs) * kWarpSize steps. A warp's end is
-   the point steps further on the path (the largest row count x with rowptr[x] <= blocks before it),
-   moved back to the start of the row it falls in when that row starts inside the warp and no more
-   than half a warp of steps is lost: such a row is then the next warp's, whole, and only rows longer
-   than that cross warps (a carry and a fix-up each crossing; with every short row crossing, the
-   fix-up pass of power-law rows bs 1 took longer than a tenth of the product, H100). Then the
-   fix-ups: the runs of warps that end inside one row, holding blocks of it (the kernel's test). */
-bsrc_cuda_status build_merge_path(bsrc_cuda_matrix *M)
-{
-  release_merge(M);
-  const bsrk_idx       *rp     = M->host_rowptr.data();
-  const int64_t         nrows  = M->nbrows, nblocks = M->nblocks, total = nrows + nblocks;
-  const int64_t         steps  = (int64_t)kWarpSize * merge_steps((int)M->bs);
-  std::vector<bsrk_idx> row, item, fix_row, fix_begin, fix_end;
-  try {
-    int64_t x = 0, y = 0; /* where the next warp starts */
-    row.push_back(0);
-    item.push_back(0);
-    while (x + y < total) {
-      const int64_t d  = std::min(x + y + steps, total);
-      int64_t       lo = std::max<int64_t>(x, d - nblocks), hi = std::min(d, nrows);
-      while (lo < hi) {
-        const int64_t mid = (lo + hi + 1) / 2;
-        if (rp[mid] <= d - mid) lo = mid;
-        else hi = mid - 1;
-      }
-      int64_t x1 = lo, y1 = d - lo;
-      if (x1 < nrows && y1 > rp[x1] && rp[x1] >= y && (x1 - x) + (rp[x1] - y) > 0 && 2 * (y1 - rp[x1]) <= steps) y1 = rp[x1];
-      x = x1;
-      y = y1;
-      row.push_back((bsrk_idx)x);
-      item.push_back((bsrk_idx)y);
-    }
-    const size_t nwarps = row.size() - 1;
-    for (size_t w = 0; w < nwarps; ++w) {
-      const bsrk_idx x0 = row[w], x1 = row[w + 1], y0 = item[w], y1 = item[w + 1];
-      if (!(y1 > y0 && (x1 == x0 || y1 > rp[x1]))) continue;
-      if (!fix_row.empty() && fix_row.back() == x1 && fix_end.back() == (bsrk_idx)w) fix_end.back() = (bsrk_idx)(w + 1);
-      else {
-        fix_row.push_back(x1);
-        fix_begin.push_back((bsrk_idx)w);
-        fix_end.push_back((bsrk_idx)(w + 1));
-      }
-    }
-  } catch (const std::bad_alloc &) {
-    return fail(sink(M), BSRC_CUDA_ERR_MEM, "merge path: out of host memory (%zu warps)", row.size());
-  }
-  bsrc_cuda_status s = upload_work(M, M->merge_row, row, "merge path rows");
-  if (s == BSRC_CUDA_OK) s = upload_work(M, M->merge_item, item, "merge path blocks");
-  if (s == BSRC_CUDA_OK) s = upload_work(M, M->merge_fix_row, fix_row, "merge fix-up rows");
-  if (s == BSRC_CUDA_OK) s = upload_work(M, M->merge_fix_begin, fix_begin, "merge fix-up starts");
-  if (s == BSRC_CUDA_OK) s = upload_work(M, M->merge_fix_end, fix_end, "merge fix-up ends");
-  if (s == BSRC_CUDA_OK && !fix_row.empty()) s = dev_alloc(M->merge_carry, (row.size() - 1) * (size_t)M->bs * sizeof(double), "merge carries", &M->bytes, sink(M));
-  if (s != BSRC_CUDA_OK) {
-    release_merge(M);
-    return s;
-  }
-  M->merge_nwarps = (bsrk_idx)(row.size() - 1);
-  M->merge_nfix   = (bsrk_idx)fix_row.size();
-  return BSRC_CUDA_OK;
-}
-
 /* M->cfg[k] up to date for one of our kernels. */
 bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
 {
@@ -942,7 +866,6 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
   M->hybrid_lanes   = warp_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
   s                 = build_hybrid_work(M);
   if (s == BSRC_CUDA_OK) s = build_strips(M);
-  if (s == BSRC_CUDA_OK) s = build_merge_path(M);
   if (s != BSRC_CUDA_OK) {
     release_structure(M);
     return s;

@@ -118,12 +118,10 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat A, const MatBSRCu
   PetscFunctionReturn(0);
 }
 
-/* MatBSRCustomCUDAKernel lists our kernels in the CUDA layer's order, up to its last own kernel */
-_Static_assert((int)MAT_BSRCUSTOM_CUDA_KERNEL_MERGE == (int)BSRC_CUDA_KERNEL_LAST_OWN && (int)MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID == (int)BSRC_CUDA_KERNEL_HYBRID, "MatBSRCustomCUDAKernel and bsrc_cuda_kernel agree");
-
 static bsrc_cuda_kernel MatSeqBSRCustomCUDAKernelChoice(const MatBSRCustomSettings *set)
 {
   if (set->backend == MAT_BSRCUSTOM_BACKEND_CUSPARSE) return set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV ? BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR : BSRC_CUDA_KERNEL_CUSPARSE_BSRMV;
+  /* MatBSRCustomCUDAKernel lists our kernels in the CUDA layer's order */
   return (bsrc_cuda_kernel)set->cuda_kernel;
 }
 
@@ -353,7 +351,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
   if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
   if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, &per_sm, &lanes), "launch info"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%d threads per block, grid %d%s), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], (int)b->gpu_device, bsrc_cuda_kernel_names[k],
-                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", threads, grid, k == BSRC_CUDA_KERNEL_SEGMENTED ? ", a warp per strip of up to 32 block rows, a warp per piece of a long one" : k == BSRC_CUDA_KERNEL_MERGE ? ", a warp per equal part of the merge path of row ends and blocks" : lanes ? (k == BSRC_CUDA_KERNEL_HYBRID ? ", a group of lanes per short block row, a warp per piece of a long one" : ", a group of lanes per block row") : "", (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu),
+                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", threads, grid, k == BSRC_CUDA_KERNEL_SEGMENTED ? ", a warp per strip of up to 32 block rows, a warp per piece of a long one" : lanes ? (k == BSRC_CUDA_KERNEL_HYBRID ? ", a group of lanes per short block row, a warp per piece of a long one" : ", a group of lanes per block row") : "", (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu),
                                    bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
   PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&b->set, viewer));
   PetscFunctionReturn(0);
