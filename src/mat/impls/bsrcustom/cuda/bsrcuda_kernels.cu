@@ -883,6 +883,17 @@ int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
   return lanes;
 }
 
+/* HYBRID's lanes per short block row: warp_row_lanes, but with a 2x2 block counted as one column, as
+   a lane takes a whole 2x2 block at a time. Power-law rows are much shorter than their short rows'
+   mean suggests (bs 2: median 4 blocks, mean 9), and measured on an H100 (bench_cuda --sweep-all)
+   half the lanes were faster for bs 2: 8 lanes 0.1473 ms, 4 lanes 0.1412. For bs 4, which this leaves
+   at 16 lanes: 16 lanes 0.1039, 8 lanes 0.1172. WARP_ROW keeps counting columns: regular rows of 14
+   2x2 blocks took 0.1223 ms with its 8 lanes, 0.1291 with 4. */
+int hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
+{
+  return warp_row_lanes(bs == 2 ? 1 : bs, mean_short_blocks);
+}
+
 bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks, bsrk_idx max_task_rows)
 {
   if (nbrows <= 0 || nblocks <= 0) return BSRC_CUDA_KERNEL_WARP_ROW;

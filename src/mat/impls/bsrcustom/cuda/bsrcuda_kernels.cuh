@@ -132,6 +132,7 @@ bool             has_lanes(bsrc_cuda_kernel k);     /* WARP_ROW, HYBRID */
 bool             is_task_kernel(bsrc_cuda_kernel k);
 bsrk_idx         default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev);
 int              warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
+int              hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks);
 /* Block rows of fewer columns than this are the "short" rows HYBRID's lanes are sized for. */
 constexpr int kHybridShortColumns = 512;
 bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks, bsrk_idx max_task_rows);

@@ -91,7 +91,7 @@ struct bsrc_cuda_matrix {
   /* statistics, choices, launches */
   bsrk_idx              max_row_blocks = 0;
   int                   lanes          = 4; /* WARP_ROW: from the mean row */
-  int                   hybrid_lanes   = 4; /* HYBRID: from the mean of the short rows */
+  int                   hybrid_lanes   = 4; /* HYBRID: from the mean of the short rows (hybrid_row_lanes) */
   int                   lanes_override[BSRC_CUDA_KERNEL_COUNT] = {};
   bsrc_cuda_kernel      auto_kernel    = BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
   int                   threads_override[BSRC_CUDA_KERNEL_COUNT] = {};
@@ -863,7 +863,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
       short_blocks += n;
     }
   }
-  M->hybrid_lanes   = warp_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
+  M->hybrid_lanes   = hybrid_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
   s                 = build_hybrid_work(M);
   if (s == BSRC_CUDA_OK) s = build_strips(M);
   if (s != BSRC_CUDA_OK) {
