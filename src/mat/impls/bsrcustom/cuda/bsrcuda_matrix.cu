@@ -926,6 +926,21 @@ bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, double alpha, const dou
   if (err != cudaSuccess) return abandon(M, err, "product (host entry)");
   return BSRC_CUDA_OK;
 }
+
+/* The host entry points' first step: x into d_x and, when beta != 0, in into d_y (stage_up), the
+   staging buffers allocated on first use. in is then read in full, by the host or by a DMA queued
+   on the stream, before any product writes d_y, so in may alias the caller's out. */
+bsrc_cuda_status stage_inputs(bsrc_cuda_matrix *M, const staging_plan &plan, const double *x, double beta, const double *in, const char *what)
+{
+  const bsrc_cuda_status s = ensure_staging(M);
+  if (s != BSRC_CUDA_OK) return s;
+  const size_t xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
+  const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
+  cudaError_t  err    = stage_up(M, plan, (double *)M->d_x.ptr, M->h_x, x, xbytes);
+  if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, (double *)M->d_y.ptr, M->h_y, in, ybytes);
+  if (err != cudaSuccess) return abandon(M, err, what);
+  return BSRC_CUDA_OK;
+}
 } // namespace
 } // namespace bsrc
 
@@ -936,19 +951,11 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   if (M->nbrows == 0) return BSRC_CUDA_OK;
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
-  s = ensure_staging(M);
-  if (s != BSRC_CUDA_OK) return s;
-
-  const size_t       xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
-  const size_t       ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
-  double            *dx = (double *)M->d_x.ptr, *dy = (double *)M->d_y.ptr;
   const staging_plan plan = staging_settings();
-  /* x, then in (beta != 0 only), piece by piece into the pinned buffers with their DMAs queued
-     behind (or, page-locked, by one DMA each). in is read in full, by the host or by a DMA queued
-     on the stream, before any of out is written (after the product), so in may alias out. */
-  cudaError_t err = stage_up(M, plan, dx, M->h_x, x, xbytes);
-  if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, dy, M->h_y, in, ybytes);
-  if (err != cudaSuccess) return abandon(M, err, "host-to-device copy of x / in");
+  s                       = stage_inputs(M, plan, x, beta, in, "host-to-device copy of x / in");
+  if (s != BSRC_CUDA_OK) return s;
+  const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
+  double      *dx = (double *)M->d_x.ptr, *dy = (double *)M->d_y.ptr;
   /* out is asked whether it is page-locked once (cudaPointerGetAttributes calls): here only where the
      overlapped download could run, else by stage_down once the product is queued, so that the
      calls overlap the kernel (in the H100 run where it was asked before every launch, PETSc's
@@ -974,16 +981,10 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda
   if (L->split_open) return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_begin: the previous split product was not ended (bsrc_cuda_split_end)");
   device_scope ds(L->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(L), ds.error(), "cudaSetDevice");
-  s = ensure_staging(L);
+  s = stage_inputs(L, staging_settings(), x, beta, in, "host-to-device copy of x / in (split product)");
   if (s != BSRC_CUDA_OK) return s;
-  const size_t       xbytes = (size_t)L->nbcols * (size_t)L->bs * sizeof(double);
-  const size_t       ybytes = (size_t)L->nbrows * (size_t)L->bs * sizeof(double);
-  double            *dx = (double *)L->d_x.ptr, *dy = (double *)L->d_y.ptr;
-  const staging_plan plan = staging_settings();
-  cudaError_t        err  = stage_up(L, plan, dx, L->h_x, x, xbytes);
-  if (err == cudaSuccess && beta != 0.0) err = stage_up(L, plan, dy, L->h_y, in, ybytes);
-  if (err != cudaSuccess) return abandon(L, err, "host-to-device copy of x / in (split product)");
-  s = queue_product(L, kl, alpha, dx, beta, dy, dy);
+  double *dx = (double *)L->d_x.ptr, *dy = (double *)L->d_y.ptr;
+  s          = queue_product(L, kl, alpha, dx, beta, dy, dy);
   if (s != BSRC_CUDA_OK) {
     (void)cudaStreamSynchronize(L->stream);
     return s;
