@@ -125,6 +125,8 @@ int main(int argc, char **argv)
   PetscCall(OptionError("-mat_bsrcustom_cuda_pin_vectors", "sometimes", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_cuda_pin_vectors"));
   PetscCall(OptionError("-mat_bsrcustom_cuda_pin_vectors", "2", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_cuda_pin_vectors"));
   EXPECT_ERROR(MatBSRCustomSetCUDAPinVectors(A, (PetscBool)2), PETSC_ERR_ARG_OUTOFRANGE, "page-locking");
+  PetscCall(OptionError("-mat_bsrcustom_huge_pages", "maybe", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_huge_pages"));
+  EXPECT_ERROR(MatBSRCustomSetHugePages(A, (PetscBool)2), PETSC_ERR_ARG_OUTOFRANGE, "huge pages");
   { /* PETSc's spellings of a boolean are accepted; a bare option means true */
     const char *values[] = {"false", "NO", "off", "0", "true", "Yes", "on", "1", ""};
     for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(values); i++) {

@@ -1,6 +1,10 @@
 static const char help[] = "MatMult/MatMultAdd of bsrcustom against MATBAIJ on random block matrices.\n"
                            "Block sizes 1-8, 11, 16; empty block rows; one long block row; several thread and chunk settings;\n"
-                           "value-only and structural reassembly (the task partition is rebuilt only for the latter).\n";
+                           "value-only and structural reassembly (the task partition is rebuilt only for the latter);\n"
+                           "the matrix values on huge pages (-mat_bsrcustom_huge_pages) and not.\n";
+
+#include <stdio.h>
+#include <string.h>
 
 #include "testutils.h"
 
@@ -115,6 +119,64 @@ int main(int argc, char **argv)
     TEST_CHECK(comm, before > after, failures, "structural reassembly did not rebuild the partition (%g builds)", before);
     PetscCall(TestCompareProducts(A, Ref, tol, &failures, "after structural reassembly"));
     nchecks++;
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Ref));
+  }
+
+  /* Huge pages (cpu backend): values of 6.4 MB per rank span whole 2 MiB pages, so the advice really
+     runs (MADV_COLLAPSE moves the pages under the values); products against BAIJ with it (the
+     default) and without, and MatView saying which */
+  {
+    MatBSRCustomBackend backend;
+    Mat                 A, Ref;
+    PetscBool           huge = PETSC_FALSE;
+    char                text[2048];
+    PetscViewer         sv;
+    const char         *state;
+
+    PetscCall(TestRandomBlockMatrix(comm, MATBAIJ, 5, 4000, 4000, 8, PETSC_FALSE, PETSC_FALSE, 11u, &Ref));
+    PetscCall(TestRandomBlockMatrix(comm, MATBSRCUSTOM, 5, 4000, 4000, 8, PETSC_FALSE, PETSC_FALSE, 11u, &A));
+    PetscCall(MatBSRCustomGetBackend(A, &backend));
+    PetscCall(MatBSRCustomGetHugePages(A, &huge));
+    TEST_CHECK(comm, huge, failures, "huge pages are not asked for by default");
+    for (int on = 1; on >= 0 && backend == MAT_BSRCUSTOM_BACKEND_CPU; on--) {
+      Mat As = A;
+      PetscCall(MatBSRCustomSetHugePages(A, (PetscBool)on));
+      PetscCall(MatBSRCustomSetChunksPerThread(A, on ? 8 : 4)); /* a new partition: the advice is given again (or not) */
+      PetscCall(TestCompareProducts(A, Ref, tol, &failures, on ? "values on huge pages" : "huge pages not asked for"));
+      nchecks++;
+      {
+        PetscMPIInt size;
+        PetscCallMPI(MPI_Comm_size(comm, &size));
+        if (size > 1) PetscCall(MatBSRCustomGetLocalAndGhost(A, &As, NULL, NULL, NULL, NULL, NULL));
+      }
+      { /* MatView's ASCII info into a file of this rank's, read back (a string viewer does not take that format) */
+        char        name[64];
+        PetscMPIInt rank;
+        FILE       *f;
+        size_t      n;
+        PetscCallMPI(MPI_Comm_rank(comm, &rank));
+        PetscCall(PetscSNPrintf(name, sizeof(name), "huge_pages_view_%d.txt", (int)rank));
+        PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &sv));
+        PetscCall(PetscViewerPushFormat(sv, PETSC_VIEWER_ASCII_INFO));
+        PetscCall(MatView(As, sv));
+        PetscCall(PetscViewerPopFormat(sv));
+        PetscCall(PetscViewerDestroy(&sv));
+        f = fopen(name, "r");
+        PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read back %s", name);
+        n       = fread(text, 1, sizeof(text) - 1, f);
+        text[n] = 0;
+        fclose(f);
+        (void)remove(name);
+      }
+      state = strstr(text, "huge pages for the values ");
+      TEST_CHECK(comm, state != NULL, failures, "MatView does not say whether the values are on huge pages:\n%s", text);
+      if (state) {
+        state += strlen("huge pages for the values ");
+        TEST_CHECK(comm, on ? strncmp(state, "not asked", 9) != 0 : strncmp(state, "not asked", 9) == 0, failures, "MatView with huge pages %s: %s", on ? "on" : "off", state);
+        if (on) PetscCall(PetscPrintf(PETSC_COMM_SELF, "huge pages for the values: %.*s\n", (int)strcspn(state, "\n"), state));
+      }
+    }
     PetscCall(MatDestroy(&A));
     PetscCall(MatDestroy(&Ref));
   }

@@ -85,6 +85,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSett
   set->cusparse_alg      = MAT_BSRCUSTOM_CUSPARSE_BSRMV;
   set->cuda_device       = -1;
   set->cuda_pin_vectors  = PETSC_TRUE;
+  set->huge_pages        = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -100,6 +101,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && set->cuda_kernel <= MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
   PetscCheck(set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_BSRMV || set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown cuSPARSE routine %d", what, (int)set->cusparse_alg);
   PetscCheck(set->cuda_pin_vectors == PETSC_TRUE || set->cuda_pin_vectors == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: page-locking of host vectors must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pin_vectors);
+  PetscCheck(set->huge_pages == PETSC_TRUE || set->huge_pages == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: huge pages must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->huge_pages);
   PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
   if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) {
     PetscCall(MatBSRCustomCUDAAvailable_Private(A, what));
@@ -182,6 +184,7 @@ static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_cusparse_alg",      "cuSPARSE routine of the cusparse backend",                         "MatBSRCustomSetCUSPARSEAlg",     BSRC_OPT_ENUM, MatBSRCustomCUSPARSEAlgs,    2, offsetof(MatBSRCustomSettings, cusparse_alg)     },
   {"-mat_bsrcustom_cuda_device",       "GPU of the GPU backends (-1: node-local rank modulo visible GPUs)", "MatBSRCustomSetCUDADevice",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cuda_device)      },
   {"-mat_bsrcustom_cuda_pin_vectors",  "GPU backends: page-lock big host vectors on their second use",      "MatBSRCustomSetCUDAPinVectors",  BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, cuda_pin_vectors) },
+  {"-mat_bsrcustom_huge_pages",        "cpu backend: put the matrix values on transparent huge pages",     "MatBSRCustomSetHugePages",       BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, huge_pages)       },
 };
 
 static PetscErrorCode MatBSRCustomOptionValue(const MatBSRCustomSettings *set, const BSRCOption *o, char *buf, size_t len)
@@ -711,6 +714,72 @@ PetscErrorCode MatBSRCustomGetCUDAPinVectors(Mat A, PetscBool *pin)
   PetscValidBoolPointer(pin, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *pin = set.cuda_pin_vectors;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetHugePages - Chooses whether the cpu backend asks the operating system to back the
+   matrix values with transparent huge pages (2 MiB), so that its threads stream them with fewer TLB
+   misses and with hardware prefetching that does not stop at every 4 KiB page.
+
+   Logically Collective
+
+   Input Parameters:
++  A - a MATBSRCUSTOM matrix
+-  huge - PETSC_TRUE (default) to ask, PETSC_FALSE to leave the values' pages as they are
+
+   Options Database Key:
+.  -mat_bsrcustom_huge_pages <true,false> - put the values on huge pages
+
+   Notes:
+   Asked for when the task partition is built (the first assembly of a nonzero structure, and after a
+   change of threads or chunks): on Linux with madvise(MADV_COLLAPSE), which moves the values onto
+   huge pages at once (kernel 6.1 and later), else with MADV_HUGEPAGE. Only whole 2 MiB pages inside
+   the values array are affected; the values themselves do not change, and nothing happens to
+   arrays below 2 MiB. A refusal (transparent huge pages disabled, an older kernel, another
+   operating system) is no error: -info says what happened. Measured on a 16-core host (the H100
+   machine's, thesis matrix, 16 threads): MatMult 4.34 / 3.97 ms without, 4.02 / 3.68 ms with (two
+   runs each); docs/performance.md has the command.
+
+   Level: advanced
+
+.seealso: `MatBSRCustomGetHugePages()`, `MatBSRCustomSetNumThreads()`
+@*/
+PetscErrorCode MatBSRCustomSetHugePages(Mat A, PetscBool huge)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveBool(A, huge, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.huge_pages = huge;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetHugePages()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetHugePages - Gets whether the cpu backend asks for huge pages for the matrix values.
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameter:
+.  huge - whether huge pages are asked for
+
+   Level: advanced
+
+.seealso: `MatBSRCustomSetHugePages()`
+@*/
+PetscErrorCode MatBSRCustomGetHugePages(Mat A, PetscBool *huge)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidBoolPointer(huge, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  *huge = set.huge_pages;
   PetscFunctionReturn(0);
 }
 

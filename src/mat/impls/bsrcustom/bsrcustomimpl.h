@@ -19,6 +19,7 @@ typedef struct {
   MatBSRCustomCUSPARSEAlg cusparse_alg;
   PetscInt               cuda_device; /* GPU of the GPU backends; -1: node-local rank modulo visible GPUs */
   PetscBool              cuda_pin_vectors; /* GPU backends: page-lock host vectors' arrays on their second use */
+  PetscBool              huge_pages;       /* cpu backend: the values on transparent huge pages, asked at each new partition */
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);
@@ -28,6 +29,11 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat, const MatBSRC
 PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat, PetscOptionItems *, MatBSRCustomSettings *);
 /* straight from the options database, with the matrix's prefix (at creation) */
 PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRCustomSettings *);
+
+/* Asks the kernel to back the 2 MiB-aligned interior of [p, p + bytes) with huge pages (Linux:
+   madvise MADV_COLLAPSE, else MADV_HUGEPAGE); best effort: *granted says whether the kernel took
+   it, -info how or why not. */
+PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat, const void *, size_t, PetscBool *);
 
 /* GPU backends: whether this build has CUDA and a GPU is visible; errors say which is missing */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *);

@@ -1,5 +1,53 @@
 /* Helpers shared by seqbsrcustom and mpibsrcustom (see bsrcustomimpl.h). */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#if defined(__linux__)
+  #include <errno.h>
+  #include <stdint.h>
+  #include <string.h>
+  #include <sys/mman.h>
+  #if !defined(MADV_COLLAPSE)
+    #define MADV_COLLAPSE 25 /* Linux 6.1; older headers lack the name, older kernels answer EINVAL */
+  #endif
+#endif
+
+/*
+   Huge pages for an array the CPU kernel streams: MADV_COLLAPSE moves the pages at once (synchronous;
+   with MADV_HUGEPAGE alone only khugepaged would, in the background, over minutes), and marks the
+   range so that it stays huge. Measured: thesis matrix, 16 threads of the H100 machine's host,
+   MatMult 96.3 / 105.4 GB/s without, 104.0 / 113.7 GB/s with (two runs each).
+*/
+PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat A, const void *p, size_t bytes, PetscBool *granted)
+{
+  PetscFunctionBegin;
+  *granted = PETSC_FALSE;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  {
+    const uintptr_t page = (uintptr_t)2 << 20;
+    const uintptr_t b = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + bytes) & ~(page - 1);
+    int             rc, err = 0;
+    const char     *how = "MADV_COLLAPSE";
+
+    if (!p || e <= b) {
+      PetscCall(PetscInfo(A, "Values not on huge pages: %zu bytes hold no whole 2 MiB page\n", bytes));
+      PetscFunctionReturn(0);
+    }
+    rc = madvise((void *)b, (size_t)(e - b), MADV_COLLAPSE);
+    if (rc != 0) {
+      err = errno;
+      how = "MADV_HUGEPAGE";
+      rc  = madvise((void *)b, (size_t)(e - b), MADV_HUGEPAGE);
+    }
+    *granted = (PetscBool)(rc == 0);
+    if (rc == 0) PetscCall(PetscInfo(A, "Values on huge pages: %s over %.1f MiB\n", how, (double)(e - b) / 1048576.0));
+    else PetscCall(PetscInfo(A, "Values not on huge pages: madvise refused (MADV_COLLAPSE: %s; MADV_HUGEPAGE: %s)\n", strerror(err), strerror(errno)));
+  }
+#else
+  (void)p;
+  (void)bytes;
+  PetscCall(PetscInfo(A, "Values not on huge pages: not a Linux build\n"));
+#endif
+  PetscFunctionReturn(0);
+}
 
 /*
    Finite-difference coloring: PETSc's BAIJ path colors block columns, while a DMDA hands non-"baij"

@@ -91,6 +91,9 @@ static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
     b->rowptr_len = M.nbrows + 1;
   }
   PetscCall(PetscArraycpy(b->rowptr_copy, M.rowptr, M.nbrows + 1));
+  /* the values the threads stream onto huge pages, once per partition (already huge pages stay) */
+  b->huge_granted = PETSC_FALSE;
+  if (b->set.huge_pages && b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomAdviseHugePages_Private(A, M.values, (size_t)M.rowptr[M.nbrows] * (size_t)(M.bs * M.bs) * sizeof(PetscScalar), &b->huge_granted));
   b->tasks_built        = PETSC_TRUE;
   b->tasks_nonzerostate = A->nonzerostate;
   b->tasks_wanted       = wanted;
@@ -215,7 +218,7 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
   if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
   if (b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, shared rows by %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, MatBSRCustomSharedRowsTypes[b->set.shared_rows]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, shared rows by %s, huge pages for the values %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, MatBSRCustomSharedRowsTypes[b->set.shared_rows], !b->set.huge_pages ? "not asked for" : b->huge_granted ? "granted" : "asked for, not granted (-info says why)"));
   } else PetscCall(MatSeqBSRCustomCUDAView(A, viewer));
   PetscFunctionReturn(0);
 }

@@ -29,6 +29,7 @@ typedef struct {
   /* the task partition and what it was built for: rebuilt only when one of these changes */
   bsrk_partition   tasks;
   PetscBool        tasks_built;
+  PetscBool        huge_granted; /* the kernel accepted the huge-page advice at the last partition build */
   PetscObjectState tasks_nonzerostate;
   PetscInt        *rowptr_copy; /* the row pointers the tasks were cut for */
   PetscInt         rowptr_len;
