@@ -13,8 +13,8 @@
 /*
    Huge pages for an array the CPU kernel streams: MADV_COLLAPSE moves the pages at once (synchronous;
    with MADV_HUGEPAGE alone only khugepaged would, in the background, over minutes), and marks the
-   range so that it stays huge. Measured: thesis matrix, 16 threads of the H100 machine's host,
-   MatMult 96.3 / 105.4 GB/s without, 104.0 / 113.7 GB/s with (two runs each).
+   range so that it stays huge. The measured gain is small (MatBSRCustomSetHugePages' man page,
+   docs/performance.md).
 */
 PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat A, const void *p, size_t bytes, PetscBool *granted)
 {
