@@ -549,8 +549,8 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
     printf("  -- lanes sweep, warp_row and hybrid at their default threads (beta = 0) --\n");
     const bsrc_cuda_kernel laned[] = {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID};
     for (bsrc_cuda_kernel k : laned) {
-      for (int l : {4, 8, 16, 32}) {
-        if (bsrc_cuda_set_lanes(M, k, l) != BSRC_CUDA_OK) continue;
+      for (int l : {1, 2, 4, 8, 16, 32}) {
+        if (bsrc_cuda_set_lanes(M, k, l) != BSRC_CUDA_OK) continue; /* warp_row: from 4 */
         const product p{bsrc_cuda_kernel_names[k], OWN, k};
         char          label[64];
         snprintf(label, sizeof(label), "sweep %s lanes=%d", bsrc_cuda_kernel_names[k], l);

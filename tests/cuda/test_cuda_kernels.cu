@@ -464,10 +464,12 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
     }
     (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 0);
     (void)bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_WARP_ROW, 0);
+    check_settings(M, P, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2}, rng); /* HYBRID only */
     expect(bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_HYBRID, 12) == BSRC_CUDA_ERR_ARG, "set_lanes/12 refused", bsrc_cuda_last_error(M));
+    expect(bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_WARP_ROW, 2) == BSRC_CUDA_ERR_ARG, "set_lanes/warp_row 2 refused", bsrc_cuda_last_error(M));
     expect(bsrc_cuda_set_lanes(M, BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 8) == BSRC_CUDA_ERR_ARG, "set_lanes/vector_unrolled refused", bsrc_cuda_last_error(M));
   }
-  /* bs 1: with 4 lanes a row goes to the pieces from 65 blocks (32 lanes: 513), pieces of 512
+  /* bs 1: with 4 lanes a row goes to the pieces from 65 blocks (1 lane: 17, 32 lanes: 513), pieces of 512
      blocks; rows of one piece store directly, longer ones go through the fix-up */
   std::vector<std::vector<bsrk_idx>> rows(40);
   const bsrk_idx                     lengths[] = {64, 65, 0, 3, 511, 512, 513, 1024, 1025, 5000};
@@ -478,7 +480,7 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
   }
   const host_matrix E = from_rows("piece_edges", 6000, 1, rows, rng);
   if (!upload(M, E, case_name(E))) return;
-  check_settings(M, E, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {4, 32}, rng); /* the long-row threshold and the work list move with the lanes */
+  check_settings(M, E, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2, 4, 32}, rng); /* the long-row threshold and the work list move with the lanes */
   /* 16 rows of 100 blocks, then 3 short ones: with 4 lanes every row of the first two warps' groups
      is long (no group in the work list, only pieces), with 32 lanes none is */
   std::vector<std::vector<bsrk_idx>> longs(19);
@@ -486,7 +488,7 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
     for (bsrk_idx j = 0; j < (i < 16 ? 100 : 5); ++j) longs[i].push_back((bsrk_idx)(i * 3 + j * 2));
   const host_matrix G = from_rows("long_groups", 400, 1, longs, rng);
   if (!upload(M, G, case_name(G))) return;
-  check_settings(M, G, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {4, 32}, rng);
+  check_settings(M, G, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2, 4, 32}, rng);
 }
 
 /* SEGMENTED's strips and pieces: for bs 1, 2 (a block per item) and 3 (a column per item: the long

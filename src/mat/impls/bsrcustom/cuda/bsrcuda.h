@@ -109,8 +109,8 @@ bsrk_idx         bsrc_cuda_task_count(const bsrc_cuda_matrix *M); /* tasks in us
 /* Threads per thread block for one of our kernels (ROWMAJOR_SHARED .. LAST_OWN); 0 = the launch
    heuristic's default. A multiple of 32 in [32, 1024]. */
 bsrc_cuda_status bsrc_cuda_set_threads(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int threads);
-/* Lanes per block row of WARP_ROW, or per short block row of HYBRID: 4, 8, 16 or 32; 0 = chosen from
-   the row lengths (the default). For tuning and benchmarks. */
+/* Lanes per block row of WARP_ROW (4, 8, 16 or 32), or per short block row of HYBRID (1, 2, 4, 8, 16
+   or 32); 0 = chosen from the row lengths (the default). For tuning and benchmarks. */
 bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int lanes);
 /* The launch that kernel k (AUTO resolved) gets on this matrix: threads per thread block, grid
    size, resident thread blocks per multiprocessor, and lanes per block row (WARP_ROW) or per

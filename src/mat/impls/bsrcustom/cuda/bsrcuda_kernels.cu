@@ -29,7 +29,7 @@
    for 8 rows over 32 lanes instead of 40), so each row's sum ends in one lane. For PDE matrices
    whose block rows are short (7-27 blocks) and even.
 
-   HYBRID: WARP_ROW for every row of at most 16 columns per lane, and the longer rows cut into
+   HYBRID: WARP_ROW (with 1 to 32 lanes a row: hybrid_row_lanes) for every row of at most 16 columns per lane, and the longer rows cut into
    pieces of kPieceColumns columns, a warp each, whose partial sums a second pass adds per row in
    piece order (deterministic). For rows of very uneven lengths (power-law): the short rows keep the
    WARP_ROW pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The
@@ -782,9 +782,9 @@ using product_kernel = void (*)(product_args);
 
 /* Order: BSRC_CUDA_KERNEL_ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_VECTOR_UNROLLED. */
 const product_kernel task_kernels[4][kBsSlots] = {BSRC_BS_TABLE(rowmajor_shared_kernel), BSRC_BS_TABLE(thread_private_kernel), BSRC_BS_TABLE(team_scalar_kernel), BSRC_BS_TABLE(vector_unrolled_kernel)};
-/* Lanes 4, 8, 16, 32. */
+/* Lanes 4, 8, 16, 32 (WARP_ROW); 1, 2, 4, 8, 16, 32 (HYBRID). */
 const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_WARP_ROW_TABLE(4), BSRC_WARP_ROW_TABLE(8), BSRC_WARP_ROW_TABLE(16), BSRC_WARP_ROW_TABLE(32)};
-const product_kernel hybrid_kernels[4][kBsSlots]   = {BSRC_HYBRID_TABLE(4), BSRC_HYBRID_TABLE(8), BSRC_HYBRID_TABLE(16), BSRC_HYBRID_TABLE(32)};
+const product_kernel hybrid_kernels[6][kBsSlots]   = {BSRC_HYBRID_TABLE(1), BSRC_HYBRID_TABLE(2), BSRC_HYBRID_TABLE(4), BSRC_HYBRID_TABLE(8), BSRC_HYBRID_TABLE(16), BSRC_HYBRID_TABLE(32)};
 /* bs 7, 8 and the generic size need more than 64 registers unbounded (66-72): bounded, so that 1024
    threads per block launch. */
 const product_kernel segmented_kernels[kBsSlots] = {segmented_kernel<1>, segmented_kernel<2>, segmented_kernel<3>, segmented_kernel<4>, segmented_kernel<5>, segmented_kernel<6>, segmented_kernel_bounded<7>, segmented_kernel_bounded<8>, segmented_kernel_bounded<0>};
@@ -798,14 +798,15 @@ int bs_slot(bsrk_idx bs)
   return bs <= kSpecialisedMax ? (int)bs - 1 : kSpecialisedMax;
 }
 
+/* Index of a power of two in [1, 32] (log2); WARP_ROW's tables start at 4 lanes. */
 int lanes_slot(int lanes)
 {
-  return lanes <= 4 ? 0 : lanes <= 8 ? 1 : lanes <= 16 ? 2 : 3;
+  return lanes <= 1 ? 0 : lanes <= 2 ? 1 : lanes <= 4 ? 2 : lanes <= 8 ? 3 : lanes <= 16 ? 4 : 5;
 }
 
 product_kernel select_kernel(bsrc_cuda_kernel k, bsrk_idx bs, int lanes)
 {
-  if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[lanes_slot(lanes)][bs_slot(bs)];
+  if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[std::max(0, lanes_slot(lanes) - 2)][bs_slot(bs)];
   if (k == BSRC_CUDA_KERNEL_HYBRID) return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
   if (k == BSRC_CUDA_KERNEL_SEGMENTED) return segmented_kernels[bs_slot(bs)];
   return task_kernels[k - BSRC_CUDA_KERNEL_ROWMAJOR_SHARED][bs_slot(bs)];
@@ -883,15 +884,19 @@ int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
   return lanes;
 }
 
-/* HYBRID's lanes per short block row: warp_row_lanes, but with a 2x2 block counted as one column, as
-   a lane takes a whole 2x2 block at a time. Power-law rows are much shorter than their short rows'
-   mean suggests (bs 2: median 4 blocks, mean 9), and measured on an H100 (bench_cuda --sweep-all)
-   half the lanes were faster for bs 2: 8 lanes 0.1473 ms, 4 lanes 0.1412. For bs 4, which this leaves
-   at 16 lanes: 16 lanes 0.1039, 8 lanes 0.1172. WARP_ROW keeps counting columns: regular rows of 14
-   2x2 blocks took 0.1223 ms with its 8 lanes, 0.1291 with 4. */
+/* HYBRID's lanes per short block row: the power of two in [1, 32] nearest (in ratio) to the short
+   rows' mean bytes over 64, the bytes a lane then reads per row (values + column indices). Fitted to
+   the power-law matrices on an H100 (bench_cuda --sweep-all and A/B builds for 1 and 2 lanes):
+     bs 1, mean 9.9 blocks, 119 B: 2 lanes 0.2206 ms, 1 lane 0.2268, 4 lanes 0.2368;
+     bs 2, mean 9.1 blocks, 328 B: 4 lanes 0.1403, 2 lanes 0.1412, 8 lanes 0.1473;
+     bs 4, mean 8.2 blocks, 1084 B: 16 lanes 0.1039, 32 lanes 0.1043, 8 lanes 0.1172.
+   (WARP_ROW's rule, a lane per two columns, gave 4, 8 and 16.) */
 int hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
 {
-  return warp_row_lanes(bs == 2 ? 1 : bs, mean_short_blocks);
+  const double bytes = mean_short_blocks * ((double)bs * (double)bs * sizeof(double) + sizeof(bsrk_idx));
+  int          lanes = 1;
+  while (lanes < kWarpSize && bytes / 64.0 >= 1.5 * lanes) lanes *= 2; /* 1.5: between two powers of two, in ratio about sqrt(2) */
+  return lanes;
 }
 
 bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks, bsrk_idx max_task_rows)

@@ -1129,7 +1129,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_k
 {
   if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: matrix is NULL");
   if (!has_lanes(k)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: kernel %d has no lanes per row (warp_row or hybrid)", (int)k);
-  if (lanes != 0 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: %d lanes (4, 8, 16 or 32, or 0)", lanes);
+  const bool small = k == BSRC_CUDA_KERNEL_HYBRID && (lanes == 1 || lanes == 2); /* HYBRID only: WARP_ROW's tables start at 4 */
+  if (lanes != 0 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && !small) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: %d lanes for %s (4, 8, 16 or 32%s, or 0)", lanes, bsrc_cuda_kernel_names[k], k == BSRC_CUDA_KERNEL_HYBRID ? "; 1 or 2 too" : "");
   M->lanes_override[k] = lanes;
   M->cfg_valid[k]      = false;
   if (k != BSRC_CUDA_KERNEL_HYBRID || !M->has_structure) return BSRC_CUDA_OK;
