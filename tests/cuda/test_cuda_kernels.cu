@@ -580,7 +580,8 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
   cases.push_back({stencil_matrix("stencil27", 12, 3, true, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 32});
   cases.push_back({stencil_matrix("stencil7", 12, 1, false, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 4});
   if (!g_quick) cases.push_back({thesis_structure(rng), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
-  cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_HYBRID, 4});
+  /* short rows of 0-2 3x3 blocks (76 bytes a block): one lane each (hybrid_row_lanes) */
+  cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_HYBRID, 1});
   cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 2, rng), BSRC_CUDA_KERNEL_HYBRID, 0});
   { /* a band of even long rows (the thesis type): the task kernel as the thesis has it */
     std::vector<std::vector<bsrk_idx>> rows(400);
