@@ -29,10 +29,11 @@
    for 8 rows over 32 lanes instead of 40), so each row's sum ends in one lane. For PDE matrices
    whose block rows are short (7-27 blocks) and even.
 
-   HYBRID: WARP_ROW (with 1 to 32 lanes a row: hybrid_row_lanes) for every row of at most 16 columns per lane, and the longer rows cut into
-   pieces of kPieceColumns columns, a warp each, whose partial sums a second pass adds per row in
-   piece order (deterministic). For rows of very uneven lengths (power-law): the short rows keep the
-   WARP_ROW pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The
+   HYBRID: WARP_ROW (with 1 to 32 lanes a row: hybrid_row_lanes) for every row of at most 16 columns
+   per lane, and the longer rows cut into pieces of kPieceColumns columns, a warp each, whose partial
+   sums a second pass adds per row in piece order (deterministic). For rows of very uneven lengths
+   (power-law): the short rows keep the WARP_ROW pattern, and a row of 300k blocks is spread over
+   hundreds of warps instead of one. The
    pieces are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a
    work list in row order (a group of rows, or a piece), so that the warps running together read
    nearby parts of x (with the pieces first, power-law rows with bs 1 read 549 instead of 491 MB from
@@ -886,10 +887,11 @@ int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
 
 /* HYBRID's lanes per short block row: the power of two in [1, 32] nearest (in ratio) to the short
    rows' mean bytes over 64, the bytes a lane then reads per row (values + column indices). Fitted to
-   the power-law matrices on an H100 (bench_cuda --sweep-all and A/B builds for 1 and 2 lanes):
-     bs 1, mean 9.9 blocks, 119 B: 2 lanes 0.2206 ms, 1 lane 0.2268, 4 lanes 0.2368;
-     bs 2, mean 9.1 blocks, 328 B: 4 lanes 0.1403, 2 lanes 0.1412, 8 lanes 0.1473;
-     bs 4, mean 8.2 blocks, 1084 B: 16 lanes 0.1039, 32 lanes 0.1043, 8 lanes 0.1172.
+   the power-law matrices on an H100 (bench_cuda --sweep-all and A/B builds for 1 and 2 lanes; their
+   short rows' means, from the generator's distribution: about 10, 9 and 8 blocks):
+     bs 1, about 119 B: 2 lanes 0.2206 ms, 1 lane 0.2268, 4 lanes 0.2368;
+     bs 2, about 328 B: 4 lanes 0.1403, 2 lanes 0.1412, 8 lanes 0.1473;
+     bs 4, about 1084 B: 16 lanes 0.1039, 32 lanes 0.1043, 8 lanes 0.1172.
    (WARP_ROW's rule, a lane per two columns, gave 4, 8 and 16.) */
 int hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
 {
