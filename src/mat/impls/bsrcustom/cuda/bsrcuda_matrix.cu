@@ -226,6 +226,16 @@ void release_structure(bsrc_cuda_matrix *M)
   M->nbrows = M->nbcols = M->bs = M->nblocks = 0;
 }
 
+/* Bytes of M's x (block columns x bs) and of its y / in (block rows x bs). */
+size_t x_bytes(const bsrc_cuda_matrix *M)
+{
+  return (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
+}
+size_t y_bytes(const bsrc_cuda_matrix *M)
+{
+  return (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
+}
+
 /* bytes = count * size, or false when it does not fit in size_t. */
 bool byte_count(size_t count, size_t size, size_t *bytes)
 {
@@ -307,8 +317,7 @@ bsrc_cuda_status ensure_staging(bsrc_cuda_matrix *M)
     M->have_events = true;
   }
   if (M->h_x) return BSRC_CUDA_OK;
-  const size_t xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
-  const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
+  const size_t     xbytes = x_bytes(M), ybytes = y_bytes(M);
   bsrc_cuda_status s = dev_alloc(M->d_x, xbytes, "device staging of x", &M->bytes, sink(M));
   if (s == BSRC_CUDA_OK) s = dev_alloc(M->d_y, ybytes, "device staging of in/out", &M->bytes, sink(M));
   if (s == BSRC_CUDA_OK) {
@@ -934,10 +943,8 @@ bsrc_cuda_status stage_inputs(bsrc_cuda_matrix *M, const staging_plan &plan, con
 {
   const bsrc_cuda_status s = ensure_staging(M);
   if (s != BSRC_CUDA_OK) return s;
-  const size_t xbytes = (size_t)M->nbcols * (size_t)M->bs * sizeof(double);
-  const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
-  cudaError_t  err    = stage_up(M, plan, (double *)M->d_x.ptr, M->h_x, x, xbytes);
-  if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, (double *)M->d_y.ptr, M->h_y, in, ybytes);
+  cudaError_t err = stage_up(M, plan, (double *)M->d_x.ptr, M->h_x, x, x_bytes(M));
+  if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, (double *)M->d_y.ptr, M->h_y, in, y_bytes(M));
   if (err != cudaSuccess) return abandon(M, err, what);
   return BSRC_CUDA_OK;
 }
@@ -954,7 +961,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   const staging_plan plan = staging_settings();
   s                       = stage_inputs(M, plan, x, beta, in, "host-to-device copy of x / in");
   if (s != BSRC_CUDA_OK) return s;
-  const size_t ybytes = (size_t)M->nbrows * (size_t)M->bs * sizeof(double);
+  const size_t ybytes = y_bytes(M);
   double      *dx = (double *)M->d_x.ptr, *dy = (double *)M->d_y.ptr;
   /* out is asked whether it is page-locked once (cudaPointerGetAttributes calls): here only where the
      overlapped download could run, else by stage_down once the product is queued, so that the
@@ -1002,7 +1009,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_m
   L->split_open = false;
   device_scope ds(L->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(L), ds.error(), "cudaSetDevice");
-  const size_t       ybytes = (size_t)L->nbrows * (size_t)L->bs * sizeof(double);
+  const size_t       ybytes = y_bytes(L);
   double            *dy     = (double *)L->d_y.ptr;
   const staging_plan plan   = staging_settings();
   if (L->nbrows > 0 && !out) {
@@ -1020,8 +1027,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_m
       (void)cudaStreamSynchronize(L->stream);
       return s;
     }
-    const size_t gbytes = (size_t)G->nbcols * (size_t)G->bs * sizeof(double);
-    cudaError_t  err    = stage_up(G, plan, G->d_x.ptr, G->h_x, ghost_x, gbytes);
+    cudaError_t err = stage_up(G, plan, G->d_x.ptr, G->h_x, ghost_x, x_bytes(G));
     if (err == cudaSuccess) err = cudaEventRecord(G->split_mark, G->stream);
     if (err == cudaSuccess) err = cudaStreamWaitEvent(L->stream, G->split_mark, 0);
     if (err != cudaSuccess) {
