@@ -469,11 +469,40 @@ __global__ void vector_unrolled_kernel(const product_args a)
    memory, no barrier; the grid-stride loop's condition is the same for the whole thread block so
    that every lane of a warp reaches every shuffle.
    --------------------------------------------------------------------------------------------- */
+/* Scalar blocks s + first, s + first + stride, ... below e added to acc, kScalarBatch at a time: a
+   batch's values, column indices and x entries are all loaded (each guarded by e) before its first
+   product is summed, in the order of the plain loop. for_each_item_unrolled leaves a lane's last
+   items to a serial remainder, one dependent chain colidx -> x per item, and with WARP_ROW's 4 lanes
+   on rows of about 15 scalar blocks that remainder is most of a lane's work. H100, bench_cuda
+   regular_bs1 (14.6 blocks a row, 4 lanes): 0.1851 -> 0.1710 ms (batches of 2: 0.1790, 6: 0.1740,
+   8: 0.1754). Not used elsewhere: in HYBRID's 2-lane power-law rows batches of 4 were 3 % slower
+   (2: 12 %, 6 and 8: 0.5-1 %); for columns of bs 3 and 5 they moved the stencils by -4 to +15 %, and
+   for even sizes the matrices by -1 to +18 % (docs/performance.md, "batched items"). */
+constexpr int kScalarBatch = 4;
+template <bool STREAM>
+__device__ __forceinline__ double scalar_batches(const product_args &a, double acc, bsrk_idx s, bsrk_idx e, int first, int stride)
+{
+  for (int64_t i0 = (int64_t)s + first; i0 < e; i0 += (int64_t)kScalarBatch * stride) {
+    double v[kScalarBatch], xv[kScalarBatch];
+#pragma unroll
+    for (int u = 0; u < kScalarBatch; ++u) {
+      const int64_t k = i0 + (int64_t)u * stride;
+      v[u]            = k < e ? load_value<STREAM>(a.values + k, a.stream_values) : 0.0;
+      xv[u]           = k < e ? x_entry(a, 1, (bsrk_idx)k, 0) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < kScalarBatch; ++u)
+      if (i0 + (int64_t)u * stride < e) acc += v[u] * xv[u];
+  }
+  return acc;
+}
+
 /* Segment [s, e) summed by a group of L lanes: each lane takes whole block columns (the
    VECTOR_UNROLLED access pattern), keeps the rows of a pass in registers (padded to a power of two
    for the butterfly), and the lane that ends up holding a row's sum calls store(row in block, sum)
-   when `active`. All 32 lanes of the warp must call it (inactive ones with s == e). */
-template <int BS, int L, class Store>
+   when `active`. All 32 lanes of the warp must call it (inactive ones with s == e). BATCH: scalar
+   blocks go through scalar_batches (WARP_ROW only). */
+template <int BS, int L, bool BATCH = false, class Store>
 __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsrk_idx s, bsrk_idx e, int lane, bool active, Store store)
 {
   constexpr int kAcc = accumulators<BS>();
@@ -503,6 +532,8 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
         acc[0] += c0.x * xv.x + c1.x * xv.y;
         acc[1] += c0.y * xv.x + c1.y * xv.y;
       });
+    } else if constexpr (BS == 1 && BATCH) {
+      acc[0] = scalar_batches<streams<1, L>()>(a, acc[0], s, e, lane, L);
     } else
       for_each_item_unrolled<kUnroll>(s, e, bs, lane, L, [&](bsrk_idx k, int c) {
       accumulate_column<BS, kPad, streams<BS, L>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c), a.stream_values);
@@ -528,7 +559,7 @@ __device__ __forceinline__ void warp_row_body(const product_args &a)
     const bool     active = row < a.nbrows;
     const bsrk_idx s      = active ? a.rowptr[row] : 0;
     const bsrk_idx e      = active ? a.rowptr[row + 1] : 0;
-    group_segment<BS, L>(a, bs, s, e, lane, active, [&](int r, double sum) { store_result(a, row * bs + r, sum); });
+    group_segment<BS, L, true>(a, bs, s, e, lane, active, [&](int r, double sum) { store_result(a, row * bs + r, sum); });
   }
 }
 
