@@ -2,7 +2,8 @@
    Standalone GPU benchmark of the CUDA layer (no PETSc): our kernels against cuSPARSE and the copy
    bandwidth, on generated matrices (and one read from a PETSc binary file).
 
-   Matrices (--only takes a comma list of these names; --quick shrinks the large ones for a smoke run):
+   Matrices (--only takes a comma list of these names; --quick shrinks the large ones for a smoke run;
+   --scale F multiplies the sizes of the stencils and the power-law pairs by F, e.g. 4 for >= 1 GB):
      thesis           the thesis's dataset (ch. 5/8): 32000 x 32000, 5x5 dense blocks, 5% nonzero: 320
                       blocks per block row in a contiguous band around the diagonal (shifted at the
                       edges), positive values, every scalar row summing to 1 (418 MB)
@@ -31,7 +32,7 @@
    "default" the built-in ones), against the kernel alone (events) and the pinned cudaMemcpy
    bandwidth for the same byte counts: bound = kernel + bytes moved / pinned bandwidth.
 
-   Usage: bench_cuda [--reps N] [--warmup N] [--only LIST] [--quick] [--no-sweep] [--sweep-all] [--csv FILE]
+   Usage: bench_cuda [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--csv FILE]
                      [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]
    (--warmup 0 --reps 1 under a profiler: each product then runs twice, its check and one timed call)
 */
@@ -68,6 +69,7 @@ struct options {
   int         warmup = 5;
   std::string only; /* comma list of matrix names; empty: all */
   bool        quick = false;
+  double      scale = 1.0; /* --scale: stencils and power-law pairs F times larger */
   bool        sweep     = true;
   bool        sweep_all = false; /* sweep every matrix, not only thesis and stencil27_bs3 */
   std::string csv, json, jacobian;
@@ -908,6 +910,13 @@ int main(int argc, char **argv)
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
     else if (a == "--warmup" && i + 1 < argc) o.warmup = std::max(0, atoi(argv[++i]));
     else if (a == "--quick") o.quick = true;
+    else if (a == "--scale" && i + 1 < argc) {
+      o.scale = atof(argv[++i]);
+      if (!(o.scale > 0.0 && o.scale <= 64.0)) {
+        fprintf(stderr, "--scale wants a factor in (0, 64], got %s\n", argv[i]);
+        return 2;
+      }
+    }
     else if (a == "--no-sweep") o.sweep = false;
     else if (a == "--sweep-all") o.sweep_all = true;
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
@@ -916,7 +925,7 @@ int main(int argc, char **argv)
     else if (a == "--staging") o.staging = true;
     else if (a == "--describe") o.describe = true;
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--only LIST] [--quick] [--no-sweep] [--sweep-all] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]\n", argv[0]);
       return 2;
     }
   }
@@ -936,7 +945,7 @@ int main(int argc, char **argv)
   }
 
   /* the matrices, in order; each is generated only when selected, and freed before the next */
-  const double big = o.quick ? 16e6 : 256e6, plaw = o.quick ? 20e6 : 330e6;
+  const double big = (o.quick ? 16e6 : 256e6) * o.scale, plaw = (o.quick ? 20e6 : 330e6) * o.scale;
   struct spec {
     std::string                  name;
     std::function<dataset(void)> make;

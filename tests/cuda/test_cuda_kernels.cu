@@ -591,14 +591,27 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
     cases.push_back({from_rows("band100", 500, 5, rows, rng, false), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
   }
   { /* an MPI ghost block of a band: only the last 160 of 16000 block rows have blocks (up to 160):
-       skewed rows, but one task would walk ~16000 empty rows, so a warp per row */
+       skewed rows, which HYBRID takes (no task walks the ~16000 empty rows; the long rows in pieces) */
     std::vector<std::vector<bsrk_idx>> rows(16000);
     for (bsrk_idx i = 0; i < 160; ++i)
       for (bsrk_idx c = 0; c <= i; ++c) rows[16000 - 160 + i].push_back(c);
-    cases.push_back({from_rows("ghost_band", 160, 5, rows, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 4});
+    cases.push_back({from_rows("ghost_band", 160, 5, rows, rng, false), BSRC_CUDA_KERNEL_HYBRID, 0});
   }
-  for (const auto &c : cases) {
+  /* power-law rows cut into 4 tasks, so that each task walks more than 1024 rows (as the default
+     tasks do on power-law bs 1 rows of 593 MB): still HYBRID, which uses no tasks, not WARP_ROW */
+  const size_t few_tasks = cases.size();
+  cases.push_back({powerlaw_matrix("powerlaw_4tasks", 12000, 12000, 1, rng), BSRC_CUDA_KERNEL_HYBRID, 0});
+  { /* an even band in 4 tasks of 2000 rows each, mean 80 blocks: a warp per row (no task walks 2000 rows) */
+    std::vector<std::vector<bsrk_idx>> rows(8000);
+    for (bsrk_idx i = 0; i < 8000; ++i)
+      for (bsrk_idx c = 0; c < 80; ++c) rows[i].push_back((i + c) % 8000);
+    for (auto &r : rows) std::sort(r.begin(), r.end());
+    cases.push_back({from_rows("band80_4tasks", 8000, 1, rows, rng), BSRC_CUDA_KERNEL_WARP_ROW, 0});
+  }
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    const auto       &c    = cases[ci];
     const std::string name = "auto/" + case_name(c.A);
+    if (bsrc_cuda_set_task_count(M, ci >= few_tasks ? 4 : 0) != BSRC_CUDA_OK) failf(name, "set_task_count: %s", bsrc_cuda_last_error(M));
     if (bsrc_cuda_set_structure(M, c.A.nbrows, c.A.nbcols, c.A.bs, c.A.rowptr.data(), c.A.colidx.data()) != BSRC_CUDA_OK) {
       failf(name, "set_structure: %s", bsrc_cuda_last_error(M));
       continue;
@@ -610,7 +623,12 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
     if (k != c.expect) failf(name, "auto chose %s, expected %s", bsrc_cuda_kernel_names[k], bsrc_cuda_kernel_names[c.expect]);
     else if (c.expect_lanes && lanes != c.expect_lanes) failf(name, "%s lanes %d, expected %d", bsrc_cuda_kernel_names[k], lanes, c.expect_lanes);
     else pass(name);
+    if (ci < few_tasks) continue;
+    /* the choice must also compute right */
+    if (bsrc_cuda_set_values(M, c.A.values.data()) != BSRC_CUDA_OK) failf(name, "set_values: %s", bsrc_cuda_last_error(M));
+    else check_all_products(M, c.A, name, rng);
   }
+  if (bsrc_cuda_set_task_count(M, 0) != BSRC_CUDA_OK) failf("auto/reset tasks", "%s", bsrc_cuda_last_error(M));
 }
 
 /* The host entry's staging in pieces (bsrc_cuda_multadd_host): vectors of several default pieces

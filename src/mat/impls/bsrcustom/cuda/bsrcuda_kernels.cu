@@ -938,15 +938,17 @@ bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row
   const double mean = (double)nblocks / (double)nbrows;
   const bool   even = (double)max_row_blocks <= kWarpRowMaxSkew * mean + (double)kWarpRowSkewSlack;
   if (mean <= kWarpRowMaxMeanBlocks && even) return BSRC_CUDA_KERNEL_WARP_ROW;
-  /* Tasks are cut by blocks: a run of empty block rows (an MPI ghost block: only the rows near the
-     band's edge have ghosts) falls into one task, whose thread block then walks thousands of rows
-     one after another (19 ms instead of microseconds, measured on an H200). A warp per row has no
-     such serial walk. */
-  if (max_task_rows > kTaskMaxRows) return BSRC_CUDA_KERNEL_WARP_ROW;
-  /* Uneven rows (power-law lengths): with VECTOR_UNROLLED the many short rows each hold a whole
-     thread block behind two barriers (3-4x slower than a warp per row, measured on an H100), while
-     WARP_ROW leaves the longest rows to one group of lanes (10-16 ms for a 293k-block row). */
+  /* Uneven rows (power-law lengths, an MPI ghost block whose few non-empty rows sit at the band's
+     edge): with VECTOR_UNROLLED the many short rows each hold a whole thread block behind two
+     barriers (3-4x slower than a warp per row, measured on an H100), while WARP_ROW leaves the
+     longest rows to one group of lanes (10-16 ms for a 293k-block row). HYBRID uses no tasks, so
+     this comes before the task test below: with it after, power-law bs 1 rows of 593 MB and more
+     (tasks of > kTaskMaxRows rows) went to WARP_ROW, 54 ms instead of 0.43 on an H100. */
   if (!even) return BSRC_CUDA_KERNEL_HYBRID;
+  /* Tasks are cut by blocks: a run of empty block rows falls into one task, whose thread block then
+     walks thousands of rows one after another (19 ms instead of microseconds, measured on an H200
+     on an MPI ghost block). A warp per row has no such serial walk. */
+  if (max_task_rows > kTaskMaxRows) return BSRC_CUDA_KERNEL_WARP_ROW;
   return BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
 }
 
