@@ -805,10 +805,19 @@ __global__ void scale_kernel(int64_t n, double alpha, double beta, const double 
 using product_kernel = void (*)(product_args);
 
 #define BSRC_BS_TABLE(kernel) {kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>, kernel<8>, kernel<0>}
-/* Which sizes take the bounded kernels (see warp_row_kernel_bounded): WARP_ROW bs 2 and the generic
-   size; HYBRID every even size (bs 4 power-law rows: 0.1071 ms bounded, 0.1099 not) and the generic. */
+/* Which sizes take the bounded kernels (see warp_row_kernel_bounded). WARP_ROW: bs 2, the generic size,
+   and bs 3 with 32 lanes (27-point stencils; H100, bench_cuda --scale, A/B twice: 518 MB 0.2182 ->
+   0.1971 ms, 1.05 GB 0.4334 -> 0.3924, 263 MB 0.0940 -> 0.0958-0.0971), not with fewer lanes
+   (7-point bs 3, 8 lanes: 10-13 % slower bounded at every size) nor for bs 5 (within 0.3 %). HYBRID
+   every even size (bs 4 power-law rows: 0.1071 ms bounded, 0.1099 not) and the generic. */
+template <int BS, int L>
+product_kernel warp_row_pick()
+{
+  if constexpr (BS == 2 || BS == 0 || (BS == 3 && L == kWarpSize)) return warp_row_kernel_bounded<BS, L>;
+  else return warp_row_kernel<BS, L>;
+}
 #define BSRC_WARP_ROW_TABLE(L) \
-  {warp_row_kernel<1, L>, warp_row_kernel_bounded<2, L>, warp_row_kernel<3, L>, warp_row_kernel<4, L>, warp_row_kernel<5, L>, warp_row_kernel<6, L>, warp_row_kernel<7, L>, warp_row_kernel<8, L>, warp_row_kernel_bounded<0, L>}
+  {warp_row_pick<1, L>(), warp_row_pick<2, L>(), warp_row_pick<3, L>(), warp_row_pick<4, L>(), warp_row_pick<5, L>(), warp_row_pick<6, L>(), warp_row_pick<7, L>(), warp_row_pick<8, L>(), warp_row_pick<0, L>()}
 #define BSRC_HYBRID_TABLE(L) \
   {hybrid_kernel<1, L>, hybrid_kernel_bounded<2, L>, hybrid_kernel<3, L>, hybrid_kernel_bounded<4, L>, hybrid_kernel<5, L>, hybrid_kernel_bounded<6, L>, hybrid_kernel<7, L>, hybrid_kernel_bounded<8, L>, hybrid_kernel_bounded<0, L>}
 
