@@ -20,8 +20,9 @@
    For each product: the result is checked against bsrk_reference_multadd first, then timed with
    CUDA events around each call (back-to-back on the matrix's stream, after warm-up), median of
    --reps runs; calls under 0.05 ms are timed again with events around enough back-to-back calls
-   for about 0.2 ms (the line's note gives the count) and reported per call. GB/s counts values + colidx + rowptr + x + y written (+ y read when beta != 0) of the
-   BSR matrix for every product (the CSR baselines move more: their figure is an effective one).
+   for about 0.2 ms (the line's note gives the count) and reported per call. GB/s counts values +
+   colidx + rowptr + x + y written (+ y read when beta != 0) of the BSR matrix for every product
+   (the CSR baselines move more: their figure is an effective one).
    "% copy" compares with a device-to-device cudaMemcpy (bytes counted twice: read + write).
    "vs row" is t(cusparseDbsrmv, row-major blocks) / t(product); "vs best cuSPARSE" divides the
    fastest cuSPARSE path's time by the product's. TARGET lines give the issue's targets PASS/MISS.

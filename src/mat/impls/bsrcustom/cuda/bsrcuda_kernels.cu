@@ -477,7 +477,8 @@ __global__ void vector_unrolled_kernel(const product_args a)
    regular_bs1 (14.6 blocks a row, 4 lanes): 0.1851 -> 0.1710 ms (batches of 2: 0.1790, 6: 0.1740,
    8: 0.1754). Not used elsewhere: in HYBRID's 2-lane power-law rows batches of 4 were 3 % slower
    (2: 12 %, 6 and 8: 0.5-1 %); for columns of bs 3 and 5 they moved the stencils by -4 to +15 %, and
-   for even sizes the matrices by -1 to +18 % (docs/performance.md, "batched items"). */
+   for even sizes the matrices by -1 to +18 % (docs/performance.md, "a lane's items loaded in
+   batches"). */
 constexpr int kScalarBatch = 4;
 template <bool STREAM>
 __device__ __forceinline__ double scalar_batches(const product_args &a, double acc, bsrk_idx s, bsrk_idx e, int first, int stride)
