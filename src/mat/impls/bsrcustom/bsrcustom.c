@@ -737,10 +737,11 @@ PetscErrorCode MatBSRCustomGetCUDAPinVectors(Mat A, PetscBool *pin)
    huge pages at once (kernel 6.1 and later), else with MADV_HUGEPAGE. Only whole 2 MiB pages inside
    the values array are affected; the values themselves do not change, and nothing happens to
    arrays below 2 MiB. A refusal (transparent huge pages disabled, an older kernel, another
-   operating system) is no error: -info and MatView say what happened. The gain measured is small
-   and noisy: thesis matrix MatMult, 16 threads of the H100 machine's host, 8 % in two A/B pairs and
+   operating system) is no error: -info and MatView say what happened. The gain measured varies
+   and is noisy: thesis matrix MatMult, 16 threads of the H100 machine's host, 8 % in two A/B pairs and
    no clear difference in three more (that host's STREAM triad moved between 49 and 131 GB/s);
-   2 threads of a 2-core VM, 3.5 % (medians of three). docs/performance.md has the commands.
+   2 threads of a 2-core VM, 3.5 % (medians of three) in one session and 20 % (medians of five
+   alternated pairs) in another. docs/performance.md has the commands.
 
    Level: advanced
 
