@@ -30,8 +30,9 @@
    whose block rows are short (7-27 blocks) and even.
 
    HYBRID: WARP_ROW (with 1 to 32 lanes a row: hybrid_row_lanes) for every row of at most 16 columns
-   per lane, and the longer rows cut into pieces of kPieceColumns columns, a warp each, whose partial
-   sums a second pass adds per row in piece order (deterministic). For rows of very uneven lengths
+   per lane (32 columns for one lane: kLongColumnsMin), and the longer rows cut into pieces of
+   kPieceColumns columns, a warp each, whose partial sums a second pass adds per row in piece order
+   (deterministic). For rows of very uneven lengths
    (power-law): the short rows keep the WARP_ROW pattern, and a row of 300k blocks is spread over
    hundreds of warps instead of one. The
    pieces are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a
@@ -926,19 +927,22 @@ int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
   return lanes;
 }
 
-/* HYBRID's lanes per short block row: the power of two in [1, 32] nearest (in ratio) to the short
-   rows' mean bytes over 64, the bytes a lane then reads per row (values + column indices). Fitted to
-   the power-law matrices on an H100 (bench_cuda --sweep-all and A/B builds for 1 and 2 lanes; their
+/* HYBRID's lanes per short block row: the most lanes (a power of two in [1, 32]) that leave each
+   lane at least kHybridLaneBytes of the short rows' mean bytes (values + column indices). Fitted to
+   the power-law matrices on an H100 (bench_cuda --sweep-all and A/B builds of 1 and 2 lanes; their
    short rows' means, from the generator's distribution: about 10, 9 and 8 blocks):
-     bs 1, about 119 B: 2 lanes 0.2206 ms, 1 lane 0.2268, 4 lanes 0.2368;
+     bs 1, about 119 B: 1 lane 0.2147 ms, 2 lanes 0.2205-0.2212 (rows long from 32 columns in both:
+       kLongColumnsMin); with 2 lanes, 4 lanes 0.2368;
      bs 2, about 328 B: 4 lanes 0.1403, 2 lanes 0.1412, 8 lanes 0.1473;
      bs 4, about 1084 B: 16 lanes 0.1039, 32 lanes 0.1043, 8 lanes 0.1172.
-   (WARP_ROW's rule, a lane per two columns, gave 4, 8 and 16.) */
+   (WARP_ROW's rule, a lane per two columns, gave 4, 8 and 16; the rule before, the power of two
+   nearest bytes / 64, gave 2 lanes for bs 1.) */
+constexpr double kHybridLaneBytes = 64.0;
 int hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
 {
   const double bytes = mean_short_blocks * ((double)bs * (double)bs * sizeof(double) + sizeof(bsrk_idx));
   int          lanes = 1;
-  while (lanes < kWarpSize && bytes / 64.0 >= 1.5 * lanes) lanes *= 2; /* 1.5: between two powers of two, in ratio about sqrt(2) */
+  while (lanes < kWarpSize && bytes / (2.0 * lanes) >= kHybridLaneBytes) lanes *= 2;
   return lanes;
 }
 

@@ -90,10 +90,13 @@ __host__ __device__ constexpr int strip_items_per_block(int bs)
   return bs <= 2 ? 1 : bs;
 }
 
-/* HYBRID: a row goes to the pieces from this many columns per lane of its group (a group's lanes
-   wait for the longest row of their warp: 16 rather than 4 was 10 % faster on scalar power-law
-   rows, H100), and is cut into pieces of kPieceColumns columns (16 steps of a warp). */
+/* HYBRID: a row goes to the pieces from kLongColumnsPerLane columns per lane of its group, and from
+   no fewer than kLongColumnsMin columns (a group's lanes wait for the longest row of their warp: 16
+   a lane rather than 4 was 10 % faster on scalar power-law rows, H100; with one lane a row, 32
+   columns rather than 16 or 64: 0.2147 ms against 0.2268 and 0.2289), and is cut into pieces of
+   kPieceColumns columns (16 steps of a warp). */
 constexpr int kLongColumnsPerLane = 16;
+constexpr int kLongColumnsMin     = 32;
 constexpr int kPieceColumns       = 16 * 32;
 
 struct launch_config {

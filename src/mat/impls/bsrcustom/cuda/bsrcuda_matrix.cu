@@ -578,7 +578,8 @@ bsrc_cuda_status upload_work(bsrc_cuda_matrix *M, dev_buffer &b, const std::vect
   return s;
 }
 
-/* HYBRID for the lanes it runs with: rows longer than kLongColumnsPerLane columns per lane cut into
+/* HYBRID for the lanes it runs with: rows longer than kLongColumnsPerLane columns per lane (or than
+   kLongColumnsMin columns, whichever is more) cut into
    pieces of kPieceColumns columns, and the warps' work in row order: each group of kWarpSize / lanes
    rows (unless all of them are long) followed by the pieces of its long rows. */
 bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
@@ -586,7 +587,7 @@ bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
   release_hybrid(M);
   const int             lanes = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
   const bsrk_idx        bs    = M->bs;
-  const bsrk_idx        long_blocks = std::max<bsrk_idx>(1, (bsrk_idx)(kLongColumnsPerLane * lanes) / bs);
+  const bsrk_idx        long_blocks = std::max<bsrk_idx>(1, (bsrk_idx)std::max(kLongColumnsPerLane * lanes, kLongColumnsMin) / bs);
   std::vector<bsrk_idx> first, count, work;
   bsrc_cuda_status      s = build_piece_set(M, M->hybrid_pieces, long_blocks, std::max<bsrk_idx>(1, (bsrk_idx)kPieceColumns / bs), lanes, "hybrid", first, count);
   if (s != BSRC_CUDA_OK) return s;
