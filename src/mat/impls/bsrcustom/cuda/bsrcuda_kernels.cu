@@ -510,10 +510,12 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
   constexpr int kAcc = accumulators<BS>();
   constexpr int kPad = pow2_ceil(kAcc);
   /* Items unrolled 4 deep for odd block sizes (scalar loads: 27-point bs 3 and 5 stencils 2-3 %
-     faster, 7-point bs 3 3 %, on an H100); not for even ones, whose 16-byte loads already keep
-     enough in flight (bs 2 and 4 were 9 % and 3 % slower unrolled), nor for the generic path (the
-     registers of 1024-thread blocks). */
-  constexpr int kUnroll = BS > 0 && BS % 2 == 1 ? 4 : 1;
+     faster, 7-point bs 3 3 %, on an H100; 3 or 2 deep: 1-12 % slower), but 3 deep for scalar blocks
+     (HYBRID's rows and pieces; WARP_ROW's go through scalar_batches): power-law bs 1 0.2035 ms
+     against 0.2153 with 4, 0.2070 with 2, 0.2296 with 1 and 0.2340 with 8. Not for even sizes,
+     whose 16-byte loads already keep enough in flight (bs 2 and 4 were 9 % and 3 % slower
+     unrolled), nor for the generic path (the registers of 1024-thread blocks). */
+  constexpr int kUnroll = BS == 1 ? 3 : BS > 0 && BS % 2 == 1 ? 4 : 1;
   for (int r0 = 0; r0 < bs; r0 += kAcc) {
     const int nr = rows_in_pass<BS>(bs, r0);
     double    acc[kPad];
