@@ -32,10 +32,8 @@
    HYBRID: WARP_ROW (with 1 to 32 lanes a row: hybrid_row_lanes) for every row of at most 16 columns
    per lane (32 columns for one lane: kLongColumnsMin), and the longer rows cut into pieces of
    kPieceColumns columns, a warp each, whose partial sums a second pass adds per row in piece order
-   (deterministic). For rows of very uneven lengths
-   (power-law): the short rows keep the WARP_ROW pattern, and a row of 300k blocks is spread over
-   hundreds of warps instead of one. The
-   pieces are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a
+   (deterministic). For rows of very uneven lengths (power-law): the short rows keep the WARP_ROW
+   pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The pieces are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a
    work list in row order (a group of rows, or a piece), so that the warps running together read
    nearby parts of x (with the pieces first, power-law rows with bs 1 read 549 instead of 491 MB from
    DRAM and took 0.259 instead of 0.237 ms, H100).
@@ -510,7 +508,7 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
   constexpr int kAcc = accumulators<BS>();
   constexpr int kPad = pow2_ceil(kAcc);
   /* Items unrolled 4 deep for odd block sizes (scalar loads: 27-point bs 3 and 5 stencils 2-3 %
-     faster, 7-point bs 3 3 %, on an H100; 3 or 2 deep: 1-12 % slower), but 3 deep for scalar blocks
+     faster, 7-point bs 3 3 %, on an H100; 3 or 2 deep: 0-12 % slower), but 3 deep for scalar blocks
      (HYBRID's rows and pieces; WARP_ROW's go through scalar_batches): power-law bs 1 0.2035 ms
      against 0.2153 with 4, 0.2070 with 2, 0.2296 with 1 and 0.2340 with 8. Not for even sizes,
      whose 16-byte loads already keep enough in flight (bs 2 and 4 were 9 % and 3 % slower
@@ -934,7 +932,7 @@ int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
    the power-law matrices on an H100 (bench_cuda --sweep-all and A/B builds of 1 and 2 lanes; their
    short rows' means, from the generator's distribution: about 10, 9 and 8 blocks):
      bs 1, about 119 B: 1 lane 0.2147 ms, 2 lanes 0.2205-0.2212 (rows long from 32 columns in both:
-       kLongColumnsMin); with 2 lanes, 4 lanes 0.2368;
+       kLongColumnsMin); 4 lanes 0.2368 (before kLongColumnsMin);
      bs 2, about 328 B: 4 lanes 0.1403, 2 lanes 0.1412, 8 lanes 0.1473;
      bs 4, about 1084 B: 16 lanes 0.1039, 32 lanes 0.1043, 8 lanes 0.1172.
    (WARP_ROW's rule, a lane per two columns, gave 4, 8 and 16; the rule before, the power of two

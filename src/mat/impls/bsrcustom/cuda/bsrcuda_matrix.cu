@@ -579,9 +579,9 @@ bsrc_cuda_status upload_work(bsrc_cuda_matrix *M, dev_buffer &b, const std::vect
 }
 
 /* HYBRID for the lanes it runs with: rows longer than kLongColumnsPerLane columns per lane (or than
-   kLongColumnsMin columns, whichever is more) cut into
-   pieces of kPieceColumns columns, and the warps' work in row order: each group of kWarpSize / lanes
-   rows (unless all of them are long) followed by the pieces of its long rows. */
+   kLongColumnsMin columns, whichever is more) cut into pieces of kPieceColumns columns, and the
+   warps' work in row order: each group of kWarpSize / lanes rows (unless all of them are long)
+   followed by the pieces of its long rows. */
 bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
 {
   release_hybrid(M);
