@@ -33,9 +33,10 @@
    per lane (32 columns for one lane: kLongColumnsMin), and the longer rows cut into pieces of
    kPieceColumns columns, a warp each, whose partial sums a second pass adds per row in piece order
    (deterministic). For rows of very uneven lengths (power-law): the short rows keep the WARP_ROW
-   pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The pieces are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a
-   work list in row order (a group of rows, or a piece), so that the warps running together read
-   nearby parts of x (with the pieces first, power-law rows with bs 1 read 549 instead of 491 MB from
+   pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The pieces
+   are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a work
+   list in row order (a group of rows, or a piece), so that the warps running together read nearby
+   parts of x (with the pieces first, power-law rows with bs 1 read 549 instead of 491 MB from
    DRAM and took 0.259 instead of 0.237 ms, H100).
 
    SEGMENTED: a warp per strip of up to 32 consecutive short rows, walked as one run of items (32 a
