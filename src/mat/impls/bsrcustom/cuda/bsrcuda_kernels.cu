@@ -37,7 +37,9 @@
    are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a work
    list in row order (a group of rows, or a piece), so that the warps running together read nearby
    parts of x (with the pieces first, power-law rows with bs 1 read 549 instead of 491 MB from
-   DRAM and took 0.259 instead of 0.237 ms, H100).
+   DRAM and took 0.259 instead of 0.237 ms, H100). With one lane a row (bs 1), rows of 25-128
+   columns form a middle tier between the two: 8 lanes a row, four listed rows a warp, where a
+   piece would give a whole warp to one row (kMediumLanes in bsrcuda_kernels.cuh).
 
    SEGMENTED: a warp per strip of up to 32 consecutive short rows, walked as one run of items (32 a
    step, every lane busy whatever the row lengths), the per-row sums taken by a segmented scan over
@@ -91,6 +93,8 @@ struct product_args {
   double         *piece_sum;
   bsrk_idx        nwork;
   const bsrk_idx *work, *work_end;
+  bsrk_idx        row_short_blocks; /* HYBRID: the longest row a group of its work list takes */
+  const bsrk_idx *medium_rows;      /* HYBRID: the middle tier's rows (tasks_view::hybrid_medium) */
   bool            stream_values; /* load_value: the matrix is small enough for evict-first loads */
   double          alpha, beta;
   const double   *x;
@@ -610,13 +614,22 @@ __device__ __forceinline__ void hybrid_body(const product_args &a)
   int64_t   w;
   bsrk_idx  item;
   if (!rows_item<BS>(a, bs, &w, &item)) return;
-  /* kWarpSize / L consecutive rows from `item`, a group of L lanes each; long rows are left to their
-     pieces (a group made only of long rows has no work item) */
+  if constexpr (BS == 1 && L == 1) {
+    if (item >= a.nbrows) { /* a group of the middle tier: kMediumRowsPerWarp listed rows */
+      const bsrk_idx mrow  = a.medium_rows[(int64_t)(item - a.nbrows) * kMediumRowsPerWarp + (threadIdx.x % kWarpSize) / kMediumLanes];
+      const bool     mine  = mrow >= 0;
+      group_segment<BS, kMediumLanes>(a, bs, mine ? a.rowptr[mrow] : 0, mine ? a.rowptr[mrow + 1] : 0, threadIdx.x % kMediumLanes, mine,
+                                      [&](int r, double sum) { store_result(a, (int64_t)mrow * bs + r, sum); });
+      return;
+    }
+  }
+  /* kWarpSize / L consecutive rows from `item`, a group of L lanes each; longer rows are left to the
+     middle tier or their pieces (a group made only of those has no work item) */
   const int64_t row    = (int64_t)item + (threadIdx.x % kWarpSize) / L;
   bool          active = row < a.nbrows;
   bsrk_idx      s      = active ? a.rowptr[row] : 0;
   bsrk_idx      e      = active ? a.rowptr[row + 1] : 0;
-  if (e - s > a.row_long_blocks) {
+  if (e - s > a.row_short_blocks) {
     active = false;
     s = e = 0;
   }
@@ -1038,7 +1051,8 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   const pieces_view &P    = seg ? T.segmented : T.hybrid;
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
                              P.npieces, P.row_long_blocks, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
-                             seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr, stream_values(A), alpha, beta, x, in, out};
+                             seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
+                             seg ? P.row_long_blocks : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, stream_values(A), alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {

@@ -51,7 +51,9 @@ struct pieces_view {
    order (so that the warps running at one time read nearby parts of x: with the pieces of all long
    rows first, power-law rows with bs 1 read 14 % more bytes from DRAM than the matrix and vectors
    hold, measured with ncu on an H100). Warp w of HYBRID takes hybrid_work[w]: >= 0, the kWarpSize /
-   lanes rows from there (long ones left to their pieces); < 0, piece -1 - hybrid_work[w]. (Sorting
+   lanes rows from there (those of more than hybrid_short_blocks blocks left to the other items);
+   >= nbrows, the kWarpSize / kMediumLanes rows hybrid_medium[(item - nbrows) * kWarpSize /
+   kMediumLanes ...] (-1: none), kMediumLanes lanes each; < 0, piece -1 - hybrid_work[w]. (Sorting
    the short rows by length within windows of 256 rows, so that a warp's rows are about as long, was
    measured and was slower: power-law bs 1 0.2370 -> 0.2413 ms, bs 4 0.1038 -> 0.1063.) Warp w of
    SEGMENTED takes strip_begin[w]: >= 0, the strip of block rows [strip_begin[w], strip_end[w]) (at
@@ -64,6 +66,8 @@ struct tasks_view {
   pieces_view     hybrid, segmented;
   bsrk_idx        hybrid_nwork;
   const bsrk_idx *hybrid_work;
+  bsrk_idx        hybrid_short_blocks; /* rows a group of hybrid_work takes: at most this long */
+  const bsrk_idx *hybrid_medium;       /* the middle tier's rows (kMediumLanes), or null */
   bsrk_idx        nstrips;
   const bsrk_idx *strip_begin, *strip_end;
 };
@@ -98,6 +102,15 @@ __host__ __device__ constexpr int strip_items_per_block(int bs)
 constexpr int kLongColumnsPerLane = 16;
 constexpr int kLongColumnsMin     = 32;
 constexpr int kPieceColumns       = 16 * 32;
+/* HYBRID with one lane a short row (bs 1) has a middle tier: rows of kOneLaneColumnsMax to
+   kMediumColumnsMax columns are taken kMediumLanes lanes each, four rows a warp, from a list of such
+   rows in row order, instead of a whole warp for a row of 33-128 columns (H100, power-law bs 1:
+   0.2037 -> 0.1967 ms; with 16 lanes, or from 16 or 32 columns, or up to 64 or 192 columns:
+   0.1972-0.2015). Longer rows go to the pieces. */
+constexpr int kOneLaneColumnsMax = 24;
+constexpr int kMediumColumnsMax  = 128;
+constexpr int kMediumLanes       = 8;
+constexpr int kMediumRowsPerWarp = 32 / kMediumLanes;
 
 struct launch_config {
   int    threads;       /* per thread block */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits>
 #include <vector>
 #ifdef _OPENMP
   #include <omp.h>
@@ -83,8 +84,8 @@ struct bsrc_cuda_matrix {
   /* the pieces of long rows of HYBRID (built for the lanes it runs with) and of SEGMENTED, and
      SEGMENTED's strips (see tasks_view) */
   bsrc::piece_set  hybrid_pieces, segmented_pieces;
-  bsrk_idx         hybrid_nwork = 0;
-  bsrc::dev_buffer hybrid_work;
+  bsrk_idx         hybrid_nwork = 0, hybrid_short_blocks = 0;
+  bsrc::dev_buffer hybrid_work, hybrid_medium;
   bsrk_idx         nstrips = 0;
   bsrc::dev_buffer strip_begin, strip_end;
 
@@ -154,7 +155,8 @@ matrix_view view(const bsrc_cuda_matrix *M)
 tasks_view tasks(const bsrc_cuda_matrix *M)
 {
   return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries,
-                    M->hybrid_pieces.view(), M->segmented_pieces.view(), M->hybrid_nwork, (const bsrk_idx *)M->hybrid_work.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr};
+                    M->hybrid_pieces.view(), M->segmented_pieces.view(), M->hybrid_nwork, (const bsrk_idx *)M->hybrid_work.ptr, M->hybrid_short_blocks,
+                    (const bsrk_idx *)M->hybrid_medium.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr};
 }
 
 void free_pinned(double *&p)
@@ -197,7 +199,8 @@ void release_hybrid(bsrc_cuda_matrix *M)
 {
   release_piece_set(M, M->hybrid_pieces);
   dev_free(M->hybrid_work, &M->bytes);
-  M->hybrid_nwork                       = 0;
+  dev_free(M->hybrid_medium, &M->bytes);
+  M->hybrid_nwork = M->hybrid_short_blocks = 0;
   M->cfg_valid[BSRC_CUDA_KERNEL_HYBRID] = false;
 }
 
@@ -580,15 +583,21 @@ bsrc_cuda_status upload_work(bsrc_cuda_matrix *M, dev_buffer &b, const std::vect
 
 /* HYBRID for the lanes it runs with: rows longer than kLongColumnsPerLane columns per lane (or than
    kLongColumnsMin columns, whichever is more) cut into pieces of kPieceColumns columns, and the
-   warps' work in row order: each group of kWarpSize / lanes rows (unless all of them are long)
-   followed by the pieces of its long rows. */
+   warps' work in row order: each group of kWarpSize / lanes rows (unless none of them is short)
+   followed by the pieces of its long rows. With one lane a row and bs 1, rows of kOneLaneColumnsMax
+   to kMediumColumnsMax columns are the middle tier instead: listed in row order, a work item for
+   each kMediumRowsPerWarp of them, placed where its first row falls. Its items are numbered from
+   nbrows up, so the tier is left out where that would overflow bsrk_idx. */
 bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
 {
   release_hybrid(M);
-  const int             lanes = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
-  const bsrk_idx        bs    = M->bs;
-  const bsrk_idx        long_blocks = std::max<bsrk_idx>(1, (bsrk_idx)std::max(kLongColumnsPerLane * lanes, kLongColumnsMin) / bs);
-  std::vector<bsrk_idx> first, count, work;
+  const int             lanes  = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
+  const bsrk_idx        bs     = M->bs;
+  const bool            medium = lanes == 1 && bs == 1 && (int64_t)M->nbrows + M->nbrows / kMediumRowsPerWarp + 1 <= (int64_t)std::numeric_limits<bsrk_idx>::max();
+  const bsrk_idx        long_blocks  = medium ? kMediumColumnsMax : std::max<bsrk_idx>(1, (bsrk_idx)std::max(kLongColumnsPerLane * lanes, kLongColumnsMin) / bs);
+  const bsrk_idx        short_blocks = medium ? kOneLaneColumnsMax : long_blocks;
+  const bsrk_idx       *rp           = M->host_rowptr.data();
+  std::vector<bsrk_idx> first, count, work, medium_rows;
   bsrc_cuda_status      s = build_piece_set(M, M->hybrid_pieces, long_blocks, std::max<bsrk_idx>(1, (bsrk_idx)kPieceColumns / bs), lanes, "hybrid", first, count);
   if (s != BSRC_CUDA_OK) return s;
   try {
@@ -596,21 +605,29 @@ bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
     for (bsrk_idx g = 0; g < M->nbrows; g += rows_per_warp) {
       const bsrk_idx end = std::min(M->nbrows, g + rows_per_warp);
       bool           any_short = false;
-      for (bsrk_idx r = g; r < end; ++r) any_short = any_short || count[r] == 0;
+      for (bsrk_idx r = g; r < end; ++r) any_short = any_short || rp[r + 1] - rp[r] <= short_blocks;
       if (any_short) work.push_back(g);
-      for (bsrk_idx r = g; r < end; ++r)
+      for (bsrk_idx r = g; r < end; ++r) {
+        if (count[r] == 0 && rp[r + 1] - rp[r] > short_blocks) { /* the middle tier (only with `medium`) */
+          if (medium_rows.size() % kMediumRowsPerWarp == 0) work.push_back(M->nbrows + (bsrk_idx)(medium_rows.size() / kMediumRowsPerWarp));
+          medium_rows.push_back(r);
+        }
         for (bsrk_idx q = first[r]; q < first[r] + count[r]; ++q) work.push_back(piece_item(q));
+      }
     }
+    while (medium_rows.size() % kMediumRowsPerWarp) medium_rows.push_back(-1);
   } catch (const std::bad_alloc &) {
     release_hybrid(M);
     return fail(sink(M), BSRC_CUDA_ERR_MEM, "hybrid work list: out of host memory");
   }
   s = upload_work(M, M->hybrid_work, work, "hybrid work list");
+  if (s == BSRC_CUDA_OK && !medium_rows.empty()) s = upload_work(M, M->hybrid_medium, medium_rows, "hybrid middle-tier rows");
   if (s != BSRC_CUDA_OK) {
     release_hybrid(M);
     return s;
   }
-  M->hybrid_nwork = (bsrk_idx)work.size();
+  M->hybrid_nwork        = (bsrk_idx)work.size();
+  M->hybrid_short_blocks = short_blocks;
   return BSRC_CUDA_OK;
 }
 
