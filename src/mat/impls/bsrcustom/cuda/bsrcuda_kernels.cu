@@ -616,8 +616,8 @@ __device__ __forceinline__ void hybrid_body(const product_args &a)
   if (!rows_item<BS>(a, bs, &w, &item)) return;
   if constexpr (BS == 1 && L == 1) {
     if (item >= a.nbrows) { /* a group of the middle tier: kMediumRowsPerWarp listed rows */
-      const bsrk_idx mrow  = a.medium_rows[(int64_t)(item - a.nbrows) * kMediumRowsPerWarp + (threadIdx.x % kWarpSize) / kMediumLanes];
-      const bool     mine  = mrow >= 0;
+      const bsrk_idx mrow = a.medium_rows[(int64_t)(item - a.nbrows) * kMediumRowsPerWarp + (threadIdx.x % kWarpSize) / kMediumLanes];
+      const bool     mine = mrow >= 0;
       group_segment<BS, kMediumLanes>(a, bs, mine ? a.rowptr[mrow] : 0, mine ? a.rowptr[mrow + 1] : 0, threadIdx.x % kMediumLanes, mine,
                                       [&](int r, double sum) { store_result(a, (int64_t)mrow * bs + r, sum); });
       return;

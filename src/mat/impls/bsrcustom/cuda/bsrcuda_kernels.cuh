@@ -102,15 +102,17 @@ __host__ __device__ constexpr int strip_items_per_block(int bs)
 constexpr int kLongColumnsPerLane = 16;
 constexpr int kLongColumnsMin     = 32;
 constexpr int kPieceColumns       = 16 * 32;
-/* HYBRID with one lane a short row (bs 1) has a middle tier: rows of kOneLaneColumnsMax to
-   kMediumColumnsMax columns are taken kMediumLanes lanes each, four rows a warp, from a list of such
-   rows in row order, instead of a whole warp for a row of 33-128 columns (H100, power-law bs 1:
-   0.2037 -> 0.1967 ms; with 16 lanes, or from 16 or 32 columns, or up to 64 or 192 columns:
-   0.1972-0.2015). Longer rows go to the pieces. */
+/* HYBRID with one lane a short row (bs 1) has a middle tier: rows of more than kOneLaneColumnsMax
+   and at most kMediumColumnsMax columns are taken kMediumLanes lanes each, four rows a warp, from a
+   list of such rows in row order, instead of a whole warp for a row of 33-128 columns (H100,
+   power-law bs 1: 0.2037 -> 0.1967 ms; 4 or 16 lanes: 0.1984-0.1994, 0.1978). Near these edges it
+   is flat: one lane up to 16-28 columns with the tier up to 80-160 columns took 0.1960-0.1973 ms
+   (runs spread by about 0.3 %); one lane up to 32 columns 0.1977-0.1987, the tier up to 64 or 192
+   columns 0.1982 and 0.1996-0.2000. Longer rows go to the pieces. */
 constexpr int kOneLaneColumnsMax = 24;
 constexpr int kMediumColumnsMax  = 128;
 constexpr int kMediumLanes       = 8;
-constexpr int kMediumRowsPerWarp = 32 / kMediumLanes;
+constexpr int kMediumRowsPerWarp = kWarpSize / kMediumLanes;
 
 struct launch_config {
   int    threads;       /* per thread block */

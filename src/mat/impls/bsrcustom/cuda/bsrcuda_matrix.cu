@@ -10,12 +10,12 @@
 #include "bsrcuda_kernels.cuh"
 
 #include <algorithm>
+#include <limits>
 #include <new>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits>
 #include <vector>
 #ifdef _OPENMP
   #include <omp.h>
