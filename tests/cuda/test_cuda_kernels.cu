@@ -490,12 +490,12 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
   if (!upload(M, G, case_name(G))) return;
   check_settings(M, G, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2, 4, 32}, rng);
   /* bs 1 with one lane: the middle tier (rows of 25-128 blocks, 8 lanes each, 4 a warp) at its edges
-     (24 | 25 and 128 | 129 blocks), between short rows, empty rows and pieces; rows 40-71 all in the
+     (24 | 25 and 128 | 129 blocks), between short rows, empty rows and pieces; rows 32-63 all in the
      tier (that group of 32 has no item of its own); 65 tier rows, so the last tier warp has one */
   std::vector<std::vector<bsrk_idx>> tiers(106);
   const bsrk_idx                     tier_lengths[] = {24, 25, 0, 128, 129, 1, 26, 127, 513};
   for (size_t i = 0; i < tiers.size(); ++i) {
-    const bsrk_idx n = i >= 40 && i < 72 ? 60 : tier_lengths[i % 9];
+    const bsrk_idx n = i >= 32 && i < 64 ? 60 : tier_lengths[i % 9];
     for (bsrk_idx j = 0; j < n; ++j) tiers[i].push_back((bsrk_idx)((i * 11 + j * 3) % 2000));
     std::sort(tiers[i].begin(), tiers[i].end());
     tiers[i].erase(std::unique(tiers[i].begin(), tiers[i].end()), tiers[i].end());
