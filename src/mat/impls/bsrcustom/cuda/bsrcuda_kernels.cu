@@ -30,9 +30,9 @@
    whose block rows are short (7-27 blocks) and even.
 
    HYBRID: WARP_ROW (with 1 to 32 lanes a row: hybrid_row_lanes) for every row of at most 16 columns
-   per lane (32 columns for one lane: kLongColumnsMin), and the longer rows cut into pieces of
-   kPieceColumns columns, a warp each, whose partial sums a second pass adds per row in piece order
-   (deterministic). For rows of very uneven lengths (power-law): the short rows keep the WARP_ROW
+   per lane (32 columns for one lane: kLongColumnsMin; 24 with bs 1, below), and the longer rows
+   cut into pieces of kPieceColumns columns, a warp each, whose partial sums a second pass adds per
+   row in piece order (deterministic). For rows of very uneven lengths (power-law): the short rows keep the WARP_ROW
    pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The pieces
    are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a work
    list in row order (a group of rows, or a piece), so that the warps running together read nearby
@@ -88,7 +88,7 @@ struct product_args {
   double         *carry;
   /* HYBRID and SEGMENTED: the kernel's pieces of long rows (pieces_view) and its warps' work in row
      order (tasks_view: hybrid_work, or the strips with work_end) */
-  bsrk_idx        npieces, row_long_blocks, piece_blocks;
+  bsrk_idx        npieces, piece_blocks;
   const bsrk_idx *piece_row, *piece_start;
   double         *piece_sum;
   bsrk_idx        nwork;
@@ -1050,9 +1050,9 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   const bool         seg  = k == BSRC_CUDA_KERNEL_SEGMENTED;
   const pieces_view &P    = seg ? T.segmented : T.hybrid;
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
-                             P.npieces, P.row_long_blocks, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
+                             P.npieces, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
                              seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
-                             seg ? P.row_long_blocks : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, stream_values(A), alpha, beta, x, in, out};
+                             seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, stream_values(A), alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {

@@ -608,7 +608,7 @@ bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
       for (bsrk_idx r = g; r < end; ++r) any_short = any_short || rp[r + 1] - rp[r] <= short_blocks;
       if (any_short) work.push_back(g);
       for (bsrk_idx r = g; r < end; ++r) {
-        if (count[r] == 0 && rp[r + 1] - rp[r] > short_blocks) { /* the middle tier (only with `medium`) */
+        if (medium && count[r] == 0 && rp[r + 1] - rp[r] > short_blocks) { /* the middle tier */
           if (medium_rows.size() % kMediumRowsPerWarp == 0) work.push_back(M->nbrows + (bsrk_idx)(medium_rows.size() / kMediumRowsPerWarp));
           medium_rows.push_back(r);
         }
