@@ -811,6 +811,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_create(int device, bsrc_cuda_matrix **M)
   A->dev.max_threads_per_sm     = prop.maxThreadsPerMultiProcessor;
   A->dev.shared_per_block       = prop.sharedMemPerBlock;
   A->dev.shared_per_block_optin = std::max(prop.sharedMemPerBlockOptin, prop.sharedMemPerBlock);
+  A->dev.cc_major               = prop.major;
   *M = A;
   return BSRC_CUDA_OK;
 }
