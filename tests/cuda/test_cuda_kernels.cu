@@ -537,6 +537,29 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
+/* WARP_ROW's L2 prefetch (compute capability 9.0+, block sizes 1-3, values not streamed): it reaches
+   2 MiB ahead of each thread block, so these matrices hold 12-24 MB of values, every lane count and
+   thread-block size moving where a block's prefetched rows start and end, the last ones at the
+   matrix's end, with empty rows and rows of uneven length. Prefetching changes no result, and its
+   ranges must stay inside the arrays (compute-sanitizer, on the GPU host). */
+void test_l2_prefetch(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  for (bsrk_idx bs : {1, 2, 3}) {
+    const bsrk_idx                     nbrows = bs == 1 ? 150000 : bs == 2 ? 60000 : 25000, nbcols = nbrows;
+    std::vector<std::vector<bsrk_idx>> rows(nbrows);
+    for (bsrk_idx i = 0; i < nbrows; ++i) {
+      const int len = i % 97 == 0 ? 0 : (int)(rng() % 21); /* 0-20 blocks, mean about 10 */
+      for (int j = 0; j < len; ++j) rows[i].push_back((bsrk_idx)(((int64_t)i + (int64_t)j * 131) % nbcols));
+      std::sort(rows[i].begin(), rows[i].end());
+      rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
+    }
+    const host_matrix A = from_rows("l2_prefetch", nbcols, bs, rows, rng);
+    if (!upload(M, A, case_name(A))) continue;
+    check_settings(M, A, BSRC_CUDA_KERNEL_WARP_ROW, bsrc_cuda_set_lanes, "lanes", {4, 8, 16, 32, 0}, rng);
+    check_settings(M, A, BSRC_CUDA_KERNEL_WARP_ROW, bsrc_cuda_set_threads, "threads", {32, 1024}, rng);
+  }
+}
+
 /* x at an address that is 8 but not 16 bytes aligned (a device pointer into the middle of an array):
    the bs 2 path loads x 16 bytes at a time only when x allows it. */
 void test_unaligned_x(bsrc_cuda_matrix *M, rng_t &rng)
@@ -995,6 +1018,7 @@ int main()
     test_hybrid(M, rng);
     test_segmented(M, rng);
     test_unaligned_x(M, rng);
+    test_l2_prefetch(M, rng);
     test_updates(M, rng);
     test_auto_choice(M, rng);
     test_host_staging(M, rng);

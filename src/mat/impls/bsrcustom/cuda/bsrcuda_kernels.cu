@@ -70,6 +70,7 @@ constexpr int64_t kMaxTaskValues = 512 * 25; /* ... and at most this many values
                                                 amortise its barriers (HYBRID on scalar power-law rows:
                                                 512-block tasks left most groups idle) */
 constexpr int kAuxThreads     = 256; /* fix-up and scale passes: plain element-wise loops */
+constexpr int kPrefetchMaxBs  = 3;   /* WARP_ROW's L2 prefetch: block sizes 1-3 (prefetch_rows) */
 constexpr double kStreamMaxValueBytes = 400.0 * 1048576.0; /* evict-first value loads up to this size (load_value) */
 
 /* Auto choice: WARP_ROW when block rows are short and even (PDE stencils), else the best task kernel. */
@@ -96,6 +97,7 @@ struct product_args {
   bsrk_idx        row_short_blocks; /* HYBRID: the longest row a group of its work list takes */
   const bsrk_idx *medium_rows;      /* HYBRID: the middle tier's rows (tasks_view::hybrid_medium) */
   bool            stream_values; /* load_value: the matrix is small enough for evict-first loads */
+  bsrk_idx        prefetch_rows; /* WARP_ROW: rows ahead of a thread block's own that it prefetches into L2; 0: none */
   double          alpha, beta;
   const double   *x;
   const double   *in;
@@ -575,6 +577,30 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
   }
 }
 
+/* WARP_ROW's L2 prefetch (prefetch_rows, below): the first thread of each thread block asks the L2 for
+   the values and column indices of the rows a.prefetch_rows further on, a block's worth of them
+   (Hopper's bulk prefetch: one instruction, no registers, nothing to wait for), so that more DRAM
+   requests are in flight than the warps' own loads keep. */
+template <int BS>
+__device__ __forceinline__ void prefetch_rows_ahead(const product_args &a, int bs, int64_t base, int rows_per_block)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (BS < 1 || BS > kPrefetchMaxBs) return; /* not compiled in: the other sizes' code stays as it was */
+  if (a.prefetch_rows == 0 || threadIdx.x != 0) return;
+  const int64_t f0 = base + a.prefetch_rows;
+  if (f0 >= a.nbrows) return;
+  const int64_t f1 = min(f0 + rows_per_block, (int64_t)a.nbrows);
+  const int64_t k0 = a.rowptr[f0], k1 = a.rowptr[f1], bs2 = (int64_t)bs * bs;
+  /* whole 16-byte units inside [start, end): the instruction wants them, and nothing outside the arrays is touched */
+  const auto range = [](const void *start, const void *end) {
+    const uintptr_t p0 = (reinterpret_cast<uintptr_t>(start) + 15) & ~(uintptr_t)15, p1 = reinterpret_cast<uintptr_t>(end) & ~(uintptr_t)15;
+    if (p1 > p0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p0), "r"((unsigned)(p1 - p0)));
+  };
+  range(a.values + k0 * bs2, a.values + k1 * bs2);
+  range(a.colidx + k0, a.colidx + k1);
+#endif
+}
+
 template <int BS, int L>
 __device__ __forceinline__ void warp_row_body(const product_args &a)
 {
@@ -587,6 +613,7 @@ __device__ __forceinline__ void warp_row_body(const product_args &a)
     const bool     active = row < a.nbrows;
     const bsrk_idx s      = active ? a.rowptr[row] : 0;
     const bsrk_idx e      = active ? a.rowptr[row + 1] : 0;
+    prefetch_rows_ahead<BS>(a, bs, base, rows_per_block);
     group_segment<BS, L, true>(a, bs, s, e, lane, active, [&](int r, double sum) { store_result(a, row * bs + r, sum); });
   }
 }
@@ -928,6 +955,31 @@ bool stream_values(const matrix_view &A)
   return (double)A.nblocks * A.bs * A.bs * sizeof(double) <= kStreamMaxValueBytes;
 }
 
+/* WARP_ROW's L2 prefetch distance (prefetch_rows_ahead), in rows: about kPrefetchAheadBytes of matrix
+   ahead of each thread block. 0 (none) before compute capability 9.0, for blocks larger than
+   kPrefetchMaxBs, and where the values are loaded evict-first (group_segment: streams<>), as streamed
+   loads and these prefetches work against each other. H100, alternated A/B runs (docs/performance.md,
+   "L2 prefetch"), 2 / 4 / 8 MiB ahead against none:
+     1x size: regular bs 2 rows 0.1223 -> 0.1202 / 0.1204 / 0.1221 ms, 7-point bs 3 0.1095 -> 0.1078 /
+       0.1081 / 0.1094, regular bs 1 rows 0.1744 -> 0.1740 / 0.1724 / 0.1724;
+     2x size (no streaming there): 27-point bs 2 0.2080 -> 0.2054 / 0.2057 / 0.2094, bs 3 0.1970 ->
+       0.1900 / 0.1903 / 0.1954, 7-point 0.2069 -> 0.2026 / 0.2029 / 0.2042, regular bs 2 0.2459 ->
+       0.2402 / 0.2418 / 0.2569;
+     but bs 4, 5, 8 at 2x 6-49 % slower at every distance (27-point bs 8 0.1790 -> 0.2673 with 2 MiB),
+     and with streamed values 27-point bs 2-4 at 1x 4-27 % slower (512 thread blocks ahead). */
+#ifndef BSRC_PF_BYTES
+#define BSRC_PF_BYTES (2.0 * 1048576.0)
+#endif
+constexpr double kPrefetchAheadBytes = BSRC_PF_BYTES;
+bsrk_idx prefetch_rows(const matrix_view &A, const launch_config &cfg)
+{
+  if (!cfg.sm90 || A.bs > kPrefetchMaxBs || A.nbrows <= 0 || A.nblocks <= 0) return 0;
+  const int width = A.bs == 2 ? 4 : (int)A.bs; /* as group_segment's streams<> counts a lane's values */
+  if (stream_values(A) && width * cfg.lanes >= 64) return 0;
+  const double row_bytes = (double)A.nblocks / (double)A.nbrows * ((double)A.bs * A.bs * sizeof(double) + sizeof(bsrk_idx));
+  return (bsrk_idx)std::min<double>(std::ceil(kPrefetchAheadBytes / row_bytes), (double)A.nbrows);
+}
+
 } // namespace
 
 /* ---------------------------------------------------------------------------------------------
@@ -1068,7 +1120,7 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
   cfg->blocks_per_sm = per_sm;
   cfg->lanes         = has_lanes(k) ? lanes : 0;
   cfg->shared_bytes  = shared;
-  cfg->early_fixup   = dev.cc_major >= 9;
+  cfg->sm90          = dev.cc_major >= 9;
   return cudaSuccess;
 }
 
@@ -1100,18 +1152,19 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
                              P.npieces, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
                              seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
-                             seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, stream_values(A), alpha, beta, x, in, out};
+                             seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, stream_values(A),
+                             k == BSRC_CUDA_KERNEL_WARP_ROW ? prefetch_rows(A, cfg) : 0, alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {
     const int64_t warps = (int64_t)P.nlong * A.bs;
     const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);
-    return launch_fixup(piece_fixup_kernel, grid, cfg.early_fixup, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, alpha, beta, in, out);
+    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, alpha, beta, in, out);
   }
   if (err != cudaSuccess || !is_task_kernel(k) || !T.has_carries) return err;
   const int64_t n    = (int64_t)T.ntasks * A.bs;
   const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
-  return launch_fixup(carry_fixup_kernel, grid, cfg.early_fixup, s, T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
+  return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
 }
 
 cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
@@ -1125,6 +1178,7 @@ cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsr
   args.colidx        = A.colidx;
   args.values        = A.values;
   args.stream_values = stream_values(A);
+  args.prefetch_rows = prefetch_rows(A, cfg);
   args.alpha         = alpha;
   args.beta          = beta;
   args.x             = x;

@@ -21,7 +21,7 @@ struct device_info {
   int    max_threads_per_sm;
   size_t shared_per_block;       /* default dynamic shared-memory limit per thread block */
   size_t shared_per_block_optin; /* the limit after cudaFuncSetAttribute */
-  int    cc_major;               /* compute capability: 9 and up launch fix-ups early (launch_config) */
+  int    cc_major;               /* compute capability: 9 and up use launch_config::sm90 */
 };
 
 /* A matrix on the device, as the kernels and cuSPARSE see it (BAIJ layout, column-major blocks). */
@@ -121,7 +121,7 @@ struct launch_config {
   int    blocks_per_sm; /* resident thread blocks per multiprocessor (occupancy API) */
   int    lanes;         /* WARP_ROW: lanes per block row; HYBRID: per short block row; else 0 */
   size_t shared_bytes;  /* dynamic shared memory per thread block */
-  bool   early_fixup;   /* the fix-up pass after the product is a programmatic dependent launch */
+  bool   sm90;          /* compute capability 9.0+: fix-up passes as programmatic dependent launches, WARP_ROW's L2 bulk prefetch */
 };
 
 /* Where a message goes: the matrix's buffer (or the thread's, for calls without a matrix). */
