@@ -959,7 +959,7 @@ bool stream_values(const matrix_view &A)
    ahead of each thread block. 0 (none) before compute capability 9.0, for blocks larger than
    kPrefetchMaxBs, and where the values are loaded evict-first (group_segment: streams<>), as streamed
    loads and these prefetches work against each other. H100, alternated A/B runs (docs/performance.md,
-   "L2 prefetch"), 2 / 4 / 8 MiB ahead against none:
+   "This round (ec64f1f, f86fc9c)"), 2 / 4 / 8 MiB ahead against none:
      1x size: regular bs 2 rows 0.1223 -> 0.1202 / 0.1204 / 0.1221 ms, 7-point bs 3 0.1095 -> 0.1078 /
        0.1081 / 0.1094, regular bs 1 rows 0.1744 -> 0.1740 / 0.1724 / 0.1724;
      2x size (no streaming there): 27-point bs 2 0.2080 -> 0.2054 / 0.2057 / 0.2094, bs 3 0.1970 ->
@@ -1128,7 +1128,7 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
    launch (release_fixup, wait_for_product). H100, three alternated rounds: power-law rows (HYBRID and
    its piece fix-up) bs 1 0.1967 -> 0.1952 ms, bs 2 0.1401 -> 0.1384, bs 4 0.1035 -> 0.1023; the thesis
    matrix (task kernel and its carries) 0.1443 -> 0.1431. Without releasing the fix-up at the start of
-   the product's blocks (so it launches only as they finish) half of that. */
+   the product's blocks (so it launches only as they finish) half to all of that (bs 1 0.1957). */
 template <typename... Params, typename... Args>
 cudaError_t launch_fixup(void (*kernel)(Params...), int grid, bool early, cudaStream_t s, Args... args)
 {
