@@ -423,7 +423,7 @@ double copy_bandwidth_gbs(size_t bytes, const options &o)
   return 2.0 * (double)bytes / (median(ms) * 1e-3) / 1e9;
 }
 
-/* Reads n doubles as 16-byte loads and keeps a sum per thread (stored only if it is NaN, so the loads
+/* Reads n2 pairs of doubles as 16-byte loads and keeps a sum per thread (stored only if it is NaN, so the loads
    cannot be dropped): the rate of a read-only stream, what a product's matrix traffic is closest to. */
 __global__ void read_stream_kernel(const double2 *__restrict__ a, int64_t n2, double *sink)
 {
@@ -435,8 +435,8 @@ __global__ void read_stream_kernel(const double2 *__restrict__ a, int64_t n2, do
   if (s != s) sink[0] = s;
 }
 
-/* Read-only bandwidth over `bytes`, one kernel a timed call, the best of 128-1024
-   threads and 4-32 blocks a multiprocessor (median of o.reps each). */
+/* Read-only bandwidth over `bytes`, one kernel a timed call, the best of six launch shapes (256-1024
+   threads, 2-8 blocks a multiprocessor, at most 2048 threads a multiprocessor; median of o.reps each). */
 double read_bandwidth_gbs(size_t bytes, const options &o)
 {
   const int64_t n2 = (int64_t)(bytes / 16);
