@@ -1121,6 +1121,7 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
   cfg->lanes         = has_lanes(k) ? lanes : 0;
   cfg->shared_bytes  = shared;
   cfg->sm90          = dev.cc_major >= 9;
+  cfg->prefetch_rows = k == BSRC_CUDA_KERNEL_WARP_ROW ? prefetch_rows(A, *cfg) : 0;
   return cudaSuccess;
 }
 
@@ -1153,7 +1154,7 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
                              P.npieces, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
                              seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
                              seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, stream_values(A),
-                             k == BSRC_CUDA_KERNEL_WARP_ROW ? prefetch_rows(A, cfg) : 0, alpha, beta, x, in, out};
+                             cfg.prefetch_rows, alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {
@@ -1178,7 +1179,7 @@ cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsr
   args.colidx        = A.colidx;
   args.values        = A.values;
   args.stream_values = stream_values(A);
-  args.prefetch_rows = prefetch_rows(A, cfg);
+  args.prefetch_rows = cfg.prefetch_rows;
   args.alpha         = alpha;
   args.beta          = beta;
   args.x             = x;
