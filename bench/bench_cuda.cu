@@ -395,21 +395,19 @@ timing time_product(bsrc_cuda_matrix *M, const product &p, double beta, const do
   return t;
 }
 
-/* Device-to-device copy bandwidth, bytes counted as read + write. */
-double copy_bandwidth_gbs(size_t bytes, const options &o)
+/* Median ms of o.reps calls of `call` on the legacy default stream, each timed alone between two
+   events and waited for (after o.warmup untimed calls): the copy and read references below. */
+template <class F>
+double median_call_ms(const options &o, F call)
 {
-  void *a = nullptr, *b = nullptr;
-  CUDA_OK(cudaMalloc(&a, bytes));
-  CUDA_OK(cudaMalloc(&b, bytes));
-  CUDA_OK(cudaMemset(a, 1, bytes));
   cudaEvent_t e0, e1;
   CUDA_OK(cudaEventCreate(&e0));
   CUDA_OK(cudaEventCreate(&e1));
-  for (int i = 0; i < o.warmup; ++i) CUDA_OK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+  for (int i = 0; i < o.warmup; ++i) call();
   std::vector<double> ms;
   for (int i = 0; i < o.reps; ++i) {
     CUDA_OK(cudaEventRecord(e0));
-    CUDA_OK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+    call();
     CUDA_OK(cudaEventRecord(e1));
     CUDA_OK(cudaEventSynchronize(e1));
     float f = 0;
@@ -418,9 +416,20 @@ double copy_bandwidth_gbs(size_t bytes, const options &o)
   }
   CUDA_OK(cudaEventDestroy(e0));
   CUDA_OK(cudaEventDestroy(e1));
+  return median(ms);
+}
+
+/* Device-to-device copy bandwidth, bytes counted as read + write. */
+double copy_bandwidth_gbs(size_t bytes, const options &o)
+{
+  void *a = nullptr, *b = nullptr;
+  CUDA_OK(cudaMalloc(&a, bytes));
+  CUDA_OK(cudaMalloc(&b, bytes));
+  CUDA_OK(cudaMemset(a, 1, bytes));
+  const double ms = median_call_ms(o, [&] { CUDA_OK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
   CUDA_OK(cudaFree(a));
   CUDA_OK(cudaFree(b));
-  return 2.0 * (double)bytes / (median(ms) * 1e-3) / 1e9;
+  return 2.0 * (double)bytes / (ms * 1e-3) / 1e9;
 }
 
 /* Reads n2 pairs of doubles as 16-byte loads and keeps a sum per thread (stored only if it is NaN, so the loads
@@ -439,8 +448,8 @@ __global__ void read_stream_kernel(const double2 *__restrict__ a, int64_t n2, do
    threads, 2-8 blocks a multiprocessor, at most 2048 threads a multiprocessor; median of o.reps each). */
 double read_bandwidth_gbs(size_t bytes, const options &o)
 {
-  const int64_t n2 = (int64_t)(bytes / 16);
-  double2      *a  = nullptr;
+  const int64_t n2   = (int64_t)(bytes / 16);
+  double2      *a    = nullptr;
   double       *sink = nullptr;
   CUDA_OK(cudaMalloc(&a, (size_t)n2 * 16));
   CUDA_OK(cudaMalloc(&sink, sizeof(double)));
@@ -448,29 +457,14 @@ double read_bandwidth_gbs(size_t bytes, const options &o)
   int sms = 0, dev = 0;
   CUDA_OK(cudaGetDevice(&dev));
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  cudaEvent_t e0, e1;
-  CUDA_OK(cudaEventCreate(&e0));
-  CUDA_OK(cudaEventCreate(&e1));
   double best = 0.0;
   for (int threads : {256, 512, 1024})
     for (int per_sm : {2, 4, 8}) {
       if (threads * per_sm > 2048) continue;
-      const int grid = sms * per_sm;
-      for (int i = 0; i < o.warmup; ++i) read_stream_kernel<<<grid, threads>>>(a, n2, sink);
-      std::vector<double> ms;
-      for (int i = 0; i < o.reps; ++i) {
-        CUDA_OK(cudaEventRecord(e0));
-        read_stream_kernel<<<grid, threads>>>(a, n2, sink);
-        CUDA_OK(cudaEventRecord(e1));
-        CUDA_OK(cudaEventSynchronize(e1));
-        float f = 0;
-        CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
-        ms.push_back(f);
-      }
-      best = std::max(best, (double)n2 * 16 / (median(ms) * 1e-3) / 1e9);
+      const int    grid = sms * per_sm;
+      const double ms   = median_call_ms(o, [&] { read_stream_kernel<<<grid, threads>>>(a, n2, sink); });
+      best              = std::max(best, (double)n2 * 16 / (ms * 1e-3) / 1e9);
     }
-  CUDA_OK(cudaEventDestroy(e0));
-  CUDA_OK(cudaEventDestroy(e1));
   CUDA_OK(cudaFree(a));
   CUDA_OK(cudaFree(sink));
   return best;
