@@ -537,18 +537,21 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
-/* WARP_ROW's L2 prefetch (compute capability 9.0+, block sizes 1-3, values not streamed): it reaches
+/* The L2 prefetches of WARP_ROW and HYBRID (compute capability 9.0+, block sizes 1-3): they reach
    2 MiB ahead of each thread block, so these matrices hold 12-24 MB of values, every lane count and
-   thread-block size moving where a block's prefetched rows start and end, the last ones at the
-   matrix's end, with empty rows and rows of uneven length. Prefetching changes no result, and its
-   ranges must stay inside the arrays (compute-sanitizer, on the GPU host). */
+   thread-block size moving where a block's prefetched range starts and ends, the last ones at the
+   matrix's end, with empty rows and rows of uneven length. Some rows are long enough for HYBRID's
+   pieces (and, with bs 1 and one lane, its middle tier), so that its work list mixes every kind of
+   item. Prefetching changes no result, and its ranges must stay inside the arrays
+   (compute-sanitizer, on the GPU host). */
 void test_l2_prefetch(bsrc_cuda_matrix *M, rng_t &rng)
 {
   for (bsrk_idx bs : {1, 2, 3}) {
     const bsrk_idx                     nbrows = bs == 1 ? 150000 : bs == 2 ? 60000 : 25000, nbcols = nbrows;
     std::vector<std::vector<bsrk_idx>> rows(nbrows);
     for (bsrk_idx i = 0; i < nbrows; ++i) {
-      const int len = i % 97 == 0 ? 0 : (int)(rng() % 21); /* 0-20 blocks, mean about 10 */
+      /* 0-20 blocks, mean about 10; every 50th row 40-100 blocks, every 1000th 1500 */
+      const int len = i % 97 == 0 ? 0 : i % 1000 == 500 ? 1500 : i % 50 == 7 ? 40 + (int)(rng() % 61) : (int)(rng() % 21);
       for (int j = 0; j < len; ++j) rows[i].push_back((bsrk_idx)(((int64_t)i + (int64_t)j * 131) % nbcols));
       std::sort(rows[i].begin(), rows[i].end());
       rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
@@ -557,6 +560,8 @@ void test_l2_prefetch(bsrc_cuda_matrix *M, rng_t &rng)
     if (!upload(M, A, case_name(A))) continue;
     check_settings(M, A, BSRC_CUDA_KERNEL_WARP_ROW, bsrc_cuda_set_lanes, "lanes", {4, 8, 16, 32, 0}, rng);
     check_settings(M, A, BSRC_CUDA_KERNEL_WARP_ROW, bsrc_cuda_set_threads, "threads", {32, 1024}, rng);
+    check_settings(M, A, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2, 4, 8, 16, 32, 0}, rng);
+    check_settings(M, A, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_threads, "threads", {32, 1024}, rng);
   }
 }
 

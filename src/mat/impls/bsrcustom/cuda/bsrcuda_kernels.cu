@@ -39,7 +39,9 @@
    parts of x (with the pieces first, power-law rows with bs 1 read 549 instead of 491 MB from
    DRAM and took 0.259 instead of 0.237 ms, H100). With one lane a row (bs 1), rows of 25-128
    columns form a middle tier between the two: 8 lanes a row, four listed rows a warp, where a
-   piece would give a whole warp to one row (kMediumLanes in bsrcuda_kernels.cuh).
+   piece would give a whole warp to one row (kMediumLanes in bsrcuda_kernels.cuh). Like WARP_ROW
+   (prefetch_rows_ahead), each thread block asks the L2 for the matrix about 2 MiB ahead of its
+   items, for blocks of 1-3 and where there are pieces (prefetch_items_ahead, prefetch_blocks).
 
    SEGMENTED: a warp per strip of up to 32 consecutive short rows, walked as one run of items (32 a
    step, every lane busy whatever the row lengths), the per-row sums taken by a segmented scan over
@@ -70,7 +72,7 @@ constexpr int64_t kMaxTaskValues = 512 * 25; /* ... and at most this many values
                                                 amortise its barriers (HYBRID on scalar power-law rows:
                                                 512-block tasks left most groups idle) */
 constexpr int kAuxThreads     = 256; /* fix-up and scale passes: plain element-wise loops */
-constexpr int kPrefetchMaxBs  = 3;   /* WARP_ROW's L2 prefetch: block sizes 1-3 (prefetch_rows) */
+constexpr int kPrefetchMaxBs  = 3;   /* the L2 prefetches of WARP_ROW and HYBRID: block sizes 1-3 (prefetch_rows, prefetch_blocks) */
 constexpr double kStreamMaxValueBytes = 400.0 * 1048576.0; /* evict-first value loads up to this size (load_value) */
 
 /* Auto choice: WARP_ROW when block rows are short and even (PDE stencils), else the best task kernel. */
@@ -96,8 +98,9 @@ struct product_args {
   const bsrk_idx *work, *work_end;
   bsrk_idx        row_short_blocks; /* HYBRID: the longest row a group of its work list takes */
   const bsrk_idx *medium_rows;      /* HYBRID: the middle tier's rows (tasks_view::hybrid_medium) */
-  bool            stream_values; /* load_value: the matrix is small enough for evict-first loads */
+  bool            stream_values; /* load_value: evict-first loads (values_streamed) */
   bsrk_idx        prefetch_rows; /* WARP_ROW: rows ahead of a thread block's own that it prefetches into L2; 0: none */
+  bsrk_idx        prefetch_blocks; /* HYBRID: blocks ahead of a thread block's items that it prefetches into L2; 0: none */
   double          alpha, beta;
   const double   *x;
   const double   *in;
@@ -577,10 +580,25 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
   }
 }
 
+/* Hopper's L2 bulk prefetch of the values and column indices of blocks [k0, k1): one instruction per
+   array, no registers, nothing to wait for. Whole 16-byte units inside the arrays only (the
+   instruction wants them, and nothing outside the arrays is touched). */
+__device__ __forceinline__ void prefetch_blocks_l2(const product_args &a, int bs, int64_t k0, int64_t k1)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const auto range = [](const void *start, const void *end) {
+    const uintptr_t p0 = (reinterpret_cast<uintptr_t>(start) + 15) & ~(uintptr_t)15, p1 = reinterpret_cast<uintptr_t>(end) & ~(uintptr_t)15;
+    if (p1 > p0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p0), "r"((unsigned)(p1 - p0)));
+  };
+  const int64_t bs2 = (int64_t)bs * bs;
+  range(a.values + k0 * bs2, a.values + k1 * bs2);
+  range(a.colidx + k0, a.colidx + k1);
+#endif
+}
+
 /* WARP_ROW's L2 prefetch (prefetch_rows, below): the first thread of each thread block asks the L2 for
-   the values and column indices of the rows a.prefetch_rows further on, a block's worth of them
-   (Hopper's bulk prefetch: one instruction, no registers, nothing to wait for), so that more DRAM
-   requests are in flight than the warps' own loads keep. */
+   the rows a.prefetch_rows further on, a block's worth of them, so that more DRAM requests are in
+   flight than the warps' own loads keep. */
 template <int BS>
 __device__ __forceinline__ void prefetch_rows_ahead(const product_args &a, int bs, int64_t base, int rows_per_block)
 {
@@ -590,14 +608,7 @@ __device__ __forceinline__ void prefetch_rows_ahead(const product_args &a, int b
   const int64_t f0 = base + a.prefetch_rows;
   if (f0 >= a.nbrows) return;
   const int64_t f1 = min(f0 + rows_per_block, (int64_t)a.nbrows);
-  const int64_t k0 = a.rowptr[f0], k1 = a.rowptr[f1], bs2 = (int64_t)bs * bs;
-  /* whole 16-byte units inside [start, end): the instruction wants them, and nothing outside the arrays is touched */
-  const auto range = [](const void *start, const void *end) {
-    const uintptr_t p0 = (reinterpret_cast<uintptr_t>(start) + 15) & ~(uintptr_t)15, p1 = reinterpret_cast<uintptr_t>(end) & ~(uintptr_t)15;
-    if (p1 > p0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p0), "r"((unsigned)(p1 - p0)));
-  };
-  range(a.values + k0 * bs2, a.values + k1 * bs2);
-  range(a.colidx + k0, a.colidx + k1);
+  prefetch_blocks_l2(a, bs, a.rowptr[f0], a.rowptr[f1]);
 #endif
 }
 
@@ -654,13 +665,43 @@ __device__ __forceinline__ bool rows_item(const product_args &a, int bs, int64_t
   return true;
 }
 
+/* The first block of work item w (HYBRID), nblocks past the end. The list is in row order and each
+   item is placed where its first row falls, so these never decrease: [start(w), start(w + 1)) tile
+   the blocks, and a run of items' ranges is one contiguous range. */
+__device__ __forceinline__ int64_t item_start(const product_args &a, int64_t w)
+{
+  if (w >= a.nwork) return a.rowptr[a.nbrows];
+  const bsrk_idx item = a.work[w];
+  if (item < 0) return a.piece_start[item_piece(item)];
+  if (item >= a.nbrows) return a.rowptr[a.medium_rows[(int64_t)(item - a.nbrows) * kMediumRowsPerWarp]];
+  return a.rowptr[item];
+}
+
+/* HYBRID's L2 prefetch (prefetch_blocks, below): the first thread of each thread block prefetches the
+   range of its own items' blocks moved a.prefetch_blocks on; the thread blocks' ranges tile the
+   matrix, so every block is asked for once, by the thread block that runs that far before it. */
+template <int BS>
+__device__ __forceinline__ void prefetch_items_ahead(const product_args &a, int bs)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (BS < 1 || BS > kPrefetchMaxBs) return; /* as in prefetch_rows_ahead */
+  if (a.prefetch_blocks == 0 || threadIdx.x != 0) return;
+  const int64_t w0 = (int64_t)blockIdx.x * (blockDim.x / kWarpSize), n = a.rowptr[a.nbrows];
+  const int64_t k0 = item_start(a, w0) + a.prefetch_blocks;
+  if (k0 >= n) return;
+  const int64_t k1 = min(item_start(a, w0 + blockDim.x / kWarpSize) + a.prefetch_blocks, n);
+  if (k1 > k0) prefetch_blocks_l2(a, bs, k0, k1);
+#endif
+}
+
 template <int BS, int L>
 __device__ __forceinline__ void hybrid_body(const product_args &a)
 {
   static_assert(L >= 1 && L <= kWarpSize && (kWarpSize % L) == 0, "lanes per row divide the warp");
   const int bs = block_size<BS>(a);
-  int64_t   w;
-  bsrk_idx  item;
+  prefetch_items_ahead<BS>(a, bs);
+  int64_t  w;
+  bsrk_idx item;
   if (!rows_item<BS>(a, bs, &w, &item)) return;
   if constexpr (BS == 1 && L == 1) {
     if (item >= a.nbrows) { /* a group of the middle tier: kMediumRowsPerWarp listed rows */
@@ -958,8 +999,9 @@ bool stream_values(const matrix_view &A)
 /* WARP_ROW's L2 prefetch distance (prefetch_rows_ahead), in rows: about kPrefetchAheadBytes of matrix
    ahead of each thread block. 0 (none) before compute capability 9.0, for blocks larger than
    kPrefetchMaxBs, and where the values are loaded evict-first (group_segment: streams<>), as streamed
-   loads and these prefetches work against each other. H100, alternated A/B runs (docs/performance.md,
-   "This round (ec64f1f, f86fc9c)"), 2 / 4 / 8 MiB ahead against none:
+   loads and these prefetches work against each other (for 2x2 blocks the prefetch wins: below).
+   H100, alternated A/B runs (docs/performance.md, "This round (ec64f1f, f86fc9c)"), 2 / 4 / 8 MiB
+   ahead against none:
      1x size: regular bs 2 rows 0.1223 -> 0.1202 / 0.1204 / 0.1221 ms, 7-point bs 3 0.1095 -> 0.1078 /
        0.1081 / 0.1094, regular bs 1 rows 0.1744 -> 0.1740 / 0.1724 / 0.1724;
      2x size (no streaming there): 27-point bs 2 0.2080 -> 0.2054 / 0.2057 / 0.2094, bs 3 0.1970 ->
@@ -975,9 +1017,33 @@ bsrk_idx prefetch_rows(const matrix_view &A, const launch_config &cfg)
 {
   if (!cfg.sm90 || A.bs > kPrefetchMaxBs || A.nbrows <= 0 || A.nblocks <= 0) return 0;
   const int width = A.bs == 2 ? 4 : (int)A.bs; /* as group_segment's streams<> counts a lane's values */
-  if (stream_values(A) && width * cfg.lanes >= 64) return 0;
+  /* streamed values: no prefetch, except for 2x2 blocks, where the prefetch replaces the evict-first
+     loads (values_streamed). H100, 27-point bs 2 stencil (16 lanes), two alternated rounds: 0.1115
+     -> 0.1082-0.1084 ms; the same swap for 27-point bs 3 (32 lanes): 0.0957 -> 0.1006-0.1008. */
+  if (stream_values(A) && width * cfg.lanes >= 64 && A.bs != 2) return 0;
   const double row_bytes = (double)A.nblocks / (double)A.nbrows * ((double)A.bs * A.bs * sizeof(double) + sizeof(bsrk_idx));
   return (bsrk_idx)std::min<double>(std::ceil(kPrefetchAheadBytes / row_bytes), (double)A.nbrows);
+}
+
+/* HYBRID's L2 prefetch distance (prefetch_items_ahead), in blocks: the same kPrefetchAheadBytes, for
+   block sizes 1-3, where the work list holds pieces (uneven rows). Its pieces keep their evict-first
+   loads. H100, two alternated rounds: power-law bs 2 rows 0.1386 / 0.1384 -> 0.1348 / 0.1346 ms
+   (with the pieces' values not streamed 0.1394 / 0.1400), bs 1 0.1952 / 0.1951 -> 0.1948 / 0.1945;
+   for bs 4 0.1022 -> 0.1176-0.1178. On even rows, which AUTO gives to WARP_ROW, HYBRID was slower
+   with it (regular bs 2 rows 0.1296 -> 0.1442-0.1471, ncu: 336 -> 360 MB read from DRAM), hence
+   the pieces condition. */
+bsrk_idx prefetch_blocks(const matrix_view &A, const tasks_view &T, const launch_config &cfg)
+{
+  if (!cfg.sm90 || A.bs > kPrefetchMaxBs || A.nbrows <= 0 || A.nblocks <= 0 || T.hybrid.npieces <= 0) return 0;
+  const double block_bytes = (double)A.bs * A.bs * sizeof(double) + sizeof(bsrk_idx);
+  return (bsrk_idx)std::min<double>(std::ceil(kPrefetchAheadBytes / block_bytes), (double)A.nblocks);
+}
+
+/* Whether the product's values are loaded evict-first (load_value's run-time switch): the matrix is
+   small enough (stream_values), unless WARP_ROW prefetches 2x2 blocks instead (prefetch_rows). */
+bool values_streamed(const matrix_view &A, const launch_config &cfg)
+{
+  return stream_values(A) && !(cfg.prefetch_rows > 0 && A.bs == 2);
 }
 
 } // namespace
@@ -1122,6 +1188,7 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
   cfg->shared_bytes  = shared;
   cfg->sm90          = dev.cc_major >= 9;
   cfg->prefetch_rows = k == BSRC_CUDA_KERNEL_WARP_ROW ? prefetch_rows(A, *cfg) : 0;
+  cfg->prefetch_blocks = k == BSRC_CUDA_KERNEL_HYBRID ? prefetch_blocks(A, T, *cfg) : 0;
   return cudaSuccess;
 }
 
@@ -1153,8 +1220,8 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
                              P.npieces, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
                              seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
-                             seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, stream_values(A),
-                             cfg.prefetch_rows, alpha, beta, x, in, out};
+                             seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, values_streamed(A, cfg),
+                             cfg.prefetch_rows, cfg.prefetch_blocks, alpha, beta, x, in, out};
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {
@@ -1178,7 +1245,7 @@ cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsr
   args.rowptr        = A.rowptr + r0; /* row pointers hold absolute block indices: the view needs no other shift */
   args.colidx        = A.colidx;
   args.values        = A.values;
-  args.stream_values = stream_values(A);
+  args.stream_values = values_streamed(A, cfg);
   args.prefetch_rows = cfg.prefetch_rows;
   args.alpha         = alpha;
   args.beta          = beta;

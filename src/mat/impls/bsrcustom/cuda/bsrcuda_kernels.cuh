@@ -121,8 +121,9 @@ struct launch_config {
   int      blocks_per_sm; /* resident thread blocks per multiprocessor (occupancy API) */
   int      lanes;         /* WARP_ROW: lanes per block row; HYBRID: per short block row; else 0 */
   size_t   shared_bytes;  /* dynamic shared memory per thread block */
-  bool     sm90;          /* compute capability 9.0+: fix-up passes as programmatic dependent launches, WARP_ROW's L2 bulk prefetch */
+  bool     sm90;          /* compute capability 9.0+: fix-up passes as programmatic dependent launches, the L2 bulk prefetches */
   bsrk_idx prefetch_rows; /* WARP_ROW: how far ahead its thread blocks prefetch into L2, in rows (prefetch_rows); 0: not at all */
+  bsrk_idx prefetch_blocks; /* HYBRID: the same in blocks (prefetch_blocks); 0: not at all */
 };
 
 /* Where a message goes: the matrix's buffer (or the thread's, for calls without a matrix). */
