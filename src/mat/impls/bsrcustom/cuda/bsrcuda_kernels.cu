@@ -582,8 +582,9 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
 
 /* Hopper's L2 bulk prefetch of the values and column indices of blocks [k0, k1): one instruction per
    array, no registers, nothing to wait for. Whole 16-byte units inside the arrays only (the
-   instruction wants them, and nothing outside the arrays is touched). */
-__device__ __forceinline__ void prefetch_blocks_l2(const product_args &a, int bs, int64_t k0, int64_t k1)
+   instruction wants them, and nothing outside the arrays is touched). Unused (and so marked) where
+   the code is built for compute capabilities below 9.0, as is item_start. */
+[[maybe_unused]] __device__ __forceinline__ void prefetch_blocks_l2(const product_args &a, int bs, int64_t k0, int64_t k1)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   const auto range = [](const void *start, const void *end) {
@@ -668,7 +669,7 @@ __device__ __forceinline__ bool rows_item(const product_args &a, int bs, int64_t
 /* The first block of work item w (HYBRID), nblocks past the end. The list is in row order and each
    item is placed where its first row falls, so these never decrease: [start(w), start(w + 1)) tile
    the blocks, and a run of items' ranges is one contiguous range. */
-__device__ __forceinline__ int64_t item_start(const product_args &a, int64_t w)
+[[maybe_unused]] __device__ __forceinline__ int64_t item_start(const product_args &a, int64_t w)
 {
   if (w >= a.nwork) return a.rowptr[a.nbrows];
   const bsrk_idx item = a.work[w];
@@ -1016,11 +1017,11 @@ constexpr double kPrefetchAheadBytes = BSRC_PF_BYTES;
 bsrk_idx prefetch_rows(const matrix_view &A, const launch_config &cfg)
 {
   if (!cfg.sm90 || A.bs > kPrefetchMaxBs || A.nbrows <= 0 || A.nblocks <= 0) return 0;
-  const int width = A.bs == 2 ? 4 : (int)A.bs; /* as group_segment's streams<> counts a lane's values */
-  /* streamed values: no prefetch, except for 2x2 blocks, where the prefetch replaces the evict-first
-     loads (values_streamed). H100, 27-point bs 2 stencil (16 lanes), two alternated rounds: 0.1115
-     -> 0.1082-0.1084 ms; the same swap for 27-point bs 3 (32 lanes): 0.0957 -> 0.1006-0.1008. */
-  if (stream_values(A) && width * cfg.lanes >= 64 && A.bs != 2) return 0;
+  /* streamed values (group_segment's streams<>: a group's lanes read >= 64 values a step): no
+     prefetch, except for 2x2 blocks, where the prefetch replaces the evict-first loads
+     (values_streamed). H100, 27-point bs 2 stencil (16 lanes), two alternated rounds: 0.1115 ->
+     0.1082-0.1084 ms; the same swap for 27-point bs 3 (32 lanes): 0.0957 -> 0.1006-0.1008. */
+  if (A.bs != 2 && stream_values(A) && (int)A.bs * cfg.lanes >= 64) return 0;
   const double row_bytes = (double)A.nblocks / (double)A.nbrows * ((double)A.bs * A.bs * sizeof(double) + sizeof(bsrk_idx));
   return (bsrk_idx)std::min<double>(std::ceil(kPrefetchAheadBytes / row_bytes), (double)A.nbrows);
 }
