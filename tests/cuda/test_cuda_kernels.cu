@@ -537,6 +537,70 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
+/* Long rows of many pieces (HYBRID and SEGMENTED): each piece leaves its row sums in piece_sum and the
+   fix-up pass adds a row's pieces in a fixed order. Twenty products in a row of each kernel, beta 0 and
+   1, bs 1, 2 and 5, rows of about 40 pieces between short ones: the first checked against the
+   reference, every one bitwise equal to the first (the order of the sum must not depend on which piece
+   finished first; out is NaN-poisoned before each product, so a row left unwritten shows). */
+void test_many_pieces(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  for (bsrk_idx bs : {1, 2, 5}) {
+    const bsrk_idx                     nbcols = 30000;
+    std::vector<std::vector<bsrk_idx>> rows(64);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const bsrk_idx n = i % 8 == 3 ? (bsrk_idx)(20000 / bs + i * 37) : (bsrk_idx)(3 + i % 8);
+      for (bsrk_idx j = 0; j < n; ++j) rows[i].push_back((bsrk_idx)((i * 101 + (size_t)j) % nbcols));
+      std::sort(rows[i].begin(), rows[i].end());
+    }
+    const host_matrix A = from_rows("many_pieces", nbcols, bs, rows, rng);
+    if (!upload(M, A, case_name(A))) continue;
+    const size_t        nx = (size_t)A.nbcols * bs, ny = (size_t)A.nbrows * bs;
+    std::vector<double> x(nx), in(ny);
+    for (double &v : x) v = uniform(rng, -1, 1);
+    for (double &v : in) v = uniform(rng, -1, 1);
+    double *dx = nullptr, *din = nullptr, *dy = nullptr;
+    CUDA_OK(cudaMalloc(&dx, nx * sizeof(double)));
+    CUDA_OK(cudaMalloc(&din, ny * sizeof(double)));
+    CUDA_OK(cudaMalloc(&dy, ny * sizeof(double)));
+    CUDA_OK(cudaMemcpy(dx, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(din, in.data(), ny * sizeof(double), cudaMemcpyHostToDevice));
+    for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_HYBRID, BSRC_CUDA_KERNEL_SEGMENTED}) {
+      for (double beta : {0.0, 1.0}) {
+        const std::string   name = case_name(A) + "/" + bsrc_cuda_kernel_names[k] + "/beta=" + std::to_string((int)beta) + "/20 products";
+        std::vector<double> first(ny), out(ny);
+        std::string         why;
+        bool                ok = true;
+        for (int rep = 0; rep < 20 && ok; ++rep) {
+          CUDA_OK(cudaMemset(dy, 0xff, ny * sizeof(double))); /* NaN poison */
+          CUDA_OK(cudaDeviceSynchronize());
+          const bsrc_cuda_status s = run_device(M, k, 1.5, dx, beta, beta != 0.0 ? din : nullptr, dy);
+          CUDA_OK(cudaStreamSynchronize((cudaStream_t)bsrc_cuda_stream(M)));
+          CUDA_OK(cudaMemcpy(out.data(), dy, ny * sizeof(double), cudaMemcpyDeviceToHost));
+          if (s != BSRC_CUDA_OK) {
+            why = std::string("status ") + std::to_string((int)s) + ": " + bsrc_cuda_last_error(M);
+            ok  = false;
+          } else if (rep == 0) {
+            ok    = compare(A, 1.5, x, beta, in, out, why);
+            first = out;
+          } else if (memcmp(out.data(), first.data(), ny * sizeof(double)) != 0) {
+            size_t i = 0;
+            while (i < ny && memcmp(&out[i], &first[i], sizeof(double)) == 0) ++i;
+            char buf[160];
+            snprintf(buf, sizeof(buf), "product %d differs from the first at entry %zu: %.17g vs %.17g", rep + 1, i, out[i], first[i]);
+            why = buf;
+            ok  = false;
+          }
+        }
+        if (ok) pass(name);
+        else failf(name, "%s", why.c_str());
+      }
+    }
+    CUDA_OK(cudaFree(dx));
+    CUDA_OK(cudaFree(din));
+    CUDA_OK(cudaFree(dy));
+  }
+}
+
 /* The L2 prefetches of WARP_ROW and HYBRID (compute capability 9.0+, block sizes 1-3): they reach
    2 MiB ahead of each thread block, so these matrices hold 12-24 MB of values, every lane count and
    thread-block size moving where a block's prefetched range starts and ends, the last ones at the
@@ -1022,6 +1086,7 @@ int main()
     test_thread_counts(M, rng);
     test_hybrid(M, rng);
     test_segmented(M, rng);
+    test_many_pieces(M, rng);
     test_unaligned_x(M, rng);
     test_l2_prefetch(M, rng);
     test_updates(M, rng);
