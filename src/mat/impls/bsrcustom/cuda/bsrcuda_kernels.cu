@@ -40,7 +40,7 @@
    DRAM and took 0.259 instead of 0.237 ms, H100). With one lane a row (bs 1), rows of 25-128
    columns form a middle tier between the two: 8 lanes a row, four listed rows a warp, where a
    piece would give a whole warp to one row (kMediumLanes in bsrcuda_kernels.cuh). Like WARP_ROW
-   (prefetch_rows_ahead), each thread block asks the L2 for the matrix about 2 MiB ahead of its
+   (prefetch_rows_ahead), each thread block asks the L2 for the matrix about 1 MiB ahead of its
    items, for blocks of 1-3 and where there are pieces (prefetch_items_ahead, prefetch_blocks).
 
    SEGMENTED: a warp per strip of up to 32 consecutive short rows, walked as one run of items (32 a
@@ -1026,18 +1026,21 @@ bsrk_idx prefetch_rows(const matrix_view &A, const launch_config &cfg)
   return (bsrk_idx)std::min<double>(std::ceil(kPrefetchAheadBytes / row_bytes), (double)A.nbrows);
 }
 
-/* HYBRID's L2 prefetch distance (prefetch_items_ahead), in blocks: the same kPrefetchAheadBytes, for
+/* HYBRID's L2 prefetch distance (prefetch_items_ahead), in blocks: kHybridPrefetchAheadBytes, for
    block sizes 1-3, where the work list holds pieces (uneven rows). Its pieces keep their evict-first
-   loads. H100, two alternated rounds: power-law bs 2 rows 0.1386 / 0.1384 -> 0.1348 / 0.1346 ms
-   (with the pieces' values not streamed 0.1394 / 0.1400), bs 1 0.1952 / 0.1951 -> 0.1948 / 0.1945;
-   for bs 4 0.1022 -> 0.1176-0.1178. On even rows, which AUTO gives to WARP_ROW, HYBRID was slower
-   with it (regular bs 2 rows 0.1296 -> 0.1442-0.1471, ncu: 336 -> 360 MB read from DRAM), hence
-   the pieces condition. */
-bsrk_idx prefetch_blocks(const matrix_view &A, const tasks_view &T, const launch_config &cfg)
+   loads. H100, two alternated rounds, 2 MiB ahead: power-law bs 2 rows 0.1386 / 0.1384 -> 0.1348 /
+   0.1346 ms (with the pieces' values not streamed 0.1394 / 0.1400), bs 1 0.1952 / 0.1951 -> 0.1948 /
+   0.1945; for bs 4 0.1022 -> 0.1176-0.1178. On even rows, which AUTO gives to WARP_ROW, HYBRID was
+   slower with it (regular bs 2 rows 0.1296 -> 0.1442-0.1471, ncu: 336 -> 360 MB read from DRAM),
+   hence the pieces condition. 1 MiB rather than 2 (four alternated rounds, two device calls):
+   power-law bs 2 0.1344-0.1347 against 0.1347-0.1350 ms, bs 1 0.1939-0.1946 against 0.1945-0.1952;
+   3 MiB 0.1351-0.1352 and 0.1955-0.1961, 4 MiB (with plain loads for the pieces) slower still. */
+constexpr double kHybridPrefetchAheadBytes = 1048576.0;
+bsrk_idx         prefetch_blocks(const matrix_view &A, const tasks_view &T, const launch_config &cfg)
 {
   if (!cfg.sm90 || A.bs > kPrefetchMaxBs || A.nbrows <= 0 || A.nblocks <= 0 || T.hybrid.npieces <= 0) return 0;
   const double block_bytes = (double)A.bs * A.bs * sizeof(double) + sizeof(bsrk_idx);
-  return (bsrk_idx)std::min<double>(std::ceil(kPrefetchAheadBytes / block_bytes), (double)A.nblocks);
+  return (bsrk_idx)std::min<double>(std::ceil(kHybridPrefetchAheadBytes / block_bytes), (double)A.nblocks);
 }
 
 /* Whether the product's values are loaded evict-first (load_value's run-time switch): the matrix is
