@@ -99,10 +99,18 @@ __host__ __device__ constexpr int strip_items_per_block(int bs)
    no fewer than kLongColumnsMin columns (a group's lanes wait for the longest row of their warp: 16
    a lane rather than 4 was 10 % faster on scalar power-law rows, H100; with one lane a row, 32
    columns rather than 16 or 64: 0.2147 ms against 0.2268 and 0.2289), and is cut into pieces of
-   kPieceColumns columns (16 steps of a warp). */
-constexpr int kLongColumnsPerLane = 16;
-constexpr int kLongColumnsMin     = 32;
-constexpr int kPieceColumns       = 16 * 32;
+   kPieceColumns columns (16 steps of a warp). With 2x2 blocks, from 8 columns a lane (4 lanes: rows
+   of more than 16 blocks, instead of 32): power-law bs 2 0.1335-0.1337 ms against 0.1342-0.1348 in
+   two alternated rounds, H100; the same change cost bs 4 0.1-0.3 %, and pieces of 256 or 1024
+   columns instead of 512 were slower or no faster for bs 1, 2 and 4. */
+constexpr int kLongColumnsPerLane    = 16;
+constexpr int kLongColumnsPerLaneBs2 = 8;
+constexpr int kLongColumnsMin        = 32;
+constexpr int kPieceColumns          = 16 * 32;
+__host__ __device__ constexpr int long_columns_per_lane(int bs)
+{
+  return bs == 2 ? kLongColumnsPerLaneBs2 : kLongColumnsPerLane;
+}
 /* HYBRID with one lane a short row (bs 1) has a middle tier: rows of more than kOneLaneColumnsMax
    and at most kMediumColumnsMax columns are taken kMediumLanes lanes each, four rows a warp, from a
    list of such rows in row order, instead of a whole warp for a row of 33-128 columns (H100,

@@ -581,7 +581,7 @@ bsrc_cuda_status upload_work(bsrc_cuda_matrix *M, dev_buffer &b, const std::vect
   return s;
 }
 
-/* HYBRID for the lanes it runs with: rows longer than kLongColumnsPerLane columns per lane (or than
+/* HYBRID for the lanes it runs with: rows longer than long_columns_per_lane columns per lane (or than
    kLongColumnsMin columns, whichever is more) cut into pieces of kPieceColumns columns, and the
    warps' work in row order: each group of kWarpSize / lanes rows (unless none of them is short)
    followed by the pieces of its long rows. With one lane a row and bs 1, rows of kOneLaneColumnsMax
@@ -594,7 +594,7 @@ bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
   const int             lanes  = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
   const bsrk_idx        bs     = M->bs;
   const bool            medium = lanes == 1 && bs == 1 && (int64_t)M->nbrows + M->nbrows / kMediumRowsPerWarp + 1 <= (int64_t)std::numeric_limits<bsrk_idx>::max();
-  const bsrk_idx        long_blocks  = medium ? kMediumColumnsMax : std::max<bsrk_idx>(1, (bsrk_idx)std::max(kLongColumnsPerLane * lanes, kLongColumnsMin) / bs);
+  const bsrk_idx        long_blocks  = medium ? kMediumColumnsMax : std::max<bsrk_idx>(1, (bsrk_idx)std::max(long_columns_per_lane((int)bs) * lanes, kLongColumnsMin) / bs);
   const bsrk_idx        short_blocks = medium ? kOneLaneColumnsMax : long_blocks;
   const bsrk_idx       *rp           = M->host_rowptr.data();
   std::vector<bsrk_idx> first, count, work, medium_rows;
