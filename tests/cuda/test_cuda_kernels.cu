@@ -602,12 +602,12 @@ void test_many_pieces(bsrc_cuda_matrix *M, rng_t &rng)
 }
 
 /* The L2 prefetches of WARP_ROW and HYBRID (compute capability 9.0+, block sizes 1-3): they reach
-   2 MiB ahead of each thread block, so these matrices hold 12-24 MB of values, every lane count and
-   thread-block size moving where a block's prefetched range starts and ends, the last ones at the
-   matrix's end, with empty rows and rows of uneven length. Some rows are long enough for HYBRID's
-   pieces (and, with bs 1 and one lane, its middle tier), so that its work list mixes every kind of
-   item. Prefetching changes no result, and its ranges must stay inside the arrays
-   (compute-sanitizer, on the GPU host). */
+   2 MiB (WARP_ROW) and 1 MiB (HYBRID) ahead of each thread block, so these matrices hold 12-24 MB of
+   values, every lane count and thread-block size moving where a block's prefetched range starts and
+   ends, the last ones at the matrix's end, with empty rows and rows of uneven length. Some rows are
+   long enough for HYBRID's pieces (and, with bs 1 and one lane, its middle tier), so that its work
+   list mixes every kind of item. Prefetching changes no result, and its ranges must stay inside the
+   arrays (compute-sanitizer, on the GPU host). */
 void test_l2_prefetch(bsrc_cuda_matrix *M, rng_t &rng)
 {
   for (bsrk_idx bs : {1, 2, 3}) {
