@@ -30,8 +30,7 @@
    whose block rows are short (7-27 blocks) and even.
 
    HYBRID: WARP_ROW (with 1 to 32 lanes a row: hybrid_row_lanes) for every row of at most 16 columns
-   per lane (32 columns for one lane: kLongColumnsMin; 24 with bs 1, below; 8 with bs 2, whose groups
-   of lanes take two consecutive rows as one run: group_rows), and the longer rows
+   per lane (32 columns for one lane: kLongColumnsMin; 24 with bs 1, below), and the longer rows
    cut into pieces of kPieceColumns columns, a warp each, whose partial sums a second pass adds per
    row in piece order (deterministic). For rows of very uneven lengths (power-law): the short rows keep the WARP_ROW
    pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The pieces
@@ -696,71 +695,6 @@ __device__ __forceinline__ void prefetch_items_ahead(const product_args &a, int 
 #endif
 }
 
-/* HYBRID's short rows R at a time (hybrid_group_rows > 1): a group of L lanes takes R consecutive
-   rows and walks their blocks as one run, its lanes stepping on across the end of a row instead of
-   idling until the longest row of the warp is done; a lane keeps R x BS sums, and one reduce_scatter
-   at the end leaves each row's sums in the lanes that store them. Rows longer than
-   row_short_blocks are skipped (their pieces take them); empty rows store beta * in. */
-template <int BS, int L, int R>
-__device__ __forceinline__ void group_rows(const product_args &a, bsrk_idx item)
-{
-  static_assert(BS == 2, "whole 2x2 blocks a lane (the other sizes keep one row a group)");
-  constexpr int kN   = BS * R; /* sums a lane keeps: row q of the group, entry j at q * BS + j */
-  const int     lane = threadIdx.x % L;
-  const int64_t r0   = (int64_t)item + (int64_t)((threadIdx.x % kWarpSize) / L) * R;
-  /* the run: row q's blocks are run positions [pre[q], pre[q + 1]), block first[q] + position */
-  bsrk_idx rp[R + 1], first[R];
-  int      pre[R + 1];
-#pragma unroll
-  for (int q = 0; q <= R; ++q) rp[q] = a.rowptr[min(r0 + q, (int64_t)a.nbrows)];
-  unsigned stores = 0; /* bit q: row q is the group's to store */
-  pre[0]          = 0;
-#pragma unroll
-  for (int q = 0; q < R; ++q) {
-    const bsrk_idx len   = rp[q + 1] - rp[q];
-    const bool     short_row = r0 + q < a.nbrows && len <= a.row_short_blocks;
-    if (short_row) stores |= 1u << q;
-    first[q]   = rp[q] - pre[q];
-    pre[q + 1] = pre[q] + (short_row ? (int)len : 0); /* at most R x row_short_blocks */
-  }
-  double acc[kN];
-#pragma unroll
-  for (int q = 0; q < kN; ++q) acc[q] = 0.0;
-  const bool x16 = (reinterpret_cast<uintptr_t>(a.x) & 15) == 0; /* the same for every thread */
-  /* not unrolled: unrolling added registers (occupancy) and the loop runs 1-4 times */
-#pragma unroll 1
-  for (int v = lane; v < pre[R]; v += L) {
-    int      q = 0;
-    bsrk_idx k = first[0] + v;
-#pragma unroll
-    for (int t = 1; t < R; ++t)
-      if (v >= pre[t]) {
-        q = t;
-        k = first[t] + v;
-      }
-    /* as group_segment's 2x2 path: a whole block, x as one 16-byte load where aligned */
-    const bsrk_idx col = __ldg(a.colidx + k);
-    const double2  xv  = x16 ? __ldg(reinterpret_cast<const double2 *>(a.x) + col) : make_double2(__ldg(a.x + 2 * (int64_t)col), __ldg(a.x + 2 * (int64_t)col + 1));
-    const double2 *bv  = reinterpret_cast<const double2 *>(a.values + (int64_t)k * 4);
-    const double2  c0 = load_value<streams<4, L>()>(bv, a.stream_values), c1 = load_value<streams<4, L>()>(bv + 1, a.stream_values);
-    const double   p0 = c0.x * xv.x + c1.x * xv.y, p1 = c0.y * xv.x + c1.y * xv.y;
-#pragma unroll
-    for (int t = 0; t < R; ++t)
-      if (t == q) { /* compile-time indices: acc stays in registers */
-        acc[t * BS] += p0;
-        acc[t * BS + 1] += p1;
-      }
-  }
-  const reduce_scatter<kN, L> red(acc, lane);
-  if (red.stores(lane)) {
-#pragma unroll
-    for (int i = 0; i < red.kept; ++i) {
-      const int q = (red.first + i) / BS;
-      if (stores >> q & 1u) store_result(a, (r0 + q) * BS + (red.first + i) % BS, acc[i]);
-    }
-  }
-}
-
 template <int BS, int L>
 __device__ __forceinline__ void hybrid_body(const product_args &a)
 {
@@ -778,10 +712,6 @@ __device__ __forceinline__ void hybrid_body(const product_args &a)
                                       [&](int r, double sum) { store_result(a, (int64_t)mrow * bs + r, sum); });
       return;
     }
-  }
-  if constexpr (BS > 0 && hybrid_group_rows(BS) > 1) {
-    group_rows<BS, L, hybrid_group_rows(BS)>(a, item);
-    return;
   }
   /* kWarpSize / L consecutive rows from `item`, a group of L lanes each; longer rows are left to the
      middle tier or their pieces (a group made only of those has no work item) */
@@ -1169,13 +1099,11 @@ int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
      bs 2, about 328 B: 4 lanes 0.1403, 2 lanes 0.1412, 8 lanes 0.1473;
      bs 4, about 1084 B: 16 lanes 0.1039, 32 lanes 0.1043, 8 lanes 0.1172.
    (WARP_ROW's rule, a lane per two columns, gave 4, 8 and 16; the rule before, the power of two
-   nearest bytes / 64, gave 2 lanes for bs 1.) Where a group takes several rows (hybrid_group_rows:
-   2x2 blocks) the bytes are those of the group's rows, which gives 8 lanes for the power-law bs 2
-   rows (kGroupRowsBs2 has the measurements). */
+   nearest bytes / 64, gave 2 lanes for bs 1.) */
 constexpr double kHybridLaneBytes = 64.0;
 int hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
 {
-  const double bytes = hybrid_group_rows((int)bs) * mean_short_blocks * ((double)bs * (double)bs * sizeof(double) + sizeof(bsrk_idx));
+  const double bytes = mean_short_blocks * ((double)bs * (double)bs * sizeof(double) + sizeof(bsrk_idx));
   int          lanes = 1;
   while (lanes < kWarpSize && bytes / (2.0 * lanes) >= kHybridLaneBytes) lanes *= 2;
   return lanes;

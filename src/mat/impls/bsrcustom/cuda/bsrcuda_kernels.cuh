@@ -52,8 +52,7 @@ struct pieces_view {
    order (so that the warps running at one time read nearby parts of x: with the pieces of all long
    rows first, power-law rows with bs 1 read 14 % more bytes from DRAM than the matrix and vectors
    hold, measured with ncu on an H100). Warp w of HYBRID takes hybrid_work[w]: >= 0, the kWarpSize /
-   lanes x hybrid_group_rows(bs) rows from there (those of more than hybrid_short_blocks blocks left
-   to the other items);
+   lanes rows from there (those of more than hybrid_short_blocks blocks left to the other items);
    >= nbrows, the kWarpSize / kMediumLanes rows hybrid_medium[(item - nbrows) * kWarpSize /
    kMediumLanes ...] (-1: none), kMediumLanes lanes each; < 0, piece -1 - hybrid_work[w]. (Sorting
    the short rows by length within windows of 256 rows, so that a warp's rows are about as long, was
@@ -100,13 +99,10 @@ __host__ __device__ constexpr int strip_items_per_block(int bs)
    no fewer than kLongColumnsMin columns (a group's lanes wait for the longest row of their warp: 16
    a lane rather than 4 was 10 % faster on scalar power-law rows, H100; with one lane a row, 32
    columns rather than 16 or 64: 0.2147 ms against 0.2268 and 0.2289), and is cut into pieces of
-   kPieceColumns columns (16 steps of a warp). With 2x2 blocks, from 8 columns a lane (then 4 lanes
-   a row: rows of more than 16 blocks, instead of 32): power-law bs 2 0.1335-0.1337 ms against
-   0.1342-0.1348 in two alternated rounds, H100; the same change cost bs 4 0.1-0.3 %, and pieces of
-   256 or 1024 columns instead of 512 were slower or no faster for bs 1, 2 and 4. With the groups of
-   two rows and 8 lanes (kGroupRowsBs2) that is rows of more than 32 blocks: 16 columns a lane (64
-   blocks) took 0.1357-0.1360 ms against 0.1349-0.1352, and with 4-row groups 4 a lane (16 blocks)
-   0.1390-0.1394 against 0.1350-0.1354. */
+   kPieceColumns columns (16 steps of a warp). With 2x2 blocks, from 8 columns a lane (4 lanes: rows
+   of more than 16 blocks, instead of 32): power-law bs 2 0.1335-0.1337 ms against 0.1342-0.1348 in
+   two alternated rounds, H100; the same change cost bs 4 0.1-0.3 %, and pieces of 256 or 1024
+   columns instead of 512 were slower or no faster for bs 1, 2 and 4. */
 constexpr int kLongColumnsPerLane    = 16;
 constexpr int kLongColumnsPerLaneBs2 = 8;
 constexpr int kLongColumnsMin        = 32;
@@ -114,18 +110,6 @@ constexpr int kPieceColumns          = 16 * 32;
 __host__ __device__ constexpr int long_columns_per_lane(int bs)
 {
   return bs == 2 ? kLongColumnsPerLaneBs2 : kLongColumnsPerLane;
-}
-/* HYBRID with 2x2 blocks gives a group of lanes kGroupRowsBs2 consecutive short rows, walked as one
-   run (group_rows in bsrcuda_kernels.cu): its lanes stay busy across the end of a short row, and
-   hybrid_row_lanes sizes the group for both rows (8 lanes instead of 4 on the power-law bs 2 rows).
-   H100, power-law bs 2, three alternated rounds in each of two device calls: 0.1349-0.1353 ms
-   against 0.1378-0.1383 (4 rows a group with 8 lanes 0.1350-0.1354; 4 rows with 4 or 16 lanes
-   0.1386-0.1390 and 0.1410-0.1413, their 4 x 2 sums raising a thread to 47-51 registers; 8 lanes
-   without groups 0.1425-0.1429). With 4x4 blocks, 2 rows a group were 4 % slower. */
-constexpr int kGroupRowsBs2 = 2;
-__host__ __device__ constexpr int hybrid_group_rows(int bs)
-{
-  return bs == 2 ? kGroupRowsBs2 : 1;
 }
 /* HYBRID with one lane a short row (bs 1) has a middle tier: rows of more than kOneLaneColumnsMax
    and at most kMediumColumnsMax columns are taken kMediumLanes lanes each, four rows a warp, from a

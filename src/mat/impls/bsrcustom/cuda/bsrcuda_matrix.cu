@@ -583,8 +583,8 @@ bsrc_cuda_status upload_work(bsrc_cuda_matrix *M, dev_buffer &b, const std::vect
 
 /* HYBRID for the lanes it runs with: rows longer than long_columns_per_lane columns per lane (or than
    kLongColumnsMin columns, whichever is more) cut into pieces of kPieceColumns columns, and the
-   warps' work in row order: each run of kWarpSize / lanes x hybrid_group_rows rows (unless none of
-   them is short) followed by the pieces of its long rows. With one lane a row and bs 1, rows of kOneLaneColumnsMax
+   warps' work in row order: each group of kWarpSize / lanes rows (unless none of them is short)
+   followed by the pieces of its long rows. With one lane a row and bs 1, rows of kOneLaneColumnsMax
    to kMediumColumnsMax columns are the middle tier instead: listed in row order, a work item for
    each kMediumRowsPerWarp of them, placed where its first row falls. Its items are numbered from
    nbrows up, so the tier is left out where that would overflow bsrk_idx. */
@@ -601,7 +601,7 @@ bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
   bsrc_cuda_status      s = build_piece_set(M, M->hybrid_pieces, long_blocks, std::max<bsrk_idx>(1, (bsrk_idx)kPieceColumns / bs), lanes, "hybrid", first, count);
   if (s != BSRC_CUDA_OK) return s;
   try {
-    const bsrk_idx rows_per_warp = kWarpSize / lanes * hybrid_group_rows((int)bs);
+    const bsrk_idx rows_per_warp = kWarpSize / lanes;
     for (bsrk_idx g = 0; g < M->nbrows; g += rows_per_warp) {
       const bsrk_idx end = std::min(M->nbrows, g + rows_per_warp);
       bool           any_short = false;
