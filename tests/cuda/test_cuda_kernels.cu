@@ -489,10 +489,9 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
   const host_matrix G = from_rows("long_groups", 400, 1, longs, rng);
   if (!upload(M, G, case_name(G))) return;
   check_settings(M, G, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2, 4, 32}, rng);
-  /* bs 2: a group of lanes takes two consecutive short rows as one run (group_rows). Rows at the
-     long-row threshold of every lane count (16 blocks up to 4 lanes, then 32, 64, 128), long rows
-     next to short ones in a group, groups of two long rows, empty rows, and 203 rows, so that the
-     last group has one row and the last warp's run is cut short */
+  /* bs 2 at every lane count: rows at the long-row threshold of each (16 blocks up to 4 lanes, then
+     32, 64, 128), long rows next to short ones in a warp's rows, two long rows in a row, empty rows,
+     and 203 rows, so that the last warp's rows run past the end */
   std::vector<std::vector<bsrk_idx>> pairs(203);
   const bsrk_idx                     pair_lengths[] = {0, 1, 16, 17, 32, 33, 3, 64, 65, 129, 300, 300, 5, 0, 128};
   for (size_t i = 0; i < pairs.size(); ++i) {
@@ -500,7 +499,7 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
     for (bsrk_idx j = 0; j < n; ++j) pairs[i].push_back((bsrk_idx)((i * 7 + j) % 700));
     std::sort(pairs[i].begin(), pairs[i].end());
   }
-  const host_matrix R2 = from_rows("group_rows_bs2", 700, 2, pairs, rng);
+  const host_matrix R2 = from_rows("edges_bs2", 700, 2, pairs, rng);
   if (!upload(M, R2, case_name(R2))) return;
   check_settings(M, R2, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2, 4, 8, 16, 32, 0}, rng);
   /* bs 1 with one lane: the middle tier (rows of 25-128 blocks, 8 lanes each, 4 a warp) at its edges
