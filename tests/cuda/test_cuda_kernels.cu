@@ -86,6 +86,19 @@ void fill_values(host_matrix &A, rng_t &rng)
   for (double &v : A.values) v = uniform(rng, -1.0, 1.0);
 }
 
+/* nrows rows whose lengths cycle through `lengths`; row i holds columns (i * step + j) % nbcols,
+   j < its length (distinct: no length may exceed nbcols), sorted. */
+std::vector<std::vector<bsrk_idx>> cycled_rows(size_t nrows, std::initializer_list<bsrk_idx> lengths, bsrk_idx step, bsrk_idx nbcols)
+{
+  std::vector<std::vector<bsrk_idx>> rows(nrows);
+  const std::vector<bsrk_idx>        len(lengths);
+  for (size_t i = 0; i < nrows; ++i) {
+    for (bsrk_idx j = 0; j < len[i % len.size()]; ++j) rows[i].push_back((bsrk_idx)((i * step + j) % nbcols));
+    std::sort(rows[i].begin(), rows[i].end());
+  }
+  return rows;
+}
+
 /* Rows from per-row column lists (sorted, unique). */
 host_matrix from_rows(const std::string &name, bsrk_idx nbcols, bsrk_idx bs, const std::vector<std::vector<bsrk_idx>> &rows, rng_t &rng, bool with_values = true)
 {
@@ -471,14 +484,7 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
   }
   /* bs 1: with 4 lanes a row goes to the pieces from 65 blocks (1 lane: 17, 32 lanes: 513), pieces of 512
      blocks; rows of one piece store directly, longer ones go through the fix-up */
-  std::vector<std::vector<bsrk_idx>> rows(40);
-  const bsrk_idx                     lengths[] = {64, 65, 0, 3, 511, 512, 513, 1024, 1025, 5000};
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const bsrk_idx n = lengths[i % 10];
-    for (bsrk_idx j = 0; j < n; ++j) rows[i].push_back((bsrk_idx)((i * 37 + j) % 6000));
-    std::sort(rows[i].begin(), rows[i].end());
-  }
-  const host_matrix E = from_rows("piece_edges", 6000, 1, rows, rng);
+  const host_matrix E = from_rows("piece_edges", 6000, 1, cycled_rows(40, {64, 65, 0, 3, 511, 512, 513, 1024, 1025, 5000}, 37, 6000), rng);
   if (!upload(M, E, case_name(E))) return;
   check_settings(M, E, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2, 4, 32}, rng); /* the long-row threshold and the work list move with the lanes */
   /* 16 rows of 100 blocks, then 3 short ones: with 4 lanes every row of the first two warps' groups
@@ -492,14 +498,7 @@ void test_hybrid(bsrc_cuda_matrix *M, rng_t &rng)
   /* bs 2 at every lane count: rows at the long-row threshold of each (16 blocks up to 4 lanes, then
      32, 64, 128), long rows next to short ones in a warp's rows, two long rows in a row, empty rows,
      and 203 rows, so that the last warp's rows run past the end */
-  std::vector<std::vector<bsrk_idx>> pairs(203);
-  const bsrk_idx                     pair_lengths[] = {0, 1, 16, 17, 32, 33, 3, 64, 65, 129, 300, 300, 5, 0, 128};
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const bsrk_idx n = pair_lengths[i % 15];
-    for (bsrk_idx j = 0; j < n; ++j) pairs[i].push_back((bsrk_idx)((i * 7 + j) % 700));
-    std::sort(pairs[i].begin(), pairs[i].end());
-  }
-  const host_matrix R2 = from_rows("edges_bs2", 700, 2, pairs, rng);
+  const host_matrix R2 = from_rows("edges_bs2", 700, 2, cycled_rows(203, {0, 1, 16, 17, 32, 33, 3, 64, 65, 129, 300, 300, 5, 0, 128}, 7, 700), rng);
   if (!upload(M, R2, case_name(R2))) return;
   check_settings(M, R2, BSRC_CUDA_KERNEL_HYBRID, bsrc_cuda_set_lanes, "lanes", {1, 2, 4, 8, 16, 32, 0}, rng);
   /* bs 1 with one lane: the middle tier (rows of 25-128 blocks, 8 lanes each, 4 a warp) at its edges
