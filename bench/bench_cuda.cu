@@ -566,7 +566,7 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
 
   std::vector<product> products = {
     {"rowmajor_shared", OWN, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED}, {"thread_private", OWN, BSRC_CUDA_KERNEL_THREAD_PRIVATE}, {"team_scalar", OWN, BSRC_CUDA_KERNEL_TEAM_SCALAR},
-    {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW},           {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID}, {"segmented", OWN, BSRC_CUDA_KERNEL_SEGMENTED},
+    {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW},           {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID}, {"segmented", OWN, BSRC_CUDA_KERNEL_SEGMENTED}, {"sliced", OWN, BSRC_CUDA_KERNEL_SLICED},
     {"auto", OWN, BSRC_CUDA_KERNEL_AUTO},
     {"cusparse_bsrmv_col", CUSP_BSRMV_COL, BSRC_CUDA_KERNEL_AUTO},   {"cusparse_bsrmv_row", CUSP_BSRMV_ROW, BSRC_CUDA_KERNEL_AUTO},  {"cusparse_spmv_bsr", CUSP_SPMV_BSR, BSRC_CUDA_KERNEL_AUTO},
     {"cusparse_spmv_csr_alg1", CUSP_CSR1, BSRC_CUDA_KERNEL_AUTO},    {"cusparse_spmv_csr_alg2", CUSP_CSR2, BSRC_CUDA_KERNEL_AUTO}};

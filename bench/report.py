@@ -138,7 +138,7 @@ def gpu_section(folder, charts):
     if d and charts:
         plt = charts
         mats = [m["name"] for m in d["matrices"]]
-        prods = ["rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "auto", "cusparse_bsrmv_col", "cusparse_bsrmv_row", "cusparse_spmv_bsr", "cusparse_spmv_csr_alg1", "cusparse_spmv_csr_alg2"]
+        prods = ["rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "sliced", "auto", "cusparse_bsrmv_col", "cusparse_bsrmv_row", "cusparse_spmv_bsr", "cusparse_spmv_csr_alg1", "cusparse_spmv_csr_alg2"]
         val = {(r["matrix"], r["product"]): r["pct_copy"] for r in d["products"] if r["ok"] and r["beta"] == 0}
         fig, ax = plt.subplots(figsize=(max(10, 1.1 * len(mats)), 5))
         w = 0.8 / len(prods)

@@ -426,6 +426,10 @@ void test_thread_counts(bsrc_cuda_matrix *M, rng_t &rng)
         char tag[64];
         snprintf(tag, sizeof(tag), "/threads=%d/%s", t, product_name(p));
         const std::string name = case_name(A) + tag;
+        if (p == BSRC_CUDA_KERNEL_SLICED && t > 256) { /* compiled for at most 256 threads a block */
+          expect(bsrc_cuda_set_threads(M, (bsrc_cuda_kernel)p, t) == BSRC_CUDA_ERR_ARG, name + " refused", bsrc_cuda_last_error(M));
+          continue;
+        }
         if (bsrc_cuda_set_threads(M, (bsrc_cuda_kernel)p, t) != BSRC_CUDA_OK) {
           failf(name, "set_threads: %s", bsrc_cuda_last_error(M));
           continue;
@@ -549,6 +553,37 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
+/* SLICED's copy of the matrix: slices of 32 rows padded to their longest row, so rows of uneven
+   length (0, 1, 7, 33, 100 blocks) side by side, empty slices, a last slice of 11 rows (203 rows),
+   every specialised block size and two generic ones (9: one pass of 8 sums and one of 1; 17), thread
+   blocks of 32 and 256 threads; then new values (the copy is rebuilt) and a product on device arrays
+   at an 8-byte aligned x (its loads are scalar). check_product runs beta 0 and 1. */
+void test_sliced(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  for (bsrk_idx bs : {1, 2, 3, 4, 5, 6, 7, 8, 9, 17}) {
+    std::vector<std::vector<bsrk_idx>> rows = cycled_rows(203, {0, 1, 7, 33, 0, 2, 100, 7}, 13, 300);
+    for (int i = 64; i < 96; ++i) rows[i].clear(); /* slice 2 empty */
+    const host_matrix A = from_rows("slice_edges", 300, bs, rows, rng);
+    if (!upload(M, A, case_name(A))) continue;
+    check_settings(M, A, BSRC_CUDA_KERNEL_SLICED, bsrc_cuda_set_threads, "threads", {32, 256, 0}, rng);
+    if (bs > 4) continue;
+    host_matrix B = A;
+    fill_values(B, rng);
+    const std::string name = case_name(B) + "/sliced/new values";
+    std::string       why;
+    if (bsrc_cuda_set_values(M, B.values.data()) != BSRC_CUDA_OK) failf(name, "set_values: %s", bsrc_cuda_last_error(M));
+    else if (!check_product(M, B, BSRC_CUDA_KERNEL_SLICED, rng, why)) failf(name, "%s", why.c_str());
+    else pass(name);
+  }
+  expect(bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_SLICED, 512) == BSRC_CUDA_ERR_ARG, "sliced/threads 512 refused", bsrc_cuda_last_error(M));
+  const host_matrix Z = from_rows("all_empty", 50, 3, std::vector<std::vector<bsrk_idx>>(70), rng);
+  if (upload(M, Z, case_name(Z))) {
+    std::string why;
+    if (!check_product(M, Z, BSRC_CUDA_KERNEL_SLICED, rng, why)) failf(case_name(Z) + "/sliced", "%s", why.c_str());
+    else pass(case_name(Z) + "/sliced");
+  }
+}
+
 /* Long rows of many pieces (HYBRID and SEGMENTED): each piece leaves its row sums in piece_sum and the
    fix-up pass adds a row's pieces in a fixed order. Twenty products in a row of each kernel, beta 0 and
    1, bs 1, 2 and 5, rows of about 40 pieces between short ones: the first checked against the
@@ -657,7 +692,7 @@ void test_unaligned_x(bsrc_cuda_matrix *M, rng_t &rng)
     return;
   }
   (void)cudaMemcpy(dx + 1, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice);
-  for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID, BSRC_CUDA_KERNEL_SEGMENTED}) {
+  for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID, BSRC_CUDA_KERNEL_SEGMENTED, BSRC_CUDA_KERNEL_SLICED}) {
     const std::string name = case_name(A) + "/x 8-byte aligned/" + bsrc_cuda_kernel_names[k];
     std::string       why;
     if (bsrc_cuda_multadd_device(M, k, 1.5, dx + 1, 0.0, nullptr, dy) != BSRC_CUDA_OK) failf(name, "%s", bsrc_cuda_last_error(M));
@@ -698,6 +733,17 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
   cases.push_back({stencil_matrix("stencil27", 12, 3, true, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 32});
   cases.push_back({stencil_matrix("stencil7", 12, 1, false, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 4});
   if (!g_quick) cases.push_back({thesis_structure(rng), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
+  /* rows of 6 blocks, no padding in the slices: SLICED for 2x2 to 4x4 blocks (where it was measured
+     ahead of WARP_ROW: rows of at most 1 KiB of values), WARP_ROW for bs 1 and 5; a 12^3 7-point stencil of 3x3 blocks holds 7.7 %
+     padding (its faces' rows are shorter): WARP_ROW */
+  for (bsrk_idx bs : {1, 2, 4, 5})
+    cases.push_back({from_rows("even6", 1024, bs, cycled_rows(1024, {6}, 1, 1024), rng, false), bs >= 2 && bs <= 4 ? BSRC_CUDA_KERNEL_SLICED : BSRC_CUDA_KERNEL_WARP_ROW, 0});
+  /* rows of 6 blocks in 1000 rows: the last slice has 8 rows and 24 empty lanes, 2.4 % of the
+     slices' blocks: WARP_ROW; rows of 40 2x2 blocks (1280 B): WARP_ROW; of 30 (960 B): SLICED */
+  cases.push_back({from_rows("even6", 1000, 2, cycled_rows(1000, {6}, 1, 1000), rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 0});
+  cases.push_back({from_rows("even40", 1024, 2, cycled_rows(1024, {40}, 1, 1024), rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 0});
+  cases.push_back({from_rows("even30", 1024, 2, cycled_rows(1024, {30}, 1, 1024), rng, false), BSRC_CUDA_KERNEL_SLICED, 0});
+  cases.push_back({stencil_matrix("stencil7", 12, 3, false, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 0});
   /* short rows of 0-2 3x3 blocks (76 bytes a block): one lane each (hybrid_row_lanes) */
   cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_HYBRID, 1});
   cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 2, rng), BSRC_CUDA_KERNEL_HYBRID, 0});
@@ -807,7 +853,7 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
     bsrc_cuda_destroy(G);
     return;
   }
-  expect(bsrc_cuda_auto_kernel(M) == BSRC_CUDA_KERNEL_WARP_ROW, tag + "/auto is warp_row here (so the overlapped download runs)", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)]);
+  expect(bsrc_cuda_auto_kernel(M) == BSRC_CUDA_KERNEL_SLICED, tag + "/auto is sliced here (so the overlapped download runs, in ranges of whole slices)", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)]);
   const size_t        nx = (size_t)nbcols * bs, ny = (size_t)nbrows * bs;
   double             *x = (double *)malloc(nx * sizeof(double)), *y = (double *)malloc(ny * sizeof(double));
   std::vector<double> xv(nx), in(ny);
@@ -826,8 +872,10 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
   cudaPointerAttributes attr;
   expect(cudaPointerGetAttributes(&attr, y + ny / 2) == cudaSuccess && attr.type == cudaMemoryTypeHost, tag + "/y is page-locked", "cudaPointerGetAttributes does not report cudaMemoryTypeHost");
 
-  /* out = y = alpha A x + beta y (split: through L = M and G = the same A on x). AUTO is WARP_ROW
-     here, which brings a page-locked y of this size back in row ranges overlapping the product */
+  /* out = y = alpha A x + beta y (split: through L = M and G = the same A on x). AUTO is SLICED
+     here (rows of 1-3 2x2 blocks), which, like WARP_ROW, brings a page-locked y of this size back in
+     row ranges overlapping the product; SLICED's ranges start at whole slices of 32 rows, and the
+     last one ends at row 400003 */
   auto product = [&](double alpha, double beta, bool split, const std::string &what, bsrc_cuda_kernel kern = BSRC_CUDA_KERNEL_AUTO) {
     if (beta == 0.0) std::fill(y, y + ny, std::nan(""));
     else memcpy(y, in.data(), ny * sizeof(double));
@@ -852,6 +900,7 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
     product(-0.5, 1.0, true, "split, beta 1, in==out" + r);
     product(2.5, 1.0, false, "host, beta 1, in==out, hybrid (one download)" + r, BSRC_CUDA_KERNEL_HYBRID);
     product(-1.0, 0.0, false, "host, beta 0, warp_row (overlapped download)" + r, BSRC_CUDA_KERNEL_WARP_ROW);
+    product(1.5, 1.0, false, "host, beta 1, sliced (overlapped download)" + r, BSRC_CUDA_KERNEL_SLICED);
   }
 
   const bsrc_cuda_status twice = bsrc_cuda_host_register(y, ny * sizeof(double));
@@ -1098,6 +1147,7 @@ int main()
     test_thread_counts(M, rng);
     test_hybrid(M, rng);
     test_segmented(M, rng);
+    test_sliced(M, rng);
     test_many_pieces(M, rng);
     test_unaligned_x(M, rng);
     test_l2_prefetch(M, rng);

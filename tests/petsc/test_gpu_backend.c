@@ -103,14 +103,14 @@ int main(int argc, char **argv)
       Mat            A, Ref;
       PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &Ref));
       PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &A));
-      for (int k = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO; k <= MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED + 2; k++) {
+      for (int k = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO; k <= MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 2; k++) {
         char what[128];
-        if (k <= MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED) {
+        if (k <= MAT_BSRCUSTOM_CUDA_KERNEL_SLICED) {
           PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
           PetscCall(MatBSRCustomSetCUDAKernel(A, (MatBSRCustomCUDAKernel)k));
           PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d kernel %s", bs, shape, MatBSRCustomCUDAKernels[k]));
         } else {
-          MatBSRCustomCUSPARSEAlg alg = (MatBSRCustomCUSPARSEAlg)(k - MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED - 1);
+          MatBSRCustomCUSPARSEAlg alg = (MatBSRCustomCUSPARSEAlg)(k - MAT_BSRCUSTOM_CUDA_KERNEL_SLICED - 1);
           PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUSPARSE));
           PetscCall(MatBSRCustomSetCUSPARSEAlg(A, alg));
           PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d cusparse %s", bs, shape, MatBSRCustomCUSPARSEAlgs[alg]));

@@ -12,7 +12,7 @@
 
 const char *const MatBSRCustomSharedRowsTypes[] = {"carry", "atomic", "MatBSRCustomSharedRows", "MAT_BSRCUSTOM_SHARED_ROWS_", NULL};
 const char *const MatBSRCustomBackends[]        = {"cpu", "cuda", "cusparse", "MatBSRCustomBackend", "MAT_BSRCUSTOM_BACKEND_", NULL};
-const char *const MatBSRCustomCUDAKernels[]     = {"auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "MatBSRCustomCUDAKernel", "MAT_BSRCUSTOM_CUDA_KERNEL_", NULL};
+const char *const MatBSRCustomCUDAKernels[]     = {"auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "sliced", "MatBSRCustomCUDAKernel", "MAT_BSRCUSTOM_CUDA_KERNEL_", NULL};
 const char *const MatBSRCustomCUSPARSEAlgs[]    = {"bsrmv", "spmv", "MatBSRCustomCUSPARSEAlg", "MAT_BSRCUSTOM_CUSPARSE_", NULL};
 
 PetscLogEvent    MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0;
@@ -98,7 +98,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->chunks_per_thread >= 1 && set->chunks_per_thread <= MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: chunks per thread must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, set->chunks_per_thread);
   PetscCheck(set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown shared-rows mode %d", what, (int)set->shared_rows);
   PetscCheck(set->backend >= MAT_BSRCUSTOM_BACKEND_CPU && set->backend <= MAT_BSRCUSTOM_BACKEND_CUSPARSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown backend %d", what, (int)set->backend);
-  PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && set->cuda_kernel <= MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
+  PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && set->cuda_kernel <= MAT_BSRCUSTOM_CUDA_KERNEL_SLICED, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
   PetscCheck(set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_BSRMV || set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown cuSPARSE routine %d", what, (int)set->cusparse_alg);
   PetscCheck(set->cuda_pin_vectors == PETSC_TRUE || set->cuda_pin_vectors == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: page-locking of host vectors must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pin_vectors);
   PetscCheck(set->huge_pages == PETSC_TRUE || set->huge_pages == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: huge pages must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->huge_pages);
@@ -528,11 +528,16 @@ PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
 
 /*@
    MatBSRCustomSetCUDAKernel - Chooses the CUDA kernel of the cuda backend; MAT_BSRCUSTOM_CUDA_KERNEL_AUTO
-   (default) picks one per matrix from its block size and row-length statistics: warp_row for short,
-   even block rows (PDE stencils), vector_unrolled for long, even ones, hybrid for rows of very uneven
-   lengths (a group of lanes per short row, the long rows cut into warp-sized pieces). segmented (a warp
-   per strip of up to 32 rows, walked as one run with a segmented warp scan) is never auto's choice: it
-   ties hybrid on scalar power-law rows and is slower elsewhere (docs/performance.md).
+   (default) picks one per matrix from its block size and row-length statistics: sliced for short,
+   even block rows of 2x2 to 4x4 blocks (at most 1 KiB of values a row on average: 7-point stencils,
+   2D Jacobians), warp_row for the other short, even block rows (PDE stencils), vector_unrolled for
+   long, even ones, hybrid for rows of very uneven lengths (a group of lanes per short row, the long
+   rows cut into warp-sized pieces). sliced runs a lane per block row on its own copy of the matrix,
+   built on the device at its first product and after each change of values, in slices of 32 rows
+   stored step by step: the matrix then takes twice its device memory (MatView reports it), which
+   warp_row avoids at a cost of 2-7 % in time on such matrices (H100). segmented (a warp per strip of up to
+   32 rows, walked as one run with a segmented warp scan) is never auto's choice: it ties hybrid on
+   scalar power-law rows and is slower elsewhere (docs/performance.md).
 
    Logically Collective
 
@@ -541,7 +546,7 @@ PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
 -  kernel - the kernel
 
    Options Database Key:
-.  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented> - the kernel
+.  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel
 
    Level: intermediate
 

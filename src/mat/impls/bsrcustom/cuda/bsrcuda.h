@@ -1,5 +1,5 @@
 /*
-   PETSc-free CUDA layer: a BSR matrix on one GPU, our kernels (thesis ch. 8 and our own three),
+   PETSc-free CUDA layer: a BSR matrix on one GPU, our kernels (thesis ch. 8 and our own four),
    and cuSPARSE as the baseline. Plain C interface so the PETSc layer (C) can call it; every call
    returns a status and, on failure, leaves a message (with the CUDA / cuSPARSE error text) that
    bsrc_cuda_last_error() returns.
@@ -38,13 +38,14 @@ typedef enum {
   BSRC_CUDA_KERNEL_WARP_ROW,         /* short block rows: a (sub-)warp per block row */
   BSRC_CUDA_KERNEL_HYBRID,           /* uneven rows: short rows a group of lanes each, long ones cut into pieces of a warp each */
   BSRC_CUDA_KERNEL_SEGMENTED,        /* strips of consecutive rows walked by a warp as one run, per-row sums by a segmented scan; long rows in pieces */
+  BSRC_CUDA_KERNEL_SLICED,           /* short even rows: a lane per block row, on a copy of the values in slices of 32 rows stored step by step */
   BSRC_CUDA_KERNEL_CUSPARSE_BSRMV,   /* baseline: cusparseDbsrmv, column-major blocks (BAIJ's layout) */
   BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR,/* baseline: cusparseSpMV with a BSR descriptor */
   BSRC_CUDA_KERNEL_COUNT
 } bsrc_cuda_kernel;
 
 /* Our own kernels are ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_LAST_OWN; the rest are cuSPARSE. */
-#define BSRC_CUDA_KERNEL_LAST_OWN BSRC_CUDA_KERNEL_SEGMENTED
+#define BSRC_CUDA_KERNEL_LAST_OWN BSRC_CUDA_KERNEL_SLICED
 
 /* Names as options spell them: "auto", "rowmajor_shared", ..., "cusparse_spmv_bsr". */
 extern const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT];

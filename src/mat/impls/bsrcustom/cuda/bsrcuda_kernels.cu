@@ -49,6 +49,12 @@
    but executes about twice the instructions of WARP_ROW; measured on an H100 it ties HYBRID on
    power-law rows with bs 1 and is slower elsewhere, so AUTO does not pick it.
 
+   SLICED: a lane per block row, on a copy of the matrix in slices of 32 consecutive rows stored step
+   by step (slices_view), built on the device from the BAIJ arrays at the first product and after
+   each change of values. Every load of a warp is contiguous and no lane waits for another's row,
+   so short, even rows of 2x2-4x4 blocks stream 2-7 % faster than with WARP_ROW's groups of lanes; the
+   price is a second copy of the matrix in device memory.
+
    Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
    the rows of a block in passes of kGenericRows accumulators (the thesis's ROWS_AT_ONCE).
@@ -72,6 +78,7 @@ constexpr int64_t kMaxTaskValues = 512 * 25; /* ... and at most this many values
                                                 amortise its barriers (HYBRID on scalar power-law rows:
                                                 512-block tasks left most groups idle) */
 constexpr int kAuxThreads     = 256; /* fix-up and scale passes: plain element-wise loops */
+constexpr int kSlicedThreads  = kSlicedMaxThreads; /* SLICED: 8 slices a thread block (the probe's launch) */
 constexpr int kPrefetchMaxBs  = 3;   /* the L2 prefetches of WARP_ROW and HYBRID: block sizes 1-3 (prefetch_rows, prefetch_blocks) */
 constexpr double kStreamMaxValueBytes = 400.0 * 1048576.0; /* evict-first value loads up to this size (load_value) */
 
@@ -80,6 +87,15 @@ constexpr double   kWarpRowMaxMeanBlocks = 64.0; /* mean blocks per block row */
 constexpr double   kWarpRowMaxSkew       = 4.0;  /* longest row <= skew * mean + slack */
 constexpr bsrk_idx kWarpRowSkewSlack     = 16;
 constexpr bsrk_idx kTaskMaxRows          = 1024; /* a task walking more block rows than this: warp per row */
+/* SLICED: the mean block row's values at most this many bytes, and the slices' blocks (padding and
+   the empty lanes of a last, partial slice included) at most kSlicedMaxPadding x the matrix's. H100,
+   bench_cuda at this change (docs/bench/h100-2026-11-23-sliced), SLICED against WARP_ROW: faster on
+   rows of 445-838 B (regular bs 2 0.1127 ms against 0.1204, 27-point bs 2 0.1059 / 0.1082, 7-point
+   bs 3 0.1045 / 0.1082, the 4x4 Jacobian 0.1023 / 0.1051), slower on rows of 1674-1944 B (regular
+   bs 4 0.0974 / 0.0946, 27-point bs 3 0.0966 / 0.0956, bs 4 0.1003 / 0.0899), and with scalar
+   blocks (regular bs 1 0.1800 / 0.1739) or 5x5 and 8x8 ones */
+constexpr double   kSlicedMaxRowBytes    = 1024.0;
+constexpr double   kSlicedMaxPadding     = 1.02;
 
 /* Everything a product kernel reads, by value. `in` may alias `out`: neither is __restrict__. */
 struct product_args {
@@ -105,6 +121,7 @@ struct product_args {
   const double   *x;
   const double   *in;
   double         *out;
+  slices_view     slices; /* SLICED's copy (tasks_view::slices) */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -863,6 +880,117 @@ __global__ void __launch_bounds__(1024) segmented_kernel_bounded(const product_a
   segmented_body<BS>(a);
 }
 
+/* ---------------------------------------------------------------------------------------------
+   SLICED: a lane per block row on the slices of slices_view. A warp's loads of one step are
+   contiguous (column indices 128 B, each value component 256 B) whatever the row length, every lane
+   is busy while the slice's rows are equally long, and no reduction is needed: the lane holds its
+   row's bs sums. A lane keeps sliced_depth steps' loads in flight before it needs their x.
+   Measured in a standalone probe on an H100 (docs/bench/h100-2026-11-23-sliced), against WARP_ROW
+   on the same matrices in the same call: 7-point bs 3 0.1044 ms (4 steps) against 0.1082, a 2D
+   five-point bs 4 Jacobian 0.1022 (2 steps) against 0.1052, regular bs 2 rows of 14 blocks 0.1145
+   (4 steps) against 0.1205; slower on 27-point rows of bs 3 and 4 (0.1009 and 0.0999 against
+   0.0954 and 0.0899), where WARP_ROW's 16-32 lanes a row already stream.
+   --------------------------------------------------------------------------------------------- */
+template <int BS>
+__host__ __device__ constexpr int sliced_depth()
+{
+  return BS <= 3 ? 4 : BS == 4 ? 2 : 1;
+}
+
+/* Final value of entry i of out from a lane's sum (store_result with SLICED's arguments). */
+template <int BS>
+__device__ __forceinline__ void sliced_store(const product_args &a, int64_t row, const double (&acc)[BS])
+{
+#pragma unroll
+  for (int i = 0; i < BS; ++i) store_result(a, row * BS + i, acc[i]);
+}
+
+template <int BS>
+__global__ void __launch_bounds__(kSlicedThreads) sliced_kernel(const product_args a)
+{
+  constexpr int     U    = sliced_depth<BS>();
+  constexpr int     BB   = BS * BS;
+  const int64_t     s    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  const int         lane = threadIdx.x % kWarpSize;
+  if (s >= a.slices.nslices) return;
+  const int64_t k0 = a.slices.slice_step[s], k1 = a.slices.slice_step[s + 1];
+  double        acc[BS];
+#pragma unroll
+  for (int i = 0; i < BS; ++i) acc[i] = 0.0;
+  for (int64_t k = k0; k < k1; k += U) {
+    bsrk_idx c[U];
+    double   v[U][BB];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (k + u < k1) {
+        c[u] = __ldcs(a.slices.slice_col + (k + u) * kWarpSize + lane);
+#pragma unroll
+        for (int q = 0; q < BB; ++q) v[u][q] = __ldcs(a.slices.slice_values + ((k + u) * BB + q) * kWarpSize + lane);
+      }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (k + u < k1) {
+        double xv[BS];
+#pragma unroll
+        for (int j = 0; j < BS; ++j) xv[j] = __ldg(a.x + (int64_t)c[u] * BS + j);
+#pragma unroll
+        for (int j = 0; j < BS; ++j)
+#pragma unroll
+          for (int i = 0; i < BS; ++i) acc[i] += v[u][j * BS + i] * xv[j];
+      }
+  }
+  const int64_t row = s * kWarpSize + lane;
+  if (row < a.nbrows) sliced_store<BS>(a, row, acc);
+}
+
+/* Any block size (BS == 0 in the tables): the block's rows in passes of kGenericRows sums, each
+   pass walking the slice again (its column indices and x from the caches, its values once). */
+__global__ void __launch_bounds__(kSlicedThreads) sliced_kernel_generic(const product_args a)
+{
+  const int     bs   = (int)a.bs;
+  const int64_t bb   = (int64_t)bs * bs;
+  const int64_t s    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  const int     lane = threadIdx.x % kWarpSize;
+  if (s >= a.slices.nslices) return;
+  const int64_t k0 = a.slices.slice_step[s], k1 = a.slices.slice_step[s + 1], row = s * kWarpSize + lane;
+  for (int r0 = 0; r0 < bs; r0 += kGenericRows) {
+    double acc[kGenericRows];
+#pragma unroll
+    for (int q = 0; q < kGenericRows; ++q) acc[q] = 0.0;
+    for (int64_t k = k0; k < k1; ++k) {
+      const bsrk_idx c = __ldg(a.slices.slice_col + k * kWarpSize + lane);
+      for (int j = 0; j < bs; ++j) {
+        const double  xv   = __ldg(a.x + (int64_t)c * bs + j);
+        const double *vcol = a.slices.slice_values + (k * bb + (int64_t)j * bs + r0) * kWarpSize + lane;
+#pragma unroll
+        for (int q = 0; q < kGenericRows; ++q)
+          if (r0 + q < bs) acc[q] += __ldcs(vcol + q * kWarpSize) * xv;
+      }
+    }
+    if (row < a.nbrows)
+#pragma unroll
+      for (int q = 0; q < kGenericRows; ++q)
+        if (r0 + q < bs) store_result(a, row * bs + r0 + q, acc[q]);
+  }
+}
+
+/* Builds the slices from the BAIJ arrays: a warp per slice, a lane per row, step by step. */
+__global__ void slices_build_kernel(bsrk_idx nbrows, bsrk_idx bs, const bsrk_idx *rowptr, const bsrk_idx *colidx, const double *values, bsrk_idx nslices, const int64_t *slice_step, bsrk_idx *slice_col, double *slice_values)
+{
+  const int     lane = threadIdx.x % kWarpSize;
+  const int64_t bb   = (int64_t)bs * bs;
+  for (int64_t s = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; s < nslices; s += (int64_t)gridDim.x * blockDim.x / kWarpSize) {
+    const int64_t row = s * kWarpSize + lane;
+    const int64_t b0  = row < nbrows ? rowptr[row] : 0, len = row < nbrows ? rowptr[row + 1] - b0 : 0;
+    const int64_t k0 = slice_step[s], k1 = slice_step[s + 1];
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t j = k - k0;
+      slice_col[k * kWarpSize + lane] = len > 0 ? colidx[b0 + (j < len ? j : len - 1)] : 0;
+      for (int64_t q = 0; q < bb; ++q) slice_values[(k * bb + q) * kWarpSize + lane] = j < len ? values[(b0 + j) * bb + q] : 0.0;
+    }
+  }
+}
+
 /* out[row] = alpha * (sum of the row's pieces, in order) + beta * in[row] for every long row: a warp
    per (long row, row of the block), lanes striding over the pieces, a fixed reduction order. */
 __global__ void piece_fixup_kernel(bsrk_idx nlong, int bs, const bsrk_idx *long_row, const bsrk_idx *long_piece_begin, const double *piece_sum, double alpha, double beta, const double *in, double *out)
@@ -940,6 +1068,7 @@ const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_WARP_ROW_TABLE(4), BS
 const product_kernel hybrid_kernels[6][kBsSlots]   = {BSRC_HYBRID_TABLE(1), BSRC_HYBRID_TABLE(2), BSRC_HYBRID_TABLE(4), BSRC_HYBRID_TABLE(8), BSRC_HYBRID_TABLE(16), BSRC_HYBRID_TABLE(32)};
 /* bs 7, 8 and the generic size need more than 64 registers unbounded (66-72): bounded, so that 1024
    threads per block launch. */
+const product_kernel sliced_kernels[kBsSlots] = {sliced_kernel<1>, sliced_kernel<2>, sliced_kernel<3>, sliced_kernel<4>, sliced_kernel<5>, sliced_kernel<6>, sliced_kernel<7>, sliced_kernel<8>, sliced_kernel_generic};
 const product_kernel segmented_kernels[kBsSlots] = {segmented_kernel<1>, segmented_kernel<2>, segmented_kernel<3>, segmented_kernel<4>, segmented_kernel<5>, segmented_kernel<6>, segmented_kernel_bounded<7>, segmented_kernel_bounded<8>, segmented_kernel_bounded<0>};
 
 #undef BSRC_BS_TABLE
@@ -962,6 +1091,7 @@ product_kernel select_kernel(bsrc_cuda_kernel k, bsrk_idx bs, int lanes)
   if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[std::max(0, lanes_slot(lanes) - 2)][bs_slot(bs)];
   if (k == BSRC_CUDA_KERNEL_HYBRID) return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
   if (k == BSRC_CUDA_KERNEL_SEGMENTED) return segmented_kernels[bs_slot(bs)];
+  if (k == BSRC_CUDA_KERNEL_SLICED) return sliced_kernels[bs_slot(bs)];
   return task_kernels[k - BSRC_CUDA_KERNEL_ROWMAJOR_SHARED][bs_slot(bs)];
 }
 
@@ -973,6 +1103,7 @@ size_t shared_bytes(bsrc_cuda_kernel k, bsrk_idx bs, int threads)
     return (size_t)(threads / kWarpSize) * (size_t)(bs <= kSpecialisedMax ? bs : kGenericRows) * sizeof(double);
   case BSRC_CUDA_KERNEL_WARP_ROW:
   case BSRC_CUDA_KERNEL_SEGMENTED:
+  case BSRC_CUDA_KERNEL_SLICED:
     return 0;
   default:
     return (size_t)bs * sizeof(double);
@@ -1109,11 +1240,15 @@ int hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
   return lanes;
 }
 
-bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks, bsrk_idx max_task_rows)
+bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsrk_idx max_row_blocks, bsrk_idx max_task_rows, int64_t padded_blocks)
 {
   if (nbrows <= 0 || nblocks <= 0) return BSRC_CUDA_KERNEL_WARP_ROW;
   const double mean = (double)nblocks / (double)nbrows;
   const bool   even = (double)max_row_blocks <= kWarpRowMaxSkew * mean + (double)kWarpRowSkewSlack;
+  /* SLICED where it was measured ahead of WARP_ROW (see sliced_kernel): 2x2 to 4x4 blocks, rows of
+     at most kSlicedMaxRowBytes of values, slices with almost no padding */
+  const double row_bytes = mean * (double)bs * (double)bs * sizeof(double);
+  if (even && row_bytes <= kSlicedMaxRowBytes && bs >= 2 && bs <= 4 && (double)padded_blocks <= kSlicedMaxPadding * (double)nblocks) return BSRC_CUDA_KERNEL_SLICED;
   if (mean <= kWarpRowMaxMeanBlocks && even) return BSRC_CUDA_KERNEL_WARP_ROW;
   /* Uneven rows (power-law lengths, an MPI ghost block whose few non-empty rows sit at the band's
      edge): with VECTOR_UNROLLED the many short rows each hold a whole thread block behind two
@@ -1149,6 +1284,8 @@ int default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row)
     while (threads < 256 && 2.0 * threads <= columns) threads *= 2;
     return threads;
   }
+  case BSRC_CUDA_KERNEL_SLICED:
+    return kSlicedThreads;
   case BSRC_CUDA_KERNEL_HYBRID:
   case BSRC_CUDA_KERNEL_WARP_ROW:
   case BSRC_CUDA_KERNEL_SEGMENTED:
@@ -1183,6 +1320,9 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
     if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
   } else if (k == BSRC_CUDA_KERNEL_SEGMENTED) {
     grid = ceil_div(T.nstrips, threads / kWarpSize);
+    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
+  } else if (k == BSRC_CUDA_KERNEL_SLICED) {
+    grid = ceil_div(ceil_div(A.nbrows, kWarpSize), threads / kWarpSize);
     if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
   } else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
   cfg->threads       = threads;
@@ -1225,7 +1365,8 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
                              P.npieces, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
                              seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
                              seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, values_streamed(A, cfg),
-                             cfg.prefetch_rows, cfg.prefetch_blocks, alpha, beta, x, in, out};
+                             cfg.prefetch_rows, cfg.prefetch_blocks, alpha, beta, x, in, out, T.slices};
+  if (k == BSRC_CUDA_KERNEL_SLICED && !T.slices.slice_step) return cudaErrorInvalidValue; /* its copy not built (no steps: no columns nor values to hold) */
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {
@@ -1239,9 +1380,19 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
 }
 
-cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
+cudaError_t launch_slices_build(const matrix_view &A, bsrk_idx nslices, const int64_t *slice_step, bsrk_idx *slice_col, double *slice_values, cudaStream_t s)
+{
+  if (nslices <= 0) return cudaSuccess;
+  const int grid = (int)std::min<int64_t>(ceil_div((int64_t)nslices * kWarpSize, kAuxThreads), INT_MAX);
+  slices_build_kernel<<<grid, kAuxThreads, 0, s>>>(A.nbrows, A.bs, A.rowptr, A.colidx, A.values, nslices, slice_step, slice_col, slice_values);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_row_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
 {
   if (r1 <= r0) return cudaSuccess;
+  if (k != BSRC_CUDA_KERNEL_WARP_ROW && k != BSRC_CUDA_KERNEL_SLICED) return cudaErrorInvalidValue;
+  if (k == BSRC_CUDA_KERNEL_SLICED && (r0 % kWarpSize != 0 || !T.slices.slice_step)) return cudaErrorInvalidValue;
   const int64_t off  = (int64_t)r0 * A.bs;
   product_args  args = {};
   args.nbrows        = r1 - r0;
@@ -1256,8 +1407,13 @@ cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsr
   args.x             = x;
   args.in            = beta != 0.0 ? in + off : nullptr;
   args.out           = out + off;
-  const int64_t grid = ceil_div(r1 - r0, cfg.threads / cfg.lanes);
-  select_kernel(BSRC_CUDA_KERNEL_WARP_ROW, A.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
+  if (k == BSRC_CUDA_KERNEL_SLICED) { /* the range's slices: slice_step holds absolute steps */
+    args.slices            = T.slices;
+    args.slices.slice_step = T.slices.slice_step + r0 / kWarpSize;
+    args.slices.nslices    = (bsrk_idx)ceil_div(r1 - r0, kWarpSize);
+  }
+  const int64_t grid = k == BSRC_CUDA_KERNEL_SLICED ? ceil_div(args.slices.nslices, cfg.threads / kWarpSize) : ceil_div(r1 - r0, cfg.threads / cfg.lanes);
+  select_kernel(k, A.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
   return cudaGetLastError();
 }
 

@@ -1,7 +1,7 @@
 /*
    Private interface between the three parts of the CUDA layer (not installed, not for C callers):
      bsrcuda_matrix.cu   device storage, the C API of bsrcuda.h, error messages;
-     bsrcuda_kernels.cu  our kernels (thesis ch. 8, WARP_ROW, HYBRID, SEGMENTED), launch configuration, auto choice;
+     bsrcuda_kernels.cu  our kernels (thesis ch. 8, WARP_ROW, HYBRID, SEGMENTED, SLICED), launch configuration, auto choice;
      bsrcuda_cusparse.cu the cuSPARSE baselines.
 */
 #ifndef BSRCUDA_KERNELS_CUH
@@ -59,6 +59,21 @@ struct pieces_view {
    measured and was slower: power-law bs 1 0.2370 -> 0.2413 ms, bs 4 0.1038 -> 0.1063.) Warp w of
    SEGMENTED takes strip_begin[w]: >= 0, the strip of block rows [strip_begin[w], strip_end[w]) (at
    most kStripRows rows of at most kStripItems items together, none of them long); < 0, a piece. */
+/* SLICED's copy of the matrix (built on the device from the BAIJ arrays when SLICED first runs and
+   again after the values change, bsrcuda_matrix.cu): slice s is block rows [32 s, 32 s + 32), one
+   lane each, and holds as many steps as its longest row, steps [slice_step[s], slice_step[s + 1]).
+   Step k stores its 32 rows' blocks component by component: component q (column-major inside the
+   block) of lane l at slice_values[(k * bs * bs + q) * 32 + l], the block column at
+   slice_col[k * 32 + l]; so a warp's load of one component is 256 contiguous bytes. A row shorter
+   than its slice is padded with zero blocks at its last column (the lane reads x it already has). */
+constexpr int kSlicedMaxThreads = 256; /* SLICED's kernels: threads per block at most (their launch bound) */
+struct slices_view {
+  bsrk_idx       nslices;
+  const int64_t *slice_step;
+  const bsrk_idx *slice_col;
+  const double  *slice_values;
+};
+
 struct tasks_view {
   bsrk_idx        ntasks;
   const bsrk_idx *block_begin, *row_begin, *head_row;
@@ -71,6 +86,7 @@ struct tasks_view {
   const bsrk_idx *hybrid_medium;       /* the middle tier's rows (kMediumLanes), or null */
   bsrk_idx        nstrips;
   const bsrk_idx *strip_begin, *strip_end;
+  slices_view     slices; /* SLICED: null arrays until its copy is built */
 };
 
 /* A work-list item (hybrid_work, strip_begin) that stands for piece q, and back. */
@@ -165,16 +181,20 @@ int              warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
 int              hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks);
 /* Block rows of fewer columns than this are the "short" rows HYBRID's lanes are sized for. */
 constexpr int kHybridShortColumns = 512;
-bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx max_row_blocks, bsrk_idx max_task_rows);
+/* padded_blocks: the blocks SLICED's slices would hold (32 x the longest row of each slice). */
+bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsrk_idx max_row_blocks, bsrk_idx max_task_rows, int64_t padded_blocks);
+/* Queues the build of SLICED's copy of A (slices_view; slice_step already on the device) on stream s. */
+cudaError_t launch_slices_build(const matrix_view &A, bsrk_idx nslices, const int64_t *slice_step, bsrk_idx *slice_col, double *slice_values, cudaStream_t s);
 int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row);
 /* Launch configuration of kernel k for this matrix from the device's properties and the occupancy
    API (threads_override > 0 replaces the default threads per block). */
 cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg);
 /* Queues out = alpha*A*x + beta*in on stream s (and the carry fix-up for the task kernels). */
 cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s);
-/* WARP_ROW on block rows [r0, r1) only (its rows are independent): out and in are the whole
-   vectors; cfg is WARP_ROW's configuration for A. For overlapping a product with its download. */
-cudaError_t launch_row_range(const matrix_view &A, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s);
+/* WARP_ROW or SLICED on block rows [r0, r1) only (their rows are independent; SLICED: r0 a
+   multiple of 32, so that the range starts a slice, and its copy built): out and in are the whole
+   vectors; cfg is k's configuration for A. For overlapping a product with its download. */
+cudaError_t launch_row_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s);
 /* out = alpha*0 + beta*in over n entries (in not read when beta == 0): products of empty matrices. */
 cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in, double *out, cudaStream_t s);
 

@@ -58,7 +58,7 @@ struct piece_set {
 } // namespace bsrc
 
 extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {
-  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "cusparse_bsrmv", "cusparse_spmv_bsr"};
+  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "sliced", "cusparse_bsrmv", "cusparse_spmv_bsr"};
 
 struct bsrc_cuda_matrix {
   int               device = -1;
@@ -88,6 +88,16 @@ struct bsrc_cuda_matrix {
   bsrc::dev_buffer hybrid_work, hybrid_medium;
   bsrk_idx         nstrips = 0;
   bsrc::dev_buffer strip_begin, strip_end;
+
+  /* SLICED's copy (slices_view): the slices' first steps are counted at set_structure, on the host;
+     the device arrays are allocated and filled when SLICED first runs, and filled again once the
+     values have changed (slices_epoch != values_epoch), so a matrix that never runs SLICED holds
+     none of it */
+  std::vector<int64_t> host_slice_step;
+  bsrk_idx             nslices = 0;
+  int64_t              slice_blocks = 0; /* 32 x the steps: the blocks the slices hold, padding included */
+  bsrc::dev_buffer     slice_step, slice_col, slice_values;
+  uint64_t             slices_epoch = 0; /* the values_epoch the copy was built from; 0: none */
 
   /* statistics, choices, launches */
   bsrk_idx              max_row_blocks = 0;
@@ -156,7 +166,8 @@ tasks_view tasks(const bsrc_cuda_matrix *M)
 {
   return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries,
                     M->hybrid_pieces.view(), M->segmented_pieces.view(), M->hybrid_nwork, (const bsrk_idx *)M->hybrid_work.ptr, M->hybrid_short_blocks,
-                    (const bsrk_idx *)M->hybrid_medium.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr};
+                    (const bsrk_idx *)M->hybrid_medium.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr,
+                    slices_view{M->nslices, (const int64_t *)M->slice_step.ptr, (const bsrk_idx *)M->slice_col.ptr, (const double *)M->slice_values.ptr}};
 }
 
 void free_pinned(double *&p)
@@ -213,8 +224,20 @@ void release_strips(bsrc_cuda_matrix *M)
   M->cfg_valid[BSRC_CUDA_KERNEL_SEGMENTED] = false;
 }
 
+void release_slices(bsrc_cuda_matrix *M)
+{
+  dev_free(M->slice_step, &M->bytes);
+  dev_free(M->slice_col, &M->bytes);
+  dev_free(M->slice_values, &M->bytes);
+  M->host_slice_step.clear();
+  M->nslices      = 0;
+  M->slice_blocks = 0;
+  M->slices_epoch = 0;
+}
+
 void release_structure(bsrc_cuda_matrix *M)
 {
+  release_slices(M);
   if (M->cus) cusparse_release(M->cus, &M->bytes);
   M->cus = nullptr;
   release_staging(M);
@@ -675,6 +698,26 @@ bsrc_cuda_status build_strips(bsrc_cuda_matrix *M)
   return BSRC_CUDA_OK;
 }
 
+/* SLICED's slices, counted on the host from the row pointers (host_rowptr): where each starts, in
+   steps (its longest row), and the blocks they hold with their padding (for the auto choice). */
+bsrc_cuda_status count_slices(bsrc_cuda_matrix *M)
+{
+  const bsrk_idx nslices = (bsrk_idx)(((int64_t)M->nbrows + kWarpSize - 1) / kWarpSize);
+  try {
+    M->host_slice_step.assign((size_t)nslices + 1, 0);
+  } catch (const std::bad_alloc &) {
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "set_structure: out of host memory for the slices of sliced");
+  }
+  for (bsrk_idx sl = 0; sl < nslices; ++sl) {
+    bsrk_idx longest = 0;
+    for (int64_t r = (int64_t)sl * kWarpSize; r < std::min<int64_t>(M->nbrows, ((int64_t)sl + 1) * kWarpSize); ++r) longest = std::max(longest, M->host_rowptr[r + 1] - M->host_rowptr[r]);
+    M->host_slice_step[sl + 1] = M->host_slice_step[sl] + longest;
+  }
+  M->nslices      = nslices;
+  M->slice_blocks = M->host_slice_step.back() * kWarpSize;
+  return BSRC_CUDA_OK;
+}
+
 /* M->cfg[k] up to date for one of our kernels. */
 bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
 {
@@ -689,6 +732,34 @@ bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
   return BSRC_CUDA_OK;
 }
 
+/* SLICED's copy up to date with the values (struct bsrc_cuda_matrix, slices_view): allocated on
+   first use, rebuilt on stream s (ahead of the product queued there) after set_values. */
+bsrc_cuda_status ensure_slices(bsrc_cuda_matrix *M, cudaStream_t s)
+{
+  if (M->slices_epoch == M->values_epoch) return BSRC_CUDA_OK;
+  const size_t steps = (size_t)M->host_slice_step.back();
+  size_t       col_bytes = 0, value_bytes = 0;
+  if (!byte_count(steps * kWarpSize, sizeof(bsrk_idx), &col_bytes) || !byte_count(steps * kWarpSize, (size_t)M->bs * (size_t)M->bs * sizeof(double), &value_bytes))
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "sliced: %lld padded blocks of %lldx%lld need more than SIZE_MAX bytes", (long long)M->slice_blocks, (long long)M->bs, (long long)M->bs);
+  bsrc_cuda_status st = BSRC_CUDA_OK;
+  if (!M->slice_step.ptr) {
+    st = dev_alloc(M->slice_step, M->host_slice_step.size() * sizeof(int64_t), "sliced: slice starts", &M->bytes, sink(M));
+    if (st == BSRC_CUDA_OK) st = upload(M, M->slice_step, M->host_slice_step.data(), M->host_slice_step.size() * sizeof(int64_t), "sliced: upload of the slice starts");
+    if (st == BSRC_CUDA_OK) st = dev_alloc(M->slice_col, col_bytes, "sliced: column indices (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row needs none)", &M->bytes, sink(M));
+    if (st == BSRC_CUDA_OK) st = dev_alloc(M->slice_values, value_bytes, "sliced: values (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row needs none)", &M->bytes, sink(M));
+    if (st != BSRC_CUDA_OK) {
+      dev_free(M->slice_step, &M->bytes);
+      dev_free(M->slice_col, &M->bytes);
+      dev_free(M->slice_values, &M->bytes);
+      return st;
+    }
+  }
+  const cudaError_t err = launch_slices_build(view(M), M->nslices, (const int64_t *)M->slice_step.ptr, (bsrk_idx *)M->slice_col.ptr, (double *)M->slice_values.ptr, s);
+  if (err != cudaSuccess) return fail_cuda(sink(M), err, "sliced: build of its copy");
+  M->slices_epoch = M->values_epoch;
+  return BSRC_CUDA_OK;
+}
+
 /* Queues the product on stream s (M's own when null) on device arrays. */
 bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s = nullptr)
 {
@@ -696,8 +767,10 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
   if (k == BSRC_CUDA_KERNEL_AUTO) k = M->auto_kernel;
   if (M->nbrows == 0) return BSRC_CUDA_OK;
   if (is_own_kernel(k)) {
-    const bsrc_cuda_status cs = configured(M, k);
+    const bsrc_cuda_status cs = k == BSRC_CUDA_KERNEL_SLICED ? ensure_slices(M, s) : BSRC_CUDA_OK;
     if (cs != BSRC_CUDA_OK) return cs;
+    const bsrc_cuda_status cc = configured(M, k);
+    if (cc != BSRC_CUDA_OK) return cc;
     const cudaError_t err = launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, s);
     if (err != cudaSuccess) return fail_cuda(sink(M), err, bsrc_cuda_kernel_names[k]);
     return BSRC_CUDA_OK;
@@ -898,7 +971,12 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
     release_structure(M);
     return s;
   }
-  M->auto_kernel    = auto_choice(nbrows, nblocks, M->max_row_blocks, M->max_task_rows);
+  s = count_slices(M);
+  if (s != BSRC_CUDA_OK) {
+    release_structure(M);
+    return s;
+  }
+  M->auto_kernel    = auto_choice(nbrows, nblocks, bs, M->max_row_blocks, M->max_task_rows, M->slice_blocks);
   M->has_structure  = true;
   M->has_values     = false;
   return BSRC_CUDA_OK;
@@ -925,14 +1003,14 @@ extern "C" bsrc_cuda_kernel bsrc_cuda_auto_kernel(const bsrc_cuda_matrix *M)
 
 namespace bsrc {
 namespace {
-/* WARP_ROW into a page-locked out in overlap_chunks row ranges: range c's download (on the
+/* WARP_ROW or SLICED (k) into a page-locked out in overlap_chunks row ranges: range c's download (on the
    download stream, after range c's product) overlaps the product of range c + 1, so of the
    download only the last range's is not hidden. dx (and dy holding in, beta != 0) are queued on
    M's stream already. Returns once out holds the result. */
-bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, double alpha, const double *dx, double beta, double *out)
+bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *dx, double beta, double *out)
 {
-  const bsrc_cuda_kernel k = BSRC_CUDA_KERNEL_WARP_ROW;
-  bsrc_cuda_status       s = configured(M, k);
+  bsrc_cuda_status s = k == BSRC_CUDA_KERNEL_SLICED ? ensure_slices(M, M->stream) : BSRC_CUDA_OK;
+  if (s == BSRC_CUDA_OK) s = configured(M, k);
   if (s != BSRC_CUDA_OK) {
     (void)cudaStreamSynchronize(M->stream);
     return s;
@@ -940,9 +1018,12 @@ bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, double alpha, const dou
   double     *dy  = (double *)M->d_y.ptr;
   cudaError_t err = cudaSuccess;
   for (int c = 0; c < overlap_chunks && err == cudaSuccess; ++c) {
-    const bsrk_idx r0 = (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks), r1 = (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks);
+    /* SLICED: ranges start at slices (multiples of 32 rows) */
+    const int64_t  unit = k == BSRC_CUDA_KERNEL_SLICED ? kWarpSize : 1;
+    const bsrk_idx r0 = (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks / unit * unit);
+    const bsrk_idx r1 = c + 1 == overlap_chunks ? M->nbrows : (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks / unit * unit);
     const size_t   off = (size_t)r0 * (size_t)M->bs, n = (size_t)(r1 - r0) * (size_t)M->bs;
-    err = launch_row_range(view(M), M->cfg[k], r0, r1, alpha, dx, beta, dy, dy, M->stream);
+    err = launch_row_range(k, view(M), tasks(M), M->cfg[k], r0, r1, alpha, dx, beta, dy, dy, M->stream);
     if (err == cudaSuccess) err = cudaEventRecord(M->piece_done[c], M->stream);
     if (err == cudaSuccess) err = cudaStreamWaitEvent(M->down_stream, M->piece_done[c], 0);
     if (err == cudaSuccess && n > 0) err = cudaMemcpyAsync(out + off, dy + off, n * sizeof(double), cudaMemcpyDeviceToHost, M->down_stream);
@@ -986,9 +1067,10 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
      overlapped download could run, else by stage_down once the product is queued, so that the
      calls overlap the kernel (in the H100 run where it was asked before every launch, PETSc's
      MatMult on the thesis matrix took 0.200 ms against 0.170 the run before) */
-  const bool overlap = (k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k) == BSRC_CUDA_KERNEL_WARP_ROW && ybytes >= overlap_min_bytes;
+  const bsrc_cuda_kernel kr = k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k;
+  const bool overlap = (kr == BSRC_CUDA_KERNEL_WARP_ROW || kr == BSRC_CUDA_KERNEL_SLICED) && ybytes >= overlap_min_bytes;
   const bool locked  = overlap && page_locked(out, ybytes);
-  if (locked) return overlapped_product(M, alpha, dx, beta, out);
+  if (locked) return overlapped_product(M, kr, alpha, dx, beta, out);
   s = queue_product(M, k, alpha, dx, beta, dy, dy);
   if (s != BSRC_CUDA_OK) {
     (void)cudaStreamSynchronize(M->stream);
@@ -1131,7 +1213,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_task_count(bsrc_cuda_matrix *M, bsrk_i
   (void)cudaStreamSynchronize(M->stream);
   const bsrc_cuda_status s = build_tasks(M);
   if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */
-  else M->auto_kernel = auto_choice(M->nbrows, M->nblocks, M->max_row_blocks, M->max_task_rows);
+  else M->auto_kernel = auto_choice(M->nbrows, M->nblocks, M->bs, M->max_row_blocks, M->max_task_rows, M->slice_blocks);
   return s;
 }
 
@@ -1145,6 +1227,9 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_threads(bsrc_cuda_matrix *M, bsrc_cuda
   if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: matrix is NULL");
   if (!is_own_kernel(k)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: kernel %d is not one of ours", (int)k);
   if (threads != 0 && (threads < 32 || threads > 1024 || threads % 32 != 0)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: %d threads (a multiple of 32 in [32, 1024], or 0)", threads);
+  /* SLICED's kernels are compiled for at most kSlicedMaxThreads a block: their registers (up to 128
+     with 4x4 blocks and two steps in flight) would not fit 1024 threads */
+  if (k == BSRC_CUDA_KERNEL_SLICED && threads > kSlicedMaxThreads) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: %d threads for sliced (a multiple of 32 in [32, %d], or 0)", threads, kSlicedMaxThreads);
   M->threads_override[k] = threads;
   M->cfg_valid[k]        = false;
   return BSRC_CUDA_OK;
