@@ -553,16 +553,18 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
-/* SLICED's copy of the matrix: slices of 32 rows padded to their longest row, so rows of uneven
-   length (0, 1, 7, 33, 100 blocks) side by side, empty slices, a last slice of 11 rows (203 rows),
-   every specialised block size and two generic ones (9: one pass of 8 sums and one of 1; 17), thread
-   blocks of 32 and 256 threads; then new values (the copy is rebuilt) and a product on device arrays
-   at an 8-byte aligned x (its loads are scalar). check_product runs beta 0 and 1. */
+/* SLICED's copy of the matrix, both layouts. Sorted (uneven rows): rows of 0, 1, 2, 7 blocks, of 33
+   and 100 (cut into lane rows of 32 blocks, summed by the fix-up), 32 empty rows in a run, 203 rows.
+   Natural (1024 rows of 7 blocks: no padding): lane l of slice s is row 32 s + l. Every specialised
+   block size and two generic ones (9: one pass of 8 sums and one of 1; 17), thread blocks of 32 and
+   256 threads; then new values (the copy is rebuilt). check_product runs beta 0 and 1. */
 void test_sliced(bsrc_cuda_matrix *M, rng_t &rng)
 {
   for (bsrk_idx bs : {1, 2, 3, 4, 5, 6, 7, 8, 9, 17}) {
+    const host_matrix N = from_rows("slice_natural", 1100, bs, cycled_rows(1024, {7}, 1, 1100), rng);
+    if (upload(M, N, case_name(N))) check_settings(M, N, BSRC_CUDA_KERNEL_SLICED, bsrc_cuda_set_threads, "threads", {32, 0}, rng);
     std::vector<std::vector<bsrk_idx>> rows = cycled_rows(203, {0, 1, 7, 33, 0, 2, 100, 7}, 13, 300);
-    for (int i = 64; i < 96; ++i) rows[i].clear(); /* slice 2 empty */
+    for (int i = 64; i < 96; ++i) rows[i].clear(); /* a run of empty rows */
     const host_matrix A = from_rows("slice_edges", 300, bs, rows, rng);
     if (!upload(M, A, case_name(A))) continue;
     check_settings(M, A, BSRC_CUDA_KERNEL_SLICED, bsrc_cuda_set_threads, "threads", {32, 256, 0}, rng);
@@ -584,7 +586,8 @@ void test_sliced(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
-/* Long rows of many pieces (HYBRID and SEGMENTED): each piece leaves its row sums in piece_sum and the
+/* Long rows of many pieces (HYBRID and SEGMENTED; SLICED's sorted layout: lane rows of 32 blocks, their
+   sums added per row by the same fix-up): each piece leaves its row sums in piece_sum and the
    fix-up pass adds a row's pieces in a fixed order. Twenty products in a row of each kernel, beta 0 and
    1, bs 1, 2 and 5, rows of about 40 pieces between short ones: the first checked against the
    reference, every one bitwise equal to the first (the order of the sum must not depend on which piece
@@ -611,7 +614,7 @@ void test_many_pieces(bsrc_cuda_matrix *M, rng_t &rng)
     CUDA_OK(cudaMalloc(&dy, ny * sizeof(double)));
     CUDA_OK(cudaMemcpy(dx, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(din, in.data(), ny * sizeof(double), cudaMemcpyHostToDevice));
-    for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_HYBRID, BSRC_CUDA_KERNEL_SEGMENTED}) {
+    for (bsrc_cuda_kernel k : {BSRC_CUDA_KERNEL_HYBRID, BSRC_CUDA_KERNEL_SEGMENTED, BSRC_CUDA_KERNEL_SLICED}) {
       for (double beta : {0.0, 1.0}) {
         const std::string   name = case_name(A) + "/" + bsrc_cuda_kernel_names[k] + "/beta=" + std::to_string((int)beta) + "/20 products";
         std::vector<double> first(ny), out(ny);

@@ -535,7 +535,9 @@ PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
    rows cut into warp-sized pieces). sliced runs a lane per block row on its own copy of the matrix,
    built on the device at its first product and after each change of values, in slices of 32 rows
    stored step by step: the matrix then takes twice its device memory (MatView reports it), which
-   warp_row avoids at a cost of 2-7 % in time on such matrices (H100). segmented (a warp per strip of up to
+   warp_row avoids at a cost of 2-7 % in time on such matrices (H100). On rows of uneven length its
+   copy sorts the rows by length (long ones cut into parts of 32 blocks, summed by a second pass),
+   which is correct for any matrix but slower than hybrid there. segmented (a warp per strip of up to
    32 rows, walked as one run with a segmented warp scan) is never auto's choice: it ties hybrid on
    scalar power-law rows and is slower elsewhere (docs/performance.md).
 

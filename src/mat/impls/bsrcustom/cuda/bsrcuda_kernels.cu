@@ -53,7 +53,13 @@
    by step (slices_view), built on the device from the BAIJ arrays at the first product and after
    each change of values. Every load of a warp is contiguous and no lane waits for another's row,
    so short, even rows of 2x2-4x4 blocks stream 2-7 % faster than with WARP_ROW's groups of lanes; the
-   price is a second copy of the matrix in device memory.
+   price is a second copy of the matrix in device memory. Where consecutive rows are of uneven length
+   (the natural layout would hold more than 2 % padding) the copy takes the sorted layout instead:
+   lane rows sorted by length, rows of more than kSlicedVirtualBlocks blocks cut into lane rows of
+   that length whose sums the piece fix-up adds. Measured on the power-law rows (H100), that layout
+   is not ahead of HYBRID (bs 2 0.1415 ms against 0.1335, bs 4 0.1063 / 0.1022, bs 1 0.3442 /
+   0.1942), so AUTO does not pick it; it keeps a forced SLICED from padding such rows to their
+   slice's longest (16x the blocks and 24 ms for power-law bs 2).
 
    Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
@@ -87,15 +93,15 @@ constexpr double   kWarpRowMaxMeanBlocks = 64.0; /* mean blocks per block row */
 constexpr double   kWarpRowMaxSkew       = 4.0;  /* longest row <= skew * mean + slack */
 constexpr bsrk_idx kWarpRowSkewSlack     = 16;
 constexpr bsrk_idx kTaskMaxRows          = 1024; /* a task walking more block rows than this: warp per row */
-/* SLICED: the mean block row's values at most this many bytes, and the slices' blocks (padding and
-   the empty lanes of a last, partial slice included) at most kSlicedMaxPadding x the matrix's. H100,
+/* SLICED: the mean block row's values at most this many bytes, and the natural layout's blocks
+   (padding and the empty lanes of a last, partial slice included) at most kSlicedMaxPadding x the
+   matrix's (bsrcuda_kernels.cuh). H100,
    bench_cuda at this change (docs/bench/h100-2026-11-23-sliced), SLICED against WARP_ROW: faster on
    rows of 445-838 B (regular bs 2 0.1127 ms against 0.1204, 27-point bs 2 0.1059 / 0.1082, 7-point
    bs 3 0.1045 / 0.1082, the 4x4 Jacobian 0.1023 / 0.1051), slower on rows of 1674-1944 B (regular
    bs 4 0.0974 / 0.0946, 27-point bs 3 0.0966 / 0.0956, bs 4 0.1003 / 0.0899), and with scalar
    blocks (regular bs 1 0.1800 / 0.1739) or 5x5 and 8x8 ones */
 constexpr double   kSlicedMaxRowBytes    = 1024.0;
-constexpr double   kSlicedMaxPadding     = 1.02;
 
 /* Everything a product kernel reads, by value. `in` may alias `out`: neither is __restrict__. */
 struct product_args {
@@ -908,6 +914,7 @@ __device__ __forceinline__ void sliced_store(const product_args &a, int64_t row,
 template <int BS>
 __global__ void __launch_bounds__(kSlicedThreads) sliced_kernel(const product_args a)
 {
+  release_fixup(); /* the sorted layout's partial sums: the piece fix-up may launch */
   constexpr int     U    = sliced_depth<BS>();
   constexpr int     BB   = BS * BS;
   const int64_t     s    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
@@ -939,6 +946,14 @@ __global__ void __launch_bounds__(kSlicedThreads) sliced_kernel(const product_ar
           for (int i = 0; i < BS; ++i) acc[i] += v[u][j * BS + i] * xv[j];
       }
   }
+  if (a.slices.lane_out) { /* sorted layout: a block row or a partial sum of a long one */
+    const bsrk_idx o = a.slices.lane_out[s * kWarpSize + lane];
+    if (o >= 0) sliced_store<BS>(a, o, acc);
+    else if (o < -1)
+#pragma unroll
+      for (int i = 0; i < BS; ++i) a.slices.slot_sum[(int64_t)(-2 - o) * BS + i] = acc[i];
+    return;
+  }
   const int64_t row = s * kWarpSize + lane;
   if (row < a.nbrows) sliced_store<BS>(a, row, acc);
 }
@@ -951,8 +966,11 @@ __global__ void __launch_bounds__(kSlicedThreads) sliced_kernel_generic(const pr
   const int64_t bb   = (int64_t)bs * bs;
   const int64_t s    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   const int     lane = threadIdx.x % kWarpSize;
+  release_fixup();
   if (s >= a.slices.nslices) return;
-  const int64_t k0 = a.slices.slice_step[s], k1 = a.slices.slice_step[s + 1], row = s * kWarpSize + lane;
+  const int64_t  k0 = a.slices.slice_step[s], k1 = a.slices.slice_step[s + 1];
+  const bsrk_idx o  = a.slices.lane_out ? a.slices.lane_out[s * kWarpSize + lane] : -1;
+  const int64_t  row = a.slices.lane_out ? (int64_t)o : s * kWarpSize + lane;
   for (int r0 = 0; r0 < bs; r0 += kGenericRows) {
     double acc[kGenericRows];
 #pragma unroll
@@ -967,22 +985,34 @@ __global__ void __launch_bounds__(kSlicedThreads) sliced_kernel_generic(const pr
           if (r0 + q < bs) acc[q] += __ldcs(vcol + q * kWarpSize) * xv;
       }
     }
-    if (row < a.nbrows)
+    if (row >= 0 && row < a.nbrows) {
 #pragma unroll
       for (int q = 0; q < kGenericRows; ++q)
         if (r0 + q < bs) store_result(a, row * bs + r0 + q, acc[q]);
+    } else if (a.slices.lane_out && o < -1) {
+#pragma unroll
+      for (int q = 0; q < kGenericRows; ++q)
+        if (r0 + q < bs) a.slices.slot_sum[(int64_t)(-2 - o) * bs + r0 + q] = acc[q];
+    }
   }
 }
 
-/* Builds the slices from the BAIJ arrays: a warp per slice, a lane per row, step by step. */
-__global__ void slices_build_kernel(bsrk_idx nbrows, bsrk_idx bs, const bsrk_idx *rowptr, const bsrk_idx *colidx, const double *values, bsrk_idx nslices, const int64_t *slice_step, bsrk_idx *slice_col, double *slice_values)
+/* Builds the slices from the BAIJ arrays: a warp per slice, a lane per lane row, step by step. */
+__global__ void slices_build_kernel(bsrk_idx nbrows, bsrk_idx bs, const bsrk_idx *rowptr, const bsrk_idx *colidx, const double *values, const slices_view S, bsrk_idx *slice_col, double *slice_values)
 {
   const int     lane = threadIdx.x % kWarpSize;
   const int64_t bb   = (int64_t)bs * bs;
-  for (int64_t s = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; s < nslices; s += (int64_t)gridDim.x * blockDim.x / kWarpSize) {
+  for (int64_t s = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; s < S.nslices; s += (int64_t)gridDim.x * blockDim.x / kWarpSize) {
     const int64_t row = s * kWarpSize + lane;
-    const int64_t b0  = row < nbrows ? rowptr[row] : 0, len = row < nbrows ? rowptr[row + 1] - b0 : 0;
-    const int64_t k0 = slice_step[s], k1 = slice_step[s + 1];
+    int64_t       b0, len;
+    if (S.lane_out) {
+      b0  = S.lane_b0[row];
+      len = S.lane_len[row];
+    } else {
+      b0  = row < nbrows ? rowptr[row] : 0;
+      len = row < nbrows ? rowptr[row + 1] - b0 : 0;
+    }
+    const int64_t k0 = S.slice_step[s], k1 = S.slice_step[s + 1];
     for (int64_t k = k0; k < k1; ++k) {
       const int64_t j = k - k0;
       slice_col[k * kWarpSize + lane] = len > 0 ? colidx[b0 + (j < len ? j : len - 1)] : 0;
@@ -1322,7 +1352,7 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
     grid = ceil_div(T.nstrips, threads / kWarpSize);
     if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
   } else if (k == BSRC_CUDA_KERNEL_SLICED) {
-    grid = ceil_div(ceil_div(A.nbrows, kWarpSize), threads / kWarpSize);
+    grid = ceil_div(T.slices.nslices, threads / kWarpSize); /* the sorted layout has more slices than rows / 32 */
     if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
   } else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
   cfg->threads       = threads;
@@ -1369,6 +1399,11 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   if (k == BSRC_CUDA_KERNEL_SLICED && !T.slices.slice_step) return cudaErrorInvalidValue; /* its copy not built (no steps: no columns nor values to hold) */
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess && k == BSRC_CUDA_KERNEL_SLICED && T.slices.nlong > 0) { /* the long rows' partial sums */
+    const int64_t warps = (int64_t)T.slices.nlong * A.bs;
+    const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);
+    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, T.slices.nlong, (int)A.bs, T.slices.long_row, T.slices.long_begin, (const double *)T.slices.slot_sum, alpha, beta, in, out);
+  }
   if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {
     const int64_t warps = (int64_t)P.nlong * A.bs;
     const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);
@@ -1380,11 +1415,11 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
 }
 
-cudaError_t launch_slices_build(const matrix_view &A, bsrk_idx nslices, const int64_t *slice_step, bsrk_idx *slice_col, double *slice_values, cudaStream_t s)
+cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, cudaStream_t s)
 {
-  if (nslices <= 0) return cudaSuccess;
-  const int grid = (int)std::min<int64_t>(ceil_div((int64_t)nslices * kWarpSize, kAuxThreads), INT_MAX);
-  slices_build_kernel<<<grid, kAuxThreads, 0, s>>>(A.nbrows, A.bs, A.rowptr, A.colidx, A.values, nslices, slice_step, slice_col, slice_values);
+  if (S.nslices <= 0) return cudaSuccess;
+  const int grid = (int)std::min<int64_t>(ceil_div((int64_t)S.nslices * kWarpSize, kAuxThreads), INT_MAX);
+  slices_build_kernel<<<grid, kAuxThreads, 0, s>>>(A.nbrows, A.bs, A.rowptr, A.colidx, A.values, S, const_cast<bsrk_idx *>(S.slice_col), const_cast<double *>(S.slice_values));
   return cudaGetLastError();
 }
 
@@ -1392,7 +1427,7 @@ cudaError_t launch_row_range(bsrc_cuda_kernel k, const matrix_view &A, const tas
 {
   if (r1 <= r0) return cudaSuccess;
   if (k != BSRC_CUDA_KERNEL_WARP_ROW && k != BSRC_CUDA_KERNEL_SLICED) return cudaErrorInvalidValue;
-  if (k == BSRC_CUDA_KERNEL_SLICED && (r0 % kWarpSize != 0 || !T.slices.slice_step)) return cudaErrorInvalidValue;
+  if (k == BSRC_CUDA_KERNEL_SLICED && (r0 % kWarpSize != 0 || !T.slices.slice_step || T.slices.lane_out)) return cudaErrorInvalidValue; /* the sorted layout has no row ranges */
   const int64_t off  = (int64_t)r0 * A.bs;
   product_args  args = {};
   args.nbrows        = r1 - r0;

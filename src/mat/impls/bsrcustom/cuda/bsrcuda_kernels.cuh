@@ -60,18 +60,35 @@ struct pieces_view {
    SEGMENTED takes strip_begin[w]: >= 0, the strip of block rows [strip_begin[w], strip_end[w]) (at
    most kStripRows rows of at most kStripItems items together, none of them long); < 0, a piece. */
 /* SLICED's copy of the matrix (built on the device from the BAIJ arrays when SLICED first runs and
-   again after the values change, bsrcuda_matrix.cu): slice s is block rows [32 s, 32 s + 32), one
-   lane each, and holds as many steps as its longest row, steps [slice_step[s], slice_step[s + 1]).
-   Step k stores its 32 rows' blocks component by component: component q (column-major inside the
-   block) of lane l at slice_values[(k * bs * bs + q) * 32 + l], the block column at
-   slice_col[k * 32 + l]; so a warp's load of one component is 256 contiguous bytes. A row shorter
-   than its slice is padded with zero blocks at its last column (the lane reads x it already has). */
-constexpr int kSlicedMaxThreads = 256; /* SLICED's kernels: threads per block at most (their launch bound) */
+   again after the values change, bsrcuda_matrix.cu). Slice s holds 32 "lane rows", one lane each, and
+   as many steps as its longest, steps [slice_step[s], slice_step[s + 1]). Step k stores its lanes'
+   blocks component by component: component q (column-major inside the block) of lane l at
+   slice_values[(k * bs * bs + q) * 32 + l], the block column at slice_col[k * 32 + l]; so a warp's
+   load of one component is 256 contiguous bytes. A lane row shorter than its slice is padded with
+   zero blocks at its last column (the lane reads x it already has). Two layouts:
+   - natural (lane_out null): lane l of slice s is block row 32 s + l. Chosen when that leaves at
+     most kSlicedMaxPadding of padding (even rows);
+   - sorted (uneven rows): every block row of at most kSlicedVirtualBlocks blocks is a lane row, a
+     longer one is cut into lane rows of kSlicedVirtualBlocks blocks (its "virtual rows"), and all lane
+     rows are sorted by length, longest first, so that a slice's lanes are about equally long.
+     lane_out[32 s + l] is the block row the lane stores (>= 0), -2 - q for the q-th partial sum (in
+     slot_sum[q * bs], added per row by the piece fix-up: the long row long_row[j] owns slots
+     [long_begin[j], long_begin[j + 1])), or -1 for an empty lane; lane_b0 / lane_len are where
+     its blocks start in the BAIJ arrays and how many (for the build). */
+constexpr int kSlicedMaxThreads    = 256; /* SLICED's kernels: threads per block at most (their launch bound) */
+constexpr int    kSlicedVirtualBlocks = 32;   /* SLICED, sorted layout: a long row's lane rows, in blocks */
+constexpr double kSlicedMaxPadding    = 1.02; /* SLICED: the natural layout while its blocks are at most this x the matrix's */
 struct slices_view {
-  bsrk_idx       nslices;
-  const int64_t *slice_step;
+  bsrk_idx        nslices;
+  const int64_t  *slice_step;
   const bsrk_idx *slice_col;
-  const double  *slice_values;
+  const double   *slice_values;
+  const bsrk_idx *lane_out; /* sorted layout; null: natural */
+  const int64_t  *lane_b0;
+  const bsrk_idx *lane_len;
+  bsrk_idx        nlong;
+  const bsrk_idx *long_row, *long_begin;
+  double         *slot_sum;
 };
 
 struct tasks_view {
@@ -183,8 +200,9 @@ int              hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks);
 constexpr int kHybridShortColumns = 512;
 /* padded_blocks: the blocks SLICED's slices would hold (32 x the longest row of each slice). */
 bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsrk_idx max_row_blocks, bsrk_idx max_task_rows, int64_t padded_blocks);
-/* Queues the build of SLICED's copy of A (slices_view; slice_step already on the device) on stream s. */
-cudaError_t launch_slices_build(const matrix_view &A, bsrk_idx nslices, const int64_t *slice_step, bsrk_idx *slice_col, double *slice_values, cudaStream_t s);
+/* Queues the build of SLICED's copy of A (slices_view's columns and values; the rest already on the
+   device) on stream s. */
+cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, cudaStream_t s);
 int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row);
 /* Launch configuration of kernel k for this matrix from the device's properties and the occupancy
    API (threads_override > 0 replaces the default threads per block). */

@@ -93,11 +93,15 @@ struct bsrc_cuda_matrix {
      the device arrays are allocated and filled when SLICED first runs, and filled again once the
      values have changed (slices_epoch != values_epoch), so a matrix that never runs SLICED holds
      none of it */
-  std::vector<int64_t> host_slice_step;
-  bsrk_idx             nslices = 0;
-  int64_t              slice_blocks = 0; /* 32 x the steps: the blocks the slices hold, padding included */
-  bsrc::dev_buffer     slice_step, slice_col, slice_values;
-  uint64_t             slices_epoch = 0; /* the values_epoch the copy was built from; 0: none */
+  std::vector<int64_t>  host_slice_step;
+  bsrk_idx              nslices = 0;
+  int64_t               slice_blocks = 0; /* the natural layout's blocks, padding included (the auto choice) */
+  bool                  slices_sorted = false; /* the sorted layout (uneven rows): its lane rows, below */
+  std::vector<bsrk_idx> host_lane_out, host_lane_len, host_slice_long_row, host_slice_long_begin;
+  std::vector<int64_t>  host_lane_b0;
+  bsrk_idx              slice_nlong = 0, slice_nslots = 0;
+  bsrc::dev_buffer      slice_step, slice_col, slice_values, lane_out, lane_b0, lane_len, slice_long_row, slice_long_begin, slot_sum;
+  uint64_t              slices_epoch = 0; /* the values_epoch the copy was built from; 0: none */
 
   /* statistics, choices, launches */
   bsrk_idx              max_row_blocks = 0;
@@ -167,7 +171,9 @@ tasks_view tasks(const bsrc_cuda_matrix *M)
   return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries,
                     M->hybrid_pieces.view(), M->segmented_pieces.view(), M->hybrid_nwork, (const bsrk_idx *)M->hybrid_work.ptr, M->hybrid_short_blocks,
                     (const bsrk_idx *)M->hybrid_medium.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr,
-                    slices_view{M->nslices, (const int64_t *)M->slice_step.ptr, (const bsrk_idx *)M->slice_col.ptr, (const double *)M->slice_values.ptr}};
+                    slices_view{M->nslices, (const int64_t *)M->slice_step.ptr, (const bsrk_idx *)M->slice_col.ptr, (const double *)M->slice_values.ptr,
+                                (const bsrk_idx *)M->lane_out.ptr, (const int64_t *)M->lane_b0.ptr, (const bsrk_idx *)M->lane_len.ptr, M->slice_nlong,
+                                (const bsrk_idx *)M->slice_long_row.ptr, (const bsrk_idx *)M->slice_long_begin.ptr, (double *)M->slot_sum.ptr}};
 }
 
 void free_pinned(double *&p)
@@ -224,15 +230,25 @@ void release_strips(bsrc_cuda_matrix *M)
   M->cfg_valid[BSRC_CUDA_KERNEL_SEGMENTED] = false;
 }
 
+void free_slices_device(bsrc_cuda_matrix *M)
+{
+  for (dev_buffer *b : {&M->slice_step, &M->slice_col, &M->slice_values, &M->lane_out, &M->lane_b0, &M->lane_len, &M->slice_long_row, &M->slice_long_begin, &M->slot_sum}) dev_free(*b, &M->bytes);
+}
+
 void release_slices(bsrc_cuda_matrix *M)
 {
-  dev_free(M->slice_step, &M->bytes);
-  dev_free(M->slice_col, &M->bytes);
-  dev_free(M->slice_values, &M->bytes);
+  free_slices_device(M);
   M->host_slice_step.clear();
-  M->nslices      = 0;
-  M->slice_blocks = 0;
-  M->slices_epoch = 0;
+  M->host_lane_out.clear();
+  M->host_lane_b0.clear();
+  M->host_lane_len.clear();
+  M->host_slice_long_row.clear();
+  M->host_slice_long_begin.clear();
+  M->nslices       = 0;
+  M->slice_blocks  = 0;
+  M->slices_sorted = false;
+  M->slice_nlong = M->slice_nslots = 0;
+  M->slices_epoch  = 0;
 }
 
 void release_structure(bsrc_cuda_matrix *M)
@@ -698,23 +714,63 @@ bsrc_cuda_status build_strips(bsrc_cuda_matrix *M)
   return BSRC_CUDA_OK;
 }
 
-/* SLICED's slices, counted on the host from the row pointers (host_rowptr): where each starts, in
-   steps (its longest row), and the blocks they hold with their padding (for the auto choice). */
-bsrc_cuda_status count_slices(bsrc_cuda_matrix *M)
+/* SLICED's slices, planned on the host from the row pointers (host_rowptr; slices_view): the natural
+   layout's slices (their blocks, padding included, are the auto choice's measure), and where that
+   layout would hold more than kSlicedMaxPadding of padding, the sorted one: block rows of at most
+   kSlicedVirtualBlocks blocks and the lane rows of the longer ones, sorted by length (longest first;
+   ties in row order), 32 a slice. */
+bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
 {
-  const bsrk_idx nslices = (bsrk_idx)(((int64_t)M->nbrows + kWarpSize - 1) / kWarpSize);
+  const bsrk_idx *rp      = M->host_rowptr.data();
+  const bsrk_idx  nslices = (bsrk_idx)(((int64_t)M->nbrows + kWarpSize - 1) / kWarpSize);
   try {
     M->host_slice_step.assign((size_t)nslices + 1, 0);
+    for (bsrk_idx sl = 0; sl < nslices; ++sl) {
+      bsrk_idx longest = 0;
+      for (int64_t r = (int64_t)sl * kWarpSize; r < std::min<int64_t>(M->nbrows, ((int64_t)sl + 1) * kWarpSize); ++r) longest = std::max(longest, rp[r + 1] - rp[r]);
+      M->host_slice_step[sl + 1] = M->host_slice_step[sl] + longest;
+    }
+    M->nslices       = nslices;
+    M->slice_blocks  = M->host_slice_step.back() * kWarpSize;
+    M->slices_sorted = (double)M->slice_blocks > kSlicedMaxPadding * (double)M->nblocks;
+    if (!M->slices_sorted) return BSRC_CUDA_OK;
+
+    struct lane_row {
+      int64_t  b0;
+      bsrk_idx len, out;
+    };
+    std::vector<lane_row> rows;
+    bsrk_idx              nslots = 0;
+    for (bsrk_idx r = 0; r < M->nbrows; ++r) {
+      const bsrk_idx len = rp[r + 1] - rp[r];
+      if (len <= kSlicedVirtualBlocks) { /* empty rows too: their lanes store beta * in */
+        rows.push_back({rp[r], len, r});
+        continue;
+      }
+      M->host_slice_long_row.push_back(r);
+      M->host_slice_long_begin.push_back(nslots);
+      for (bsrk_idx b = 0; b < len; b += kSlicedVirtualBlocks) rows.push_back({rp[r] + b, std::min<bsrk_idx>(kSlicedVirtualBlocks, len - b), -2 - nslots++});
+    }
+    M->host_slice_long_begin.push_back(nslots);
+    std::stable_sort(rows.begin(), rows.end(), [](const lane_row &a, const lane_row &b) { return a.len > b.len; });
+    const bsrk_idx sorted_slices = (bsrk_idx)(((int64_t)rows.size() + kWarpSize - 1) / kWarpSize);
+    M->host_slice_step.assign((size_t)sorted_slices + 1, 0);
+    M->host_lane_out.assign((size_t)sorted_slices * kWarpSize, -1);
+    M->host_lane_b0.assign((size_t)sorted_slices * kWarpSize, 0);
+    M->host_lane_len.assign((size_t)sorted_slices * kWarpSize, 0);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      M->host_lane_out[i] = rows[i].out;
+      M->host_lane_b0[i]  = rows[i].b0;
+      M->host_lane_len[i] = rows[i].len;
+      if (i % kWarpSize == 0) M->host_slice_step[i / kWarpSize + 1] = M->host_slice_step[i / kWarpSize] + rows[i].len; /* the slice's first lane is its longest */
+    }
+    M->nslices      = sorted_slices;
+    M->slice_nlong  = (bsrk_idx)M->host_slice_long_row.size();
+    M->slice_nslots = nslots;
   } catch (const std::bad_alloc &) {
+    release_slices(M);
     return fail(sink(M), BSRC_CUDA_ERR_MEM, "set_structure: out of host memory for the slices of sliced");
   }
-  for (bsrk_idx sl = 0; sl < nslices; ++sl) {
-    bsrk_idx longest = 0;
-    for (int64_t r = (int64_t)sl * kWarpSize; r < std::min<int64_t>(M->nbrows, ((int64_t)sl + 1) * kWarpSize); ++r) longest = std::max(longest, M->host_rowptr[r + 1] - M->host_rowptr[r]);
-    M->host_slice_step[sl + 1] = M->host_slice_step[sl] + longest;
-  }
-  M->nslices      = nslices;
-  M->slice_blocks = M->host_slice_step.back() * kWarpSize;
   return BSRC_CUDA_OK;
 }
 
@@ -740,21 +796,30 @@ bsrc_cuda_status ensure_slices(bsrc_cuda_matrix *M, cudaStream_t s)
   const size_t steps = (size_t)M->host_slice_step.back();
   size_t       col_bytes = 0, value_bytes = 0;
   if (!byte_count(steps * kWarpSize, sizeof(bsrk_idx), &col_bytes) || !byte_count(steps * kWarpSize, (size_t)M->bs * (size_t)M->bs * sizeof(double), &value_bytes))
-    return fail(sink(M), BSRC_CUDA_ERR_MEM, "sliced: %lld padded blocks of %lldx%lld need more than SIZE_MAX bytes", (long long)M->slice_blocks, (long long)M->bs, (long long)M->bs);
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "sliced: %zu padded blocks of %lldx%lld need more than SIZE_MAX bytes", steps * kWarpSize, (long long)M->bs, (long long)M->bs);
   bsrc_cuda_status st = BSRC_CUDA_OK;
   if (!M->slice_step.ptr) {
-    st = dev_alloc(M->slice_step, M->host_slice_step.size() * sizeof(int64_t), "sliced: slice starts", &M->bytes, sink(M));
-    if (st == BSRC_CUDA_OK) st = upload(M, M->slice_step, M->host_slice_step.data(), M->host_slice_step.size() * sizeof(int64_t), "sliced: upload of the slice starts");
-    if (st == BSRC_CUDA_OK) st = dev_alloc(M->slice_col, col_bytes, "sliced: column indices (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row needs none)", &M->bytes, sink(M));
-    if (st == BSRC_CUDA_OK) st = dev_alloc(M->slice_values, value_bytes, "sliced: values (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row needs none)", &M->bytes, sink(M));
+    auto put = [&](dev_buffer &b, const void *host, size_t bytes, const char *what) {
+      if (st == BSRC_CUDA_OK) st = dev_alloc(b, bytes, what, &M->bytes, sink(M));
+      if (st == BSRC_CUDA_OK && host) st = upload(M, b, host, bytes, what);
+    };
+    put(M->slice_step, M->host_slice_step.data(), M->host_slice_step.size() * sizeof(int64_t), "sliced: slice starts");
+    if (M->slices_sorted) {
+      put(M->lane_out, M->host_lane_out.data(), M->host_lane_out.size() * sizeof(bsrk_idx), "sliced: lane rows' outputs");
+      put(M->lane_b0, M->host_lane_b0.data(), M->host_lane_b0.size() * sizeof(int64_t), "sliced: lane rows' first blocks");
+      put(M->lane_len, M->host_lane_len.data(), M->host_lane_len.size() * sizeof(bsrk_idx), "sliced: lane rows' lengths");
+      put(M->slice_long_row, M->host_slice_long_row.data(), M->host_slice_long_row.size() * sizeof(bsrk_idx), "sliced: long rows");
+      put(M->slice_long_begin, M->host_slice_long_begin.data(), M->host_slice_long_begin.size() * sizeof(bsrk_idx), "sliced: long rows' partial sums");
+      put(M->slot_sum, nullptr, (size_t)M->slice_nslots * (size_t)M->bs * sizeof(double), "sliced: partial sums of the long rows");
+    }
+    put(M->slice_col, nullptr, col_bytes, "sliced: column indices (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row or hybrid needs none)");
+    put(M->slice_values, nullptr, value_bytes, "sliced: values (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row or hybrid needs none)");
     if (st != BSRC_CUDA_OK) {
-      dev_free(M->slice_step, &M->bytes);
-      dev_free(M->slice_col, &M->bytes);
-      dev_free(M->slice_values, &M->bytes);
+      free_slices_device(M);
       return st;
     }
   }
-  const cudaError_t err = launch_slices_build(view(M), M->nslices, (const int64_t *)M->slice_step.ptr, (bsrk_idx *)M->slice_col.ptr, (double *)M->slice_values.ptr, s);
+  const cudaError_t err = launch_slices_build(view(M), tasks(M).slices, s);
   if (err != cudaSuccess) return fail_cuda(sink(M), err, "sliced: build of its copy");
   M->slices_epoch = M->values_epoch;
   return BSRC_CUDA_OK;
@@ -971,7 +1036,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
     release_structure(M);
     return s;
   }
-  s = count_slices(M);
+  s = plan_slices(M);
   if (s != BSRC_CUDA_OK) {
     release_structure(M);
     return s;
@@ -1068,7 +1133,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
      calls overlap the kernel (in the H100 run where it was asked before every launch, PETSc's
      MatMult on the thesis matrix took 0.200 ms against 0.170 the run before) */
   const bsrc_cuda_kernel kr = k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k;
-  const bool overlap = (kr == BSRC_CUDA_KERNEL_WARP_ROW || kr == BSRC_CUDA_KERNEL_SLICED) && ybytes >= overlap_min_bytes;
+  const bool overlap = (kr == BSRC_CUDA_KERNEL_WARP_ROW || (kr == BSRC_CUDA_KERNEL_SLICED && !M->slices_sorted)) && ybytes >= overlap_min_bytes;
   const bool locked  = overlap && page_locked(out, ybytes);
   if (locked) return overlapped_product(M, kr, alpha, dx, beta, out);
   s = queue_product(M, k, alpha, dx, beta, dy, dy);
