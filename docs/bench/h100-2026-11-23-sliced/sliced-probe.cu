@@ -10,12 +10,14 @@
        step, so that a warp's loads of one step are contiguous (column indices: 128 B, values: two
        512 B halves); longer rows are cut into pieces of P blocks, a warp each, read in place from the
        BSR arrays, their sums added by a second kernel;
-     - the same, slices only and pieces only (their products are partial: timed, not checked).
+     - the same, slices only and pieces only (their products are partial: timed, not checked);
+     - with T == 0 (build_virtual): every row in slices, one lane each, rows longer than P blocks cut
+       into virtual rows of P blocks whose sums a second kernel adds per row.
    Bytes = values + column indices + row pointers + x + y, as bench_cuda counts them; "% copy" against
    a 1 GiB device-to-device copy of the same run.
 
    Build: nvcc -std=c++17 -O3 -arch=sm_90 [-DMINB=8] -o sliced-probe sliced-probe.cu
-   Run:   ./sliced-probe [T sigma P] ...   (triples; default: a sweep)
+   Run:   ./sliced-probe [T sigma P] ...   (triples; default: a sweep; T 0: virtual rows of P blocks)
 */
 #include <cuda_runtime.h>
 
@@ -167,6 +169,66 @@ sliced build_sliced(const bsr2 &A, int T, int sigma, int P)
   return S;
 }
 
+/* Every row in slices, a lane each: rows of more than P blocks cut into "virtual rows" of at most P
+   blocks whose sums go to partial-sum slots (summed per row by fixup_kernel), the virtual rows
+   sorted by length (longest first) within windows of sigma rows and cut into slices of 32.
+   lane_row: >= 0 the row a lane stores, < -1 the slot -2 - lane_row, -1 none. */
+sliced build_virtual(const bsr2 &A, int sigma, int P)
+{
+  sliced S;
+  S.slice_step.push_back(0);
+  struct vrow {
+    int b0, len, out;
+  };
+  std::vector<vrow> rows;
+  int               nslots = 0;
+  for (int w0 = 0; w0 < A.n; w0 += sigma) {
+    const int w1 = std::min(A.n, w0 + sigma);
+    rows.clear();
+    for (int i = w0; i < w1; ++i) {
+      const int L = A.rowptr[i + 1] - A.rowptr[i];
+      if (L == 0) continue;
+      if (L <= P) {
+        rows.push_back({A.rowptr[i], L, i});
+        continue;
+      }
+      S.long_row.push_back(i);
+      S.long_begin.push_back(nslots);
+      for (int b = 0; b < L; b += P) rows.push_back({A.rowptr[i] + b, std::min(P, L - b), -2 - nslots++});
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const vrow &a, const vrow &b) { return a.len > b.len; });
+    for (size_t k = 0; k < rows.size(); k += 32) {
+      const int nr = (int)std::min<size_t>(32, rows.size() - k), steps = rows[k].len, st0 = S.slice_step.back();
+      S.scol.resize((size_t)(st0 + steps) * 32, 0);
+      S.sval.resize((size_t)(st0 + steps) * 64 * 2, 0.0);
+      for (int l = 0; l < 32; ++l) {
+        const vrow v = l < nr ? rows[k + l] : vrow{0, 0, -1};
+        S.lane_row.push_back(v.out);
+        for (int j = 0; j < steps; ++j) {
+          const size_t st = (size_t)st0 + j;
+          if (j < v.len) {
+            const double *a             = &A.values[(size_t)(v.b0 + j) * 4];
+            S.scol[st * 32 + l]         = A.colidx[v.b0 + j];
+            S.sval[((st * 2 + 0) * 32 + l) * 2 + 0] = a[0];
+            S.sval[((st * 2 + 0) * 32 + l) * 2 + 1] = a[1];
+            S.sval[((st * 2 + 1) * 32 + l) * 2 + 0] = a[2];
+            S.sval[((st * 2 + 1) * 32 + l) * 2 + 1] = a[3];
+          } else {
+            S.scol[st * 32 + l] = v.len > 0 ? A.colidx[v.b0] : 0;
+            ++S.padded_blocks;
+          }
+        }
+      }
+      S.slice_step.push_back(st0 + steps);
+      S.work.push_back(S.nslices++);
+    }
+  }
+  S.nlong = (int)S.long_row.size();
+  S.long_begin.push_back(nslots);
+  S.npieces = nslots; /* for the partial-sum buffer's size */
+  return S;
+}
+
 struct dev_sliced {
   int     nslices, npieces, nlong, nwork;
   int    *slice_step, *lane_row, *scol, *piece_row, *piece_b0, *piece_b1, *piece_out, *long_row, *long_begin, *work;
@@ -220,6 +282,7 @@ __global__ void __launch_bounds__(256, MINB) sliced_kernel(dev_sliced S, const i
         }
     }
     if (r >= 0) reinterpret_cast<double2 *>(y)[r] = make_double2(y0, y1);
+    else if (r < -1) reinterpret_cast<double2 *>(S.partial)[-2 - r] = make_double2(y0, y1); /* a virtual row's slot */
   } else {
     if (MODE == 1) return;
     const int      q = -1 - item;
@@ -266,17 +329,26 @@ __global__ void __launch_bounds__(256, MINB) sliced_kernel(dev_sliced S, const i
   }
 }
 
+/* A warp per long row: lanes stride over its partial sums, then a shuffle reduction (a fixed order).
+   (Until call 7: one thread per long row, summing up to 2500 slots one after another.) */
 __global__ void fixup_kernel(dev_sliced S, double *y)
 {
-  const int l = blockIdx.x * blockDim.x + threadIdx.x;
+  const int l = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31;
   if (l >= S.nlong) return;
   double y0 = 0, y1 = 0;
-  for (int q = S.long_begin[l]; q < S.long_begin[l + 1]; ++q) {
+  for (int q = S.long_begin[l] + lane; q < S.long_begin[l + 1]; q += 32) {
     y0 += S.partial[2 * q];
     y1 += S.partial[2 * q + 1];
   }
-  y[2 * S.long_row[l]]     = y0;
-  y[2 * S.long_row[l] + 1] = y1;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    y0 += __shfl_xor_sync(0xffffffffu, y0, o);
+    y1 += __shfl_xor_sync(0xffffffffu, y1, o);
+  }
+  if (lane == 0) {
+    y[2 * S.long_row[l]]     = y0;
+    y[2 * S.long_row[l] + 1] = y1;
+  }
 }
 
 __global__ void read_kernel(const double2 *v, size_t n2, const int4 *c, size_t nc4, double *sink)
@@ -338,7 +410,7 @@ template <int U, int MODE, bool STREAM>
 void launch(const dev_sliced &S, const dev_bsr &D)
 {
   sliced_kernel<U, MODE, STREAM><<<(S.nwork + 7) / 8, 256>>>(S, D.colidx, D.values, D.x, D.y);
-  if (MODE != 1 && S.nlong > 0) fixup_kernel<<<(S.nlong + 255) / 256, 256>>>(S, D.y);
+  if (MODE != 1 && S.nlong > 0) fixup_kernel<<<(S.nlong + 7) / 8, 256>>>(S, D.y);
 }
 
 int main(int argc, char **argv)
@@ -355,6 +427,7 @@ int main(int argc, char **argv)
   std::vector<std::vector<int>> configs; /* T, sigma, P */
   for (int i = 1; i + 2 < argc; i += 3) configs.push_back({atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2])});
   if (configs.empty()) configs = {{16, 1 << 30, 256}, {16, 65536, 256}, {16, 4096, 256}, {64, 65536, 256}, {256, 65536, 256}, {256, 1 << 30, 256}, {64, 65536, 128}};
+  /* T == 0: every row in slices, rows longer than P as virtual rows of P blocks (build_virtual) */
 
   for (const bsr2 *A : {&P, &R}) {
     const char  *name = A == &P ? "powerlaw_bs2" : "regular_bs2";
@@ -383,7 +456,7 @@ int main(int argc, char **argv)
     const double rd = median_ms([&] { read_kernel<<<prop.multiProcessorCount * 16, 256>>>((const double2 *)D.values, nb * 2, (const int4 *)D.colidx, nb / 4, sink); });
     printf("read of values + column indices (%.1f MB): %.4f ms, %.1f GB/s, %.1f %% copy\n", nb * 36e-6, rd, nb * 36.0 / rd * 1e-6, nb * 36.0 / rd * 1e-6 / copy * 100);
     for (const auto &cf : configs) {
-      const sliced H = build_sliced(*A, cf[0], cf[1], cf[2]);
+      const sliced H = cf[0] == 0 ? build_virtual(*A, cf[1], cf[2]) : build_sliced(*A, cf[0], cf[1], cf[2]);
       dev_sliced   S;
       S.nslices = H.nslices, S.npieces = H.npieces, S.nlong = H.nlong, S.nwork = (int)H.work.size();
       S.slice_step = upload(H.slice_step), S.lane_row = upload(H.lane_row), S.scol = upload(H.scol);
