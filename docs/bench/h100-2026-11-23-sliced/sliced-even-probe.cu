@@ -14,86 +14,26 @@
    It also writes the 2D matrix as a PETSc binary file (jac2d.bin), so that bench_cuda can time our
    kernels and cuSPARSE on the same matrix with --jacobian jac2d.bin:4.
 
-   Build: nvcc -std=c++17 -O3 -arch=sm_90 -o sliced-even-probe sliced-even-probe.cu
+   Build (from this folder): nvcc -std=c++17 -O3 -arch=sm_90 -I../../../bench
+            -I../../../src/mat/impls/bsrcustom/kernels -o sliced-even-probe sliced-even-probe.cu
+   (call 4 ran a build from a copy with the generators, the timing and the copy reference written out
+   in the file; its regular bs 2 twin had bench_cuda's shape but its own column and value draw. The
+   stencils and the twin now come from bench/bench_datasets.h, bench_cuda's own generators)
 */
-#include <cuda_runtime.h>
-
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+#include "probe-common.cuh"
 
-struct rng64 {
-  uint64_t s;
-  uint64_t next()
-  {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z          = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z          = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }
-};
-
-struct bsr {
-  std::string         name;
-  int                 n = 0, bs = 1;
-  std::vector<int>    rowptr, colidx;
-  std::vector<double> values;
-};
-
-/* bench_cuda's stencil_dataset (same order, same values generator). */
-bsr stencil(const char *name, int n, int bs, int points)
-{
-  bsr D;
-  D.name = name, D.bs = bs, D.n = n * n * n;
-  D.rowptr.push_back(0);
-  for (int k = 0; k < n; ++k)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
-        for (int dk = -1; dk <= 1; ++dk)
-          for (int dj = -1; dj <= 1; ++dj)
-            for (int di = -1; di <= 1; ++di) {
-              if (points == 7 && std::abs(di) + std::abs(dj) + std::abs(dk) > 1) continue;
-              const int ii = i + di, jj = j + dj, kk = k + dk;
-              if (ii < 0 || jj < 0 || kk < 0 || ii >= n || jj >= n || kk >= n) continue;
-              D.colidx.push_back((kk * n + jj) * n + ii);
-            }
-        D.rowptr.push_back((int)D.colidx.size());
-      }
-  D.values.resize(D.colidx.size() * bs * bs);
-  rng64 rng{777u + (uint64_t)bs};
-  for (double &v : D.values) v = 2.0 * rng.uniform() - 1.0;
-  return D;
-}
-
-int stencil_n_for(double bytes, int bs, int points)
-{
-  for (int n = 3;; ++n) {
-    const double m = 3.0 * n - 2.0, blocks = points == 27 ? m * m * m : 7.0 * n * n * n - 6.0 * n * n;
-    if (blocks * bs * bs * 8.0 >= bytes) return n;
-  }
-}
+using bsr = dataset;
 
 /* A 2D five-point star on an n x n grid with bs x bs blocks: the structure of snes ex19's Jacobian
    (DMDA, star stencil of width 1, 4 fields) on a 640^2 grid. */
 bsr star2d(int n, int bs)
 {
   bsr D;
-  D.name = "jac2d_bs" + std::to_string(bs), D.bs = bs, D.n = n * n;
+  D.name = "jac2d_bs" + std::to_string(bs), D.bs = bs, D.nbrows = D.nbcols = n * n;
   D.rowptr.push_back(0);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) {
@@ -110,58 +50,27 @@ bsr star2d(int n, int bs)
   return D;
 }
 
-/* bench_cuda's regular twin of powerlaw_bs2 needs the power-law draw only for its block count. */
-bsr regular2()
-{
-  const int    nbrows = 644531;
-  rng64        rng{4242u + 2u};
-  const double a = 2.2, lmin = 16.0 * (a - 2.0) / (a - 1.0);
-  int64_t      total = 0;
-  for (int i = 0; i < nbrows; ++i) total += std::min(nbrows / 8, std::max(1, (int)(lmin * std::pow(1.0 - rng.uniform(), -1.0 / (a - 1.0)))));
-  /* then the twin: bench_cuda draws the power-law columns and values first; this twin has its own
-     values and columns drawn the same way, so only its shape (not its numbers) is bench_cuda's */
-  bsr D;
-  D.name = "regular_bs2", D.bs = 2, D.n = nbrows;
-  D.rowptr.push_back(0);
-  std::vector<char> used;
-  for (int i = 0; i < nbrows; ++i) {
-    const int L = (int)(total / nbrows + (i < total % nbrows ? 1 : 0)), w = std::min(nbrows, 2 * L);
-    const int c0 = std::min(std::max(0, i - w / 2), nbrows - w);
-    used.assign(w, 0);
-    for (int t = w - L; t < w; ++t) {
-      const int j = (int)(rng.next() % (uint64_t)(t + 1));
-      used[used[j] ? t : j] = 1;
-    }
-    for (int j = 0; j < w; ++j)
-      if (used[j]) D.colidx.push_back(c0 + j);
-    D.rowptr.push_back((int)D.colidx.size());
-  }
-  D.values.resize(D.colidx.size() * 4);
-  for (double &v : D.values) v = 2.0 * rng.uniform() - 1.0;
-  return D;
-}
-
 void write_petsc_binary(const bsr &A, const char *path)
 {
   auto be = [](uint32_t v) { return __builtin_bswap32(v); };
   FILE *f = fopen(path, "wb");
   if (!f) return;
-  const int        bs = A.bs, M = A.n * bs;
+  const int        bs = A.bs, M = A.nbrows * bs;
   const int64_t    nnz = (int64_t)A.colidx.size() * bs * bs;
   const uint32_t   hdr[4] = {be(1211216), be(M), be(M), be((uint32_t)nnz)};
   fwrite(hdr, 4, 4, f);
   std::vector<uint32_t> buf;
-  for (int r = 0; r < A.n; ++r)
+  for (int r = 0; r < A.nbrows; ++r)
     for (int i = 0; i < bs; ++i) buf.push_back(be((A.rowptr[r + 1] - A.rowptr[r]) * bs));
   fwrite(buf.data(), 4, buf.size(), f);
   buf.clear();
-  for (int r = 0; r < A.n; ++r)
+  for (int r = 0; r < A.nbrows; ++r)
     for (int i = 0; i < bs; ++i)
       for (int b = A.rowptr[r]; b < A.rowptr[r + 1]; ++b)
         for (int j = 0; j < bs; ++j) buf.push_back(be(A.colidx[b] * bs + j));
   fwrite(buf.data(), 4, buf.size(), f);
   std::vector<uint64_t> vb;
-  for (int r = 0; r < A.n; ++r)
+  for (int r = 0; r < A.nbrows; ++r)
     for (int i = 0; i < bs; ++i)
       for (int b = A.rowptr[r]; b < A.rowptr[r + 1]; ++b)
         for (int j = 0; j < bs; ++j) {
@@ -171,15 +80,6 @@ void write_petsc_binary(const bsr &A, const char *path)
         }
   fwrite(vb.data(), 8, vb.size(), f);
   fclose(f);
-}
-
-template <class Tv>
-Tv *upload(const std::vector<Tv> &v)
-{
-  Tv *p = nullptr;
-  CK(cudaMalloc(&p, std::max<size_t>(1, v.size()) * sizeof(Tv)));
-  if (!v.empty()) CK(cudaMemcpy(p, v.data(), v.size() * sizeof(Tv), cudaMemcpyHostToDevice));
-  return p;
 }
 
 template <int BS, int U, bool STREAM, bool PRED>
@@ -222,59 +122,23 @@ __global__ void __launch_bounds__(256) sliced_kernel(int nbrows, int nslices, co
     for (int i = 0; i < BS; ++i) y[(size_t)r * BS + i] = acc[i];
 }
 
-template <class F>
-double median_ms(F call, int warm = 5, int reps = 30)
-{
-  for (int i = 0; i < warm; ++i) call();
-  std::vector<cudaEvent_t> ev(2 * reps);
-  for (auto &e : ev) CK(cudaEventCreate(&e));
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(ev[2 * i]));
-    call();
-    CK(cudaEventRecord(ev[2 * i + 1]));
-  }
-  CK(cudaDeviceSynchronize());
-  std::vector<double> ms(reps);
-  for (int i = 0; i < reps; ++i) {
-    float f;
-    CK(cudaEventElapsedTime(&f, ev[2 * i], ev[2 * i + 1]));
-    ms[i] = f;
-  }
-  for (auto &e : ev) CK(cudaEventDestroy(e));
-  std::sort(ms.begin(), ms.end());
-  return 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-}
-
-double copy_gbs()
-{
-  const size_t n = (size_t)1 << 30;
-  void        *a, *b;
-  CK(cudaMalloc(&a, n));
-  CK(cudaMalloc(&b, n));
-  CK(cudaMemset(a, 1, n));
-  const double ms = median_ms([&] { CK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice)); });
-  CK(cudaFree(a));
-  CK(cudaFree(b));
-  return 2.0 * n / ms * 1e-6;
-}
-
 template <int BS>
 void run(const bsr &A, double copy)
 {
   const size_t nb = A.colidx.size();
-  const double bytes = nb * (8.0 * BS * BS + 4.0) + (A.n + 1) * 4.0 + 2.0 * A.n * BS * 8.0;
-  const int    nslices = (A.n + 31) / 32;
+  const double bytes = nb * (8.0 * BS * BS + 4.0) + (A.nbrows + 1) * 4.0 + 2.0 * A.nbrows * BS * 8.0;
+  const int    nslices = (A.nbrows + 31) / 32;
   std::vector<int> step(nslices + 1, 0);
   for (int s = 0; s < nslices; ++s) {
     int L = 0;
-    for (int r = s * 32; r < std::min(A.n, s * 32 + 32); ++r) L = std::max(L, A.rowptr[r + 1] - A.rowptr[r]);
+    for (int r = s * 32; r < std::min(A.nbrows, s * 32 + 32); ++r) L = std::max(L, A.rowptr[r + 1] - A.rowptr[r]);
     step[s + 1] = step[s] + L;
   }
   const size_t        steps = step[nslices];
   std::vector<int>    scol(steps * 32, 0);
   std::vector<double> sval(steps * 32 * BS * BS, 0.0);
   for (int s = 0; s < nslices; ++s)
-    for (int l = 0; l < 32 && s * 32 + l < A.n; ++l) {
+    for (int l = 0; l < 32 && s * 32 + l < A.nbrows; ++l) {
       const int r = s * 32 + l, L = A.rowptr[r + 1] - A.rowptr[r];
       for (int j = 0; j < step[s + 1] - step[s]; ++j) {
         const size_t st = (size_t)step[s] + j;
@@ -284,22 +148,22 @@ void run(const bsr &A, double copy)
           for (int q = 0; q < BS * BS; ++q) sval[(st * BS * BS + q) * 32 + l] = A.values[(size_t)b * BS * BS + q];
       }
     }
-  printf("\n%s: %d block rows, bs %d, %zu blocks, bytes %.1f MB, %d slices, padding %.2f %% of the blocks\n", A.name.c_str(), A.n, BS, nb, bytes * 1e-6, nslices,
+  printf("\n%s: %d block rows, bs %d, %zu blocks, bytes %.1f MB, %d slices, padding %.2f %% of the blocks\n", A.name.c_str(), A.nbrows, BS, nb, bytes * 1e-6, nslices,
          100.0 * (steps * 32.0 - nb) / nb);
   int    *d_step = upload(step), *d_rowptr = upload(A.rowptr), *d_scol = upload(scol);
   double *d_sval = upload(sval);
-  std::vector<double> x((size_t)A.n * BS);
+  std::vector<double> x((size_t)A.nbrows * BS);
   rng64               rx{99};
   for (double &v : x) v = 2.0 * rx.uniform() - 1.0;
   double *d_x = upload(x), *d_y;
   CK(cudaMalloc(&d_y, x.size() * 8));
   std::vector<double> yref(x.size(), 0.0);
-  for (int r = 0; r < A.n; ++r)
+  for (int r = 0; r < A.nbrows; ++r)
     for (int b = A.rowptr[r]; b < A.rowptr[r + 1]; ++b)
       for (int j = 0; j < BS; ++j)
         for (int i = 0; i < BS; ++i) yref[(size_t)r * BS + i] += A.values[(size_t)b * BS * BS + j * BS + i] * x[(size_t)A.colidx[b] * BS + j];
   auto one = [&](auto kern, const char *label) {
-    auto call = [&] { kern<<<(nslices + 7) / 8, 256>>>(A.n, nslices, d_step, d_rowptr, d_scol, d_sval, d_x, d_y); };
+    auto call = [&] { kern<<<(nslices + 7) / 8, 256>>>(A.nbrows, nslices, d_step, d_rowptr, d_scol, d_sval, d_x, d_y); };
     CK(cudaMemset(d_y, 0, x.size() * 8));
     call();
     CK(cudaDeviceSynchronize());
@@ -336,10 +200,14 @@ int main()
     write_petsc_binary(J, "jac2d.bin");
     run<4>(J, copy);
   }
-  run<3>(stencil("stencil7_bs3", stencil_n_for(256e6, 3, 7), 3, 7), copy);
-  run<2>(stencil("stencil27_bs2", stencil_n_for(256e6, 2, 27), 2, 27), copy);
-  run<2>(regular2(), copy);
-  run<3>(stencil("stencil27_bs3", stencil_n_for(256e6, 3, 27), 3, 27), copy);
-  run<4>(stencil("stencil27_bs4", stencil_n_for(256e6, 4, 27), 4, 27), copy);
+  run<3>(stencil_dataset("stencil7_bs3", stencil_n_for(256e6, 3, 7), 3, 7), copy);
+  run<2>(stencil_dataset("stencil27_bs2", stencil_n_for(256e6, 2, 27), 2, 27), copy);
+  {
+    const int     nbrows = 644531; /* bench_cuda's regular_bs2: the twin of powerlaw_bs2 */
+    const dataset P      = powerlaw_dataset("powerlaw_bs2", nbrows, 2, 16.0, 0);
+    run<2>(powerlaw_dataset("regular_bs2", nbrows, 2, 16.0, P.nblocks()), copy);
+  }
+  run<3>(stencil_dataset("stencil27_bs3", stencil_n_for(256e6, 3, 27), 3, 27), copy);
+  run<4>(stencil_dataset("stencil27_bs4", stencil_n_for(256e6, 4, 27), 4, 27), copy);
   return 0;
 }

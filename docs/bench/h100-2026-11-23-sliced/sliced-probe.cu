@@ -2,7 +2,7 @@
    sliced-probe: does a sliced, lane-per-row layout of the short 2x2 block rows stream where
    HYBRID's groups of lanes do not?  Standalone (no PETSc, no project library).
 
-   It builds bench_cuda's powerlaw_bs2 matrix and its regular twin (the same generator and seed),
+   It builds bench_cuda's powerlaw_bs2 matrix and its regular twin (bench/bench_datasets.h),
    and times y = A x three ways, each checked against a host product first:
      - a read of the matrix's bytes (values + column indices), the reference;
      - SLICED: block rows of at most T blocks are sorted by length (longest first) within windows of
@@ -16,81 +16,19 @@
    Bytes = values + column indices + row pointers + x + y, as bench_cuda counts them; "% copy" against
    a 1 GiB device-to-device copy of the same run.
 
-   Build: nvcc -std=c++17 -O3 -arch=sm_90 [-DMINB=8] -o sliced-probe sliced-probe.cu
+   Build (from this folder): nvcc -std=c++17 -O3 -arch=sm_90 [-DMINB=8] -I../../../bench
+            -I../../../src/mat/impls/bsrcustom/kernels -o sliced-probe sliced-probe.cu
+   (the runs of calls 3, 4, 7 and 8 were built from a copy with the generator, the timing and the
+   copy reference written out in the file; the same code, moved since to probe-common.cuh and
+   bench/bench_datasets.h)
    Run:   ./sliced-probe [T sigma P] ...   (triples; default: a sweep; T 0: virtual rows of P blocks)
 */
-#include <cuda_runtime.h>
-
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <numeric>
 #include <string>
-#include <vector>
 
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+#include "probe-common.cuh"
 
-struct rng64 { /* bench_cuda's generator, so that the matrix is the same */
-  uint64_t s;
-  uint64_t next()
-  {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z          = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z          = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }
-};
-
-struct bsr2 { /* 2x2 blocks, column-major inside a block (BAIJ's layout) */
-  int                 n = 0;
-  std::vector<int>    rowptr, colidx;
-  std::vector<double> values;
-};
-
-/* bench_cuda.cu's powerlaw_dataset for bs 2 (regular_blocks > 0: the twin). */
-bsr2 powerlaw2(int nbrows, double mean, int64_t regular_blocks)
-{
-  bsr2             D;
-  rng64            rng{4242u + 2u};
-  const double     a = 2.2, lmin = mean * (a - 2.0) / (a - 1.0);
-  const int        lmax = std::max(1, nbrows / 8);
-  std::vector<int> len(nbrows);
-  for (int i = 0; i < nbrows; ++i) {
-    if (regular_blocks > 0) len[i] = (int)(regular_blocks / nbrows + (i < regular_blocks % nbrows ? 1 : 0));
-    else len[i] = std::min(lmax, std::max(1, (int)(lmin * std::pow(1.0 - rng.uniform(), -1.0 / (a - 1.0)))));
-  }
-  D.n = nbrows;
-  D.rowptr.resize(nbrows + 1);
-  D.rowptr[0] = 0;
-  for (int i = 0; i < nbrows; ++i) D.rowptr[i + 1] = D.rowptr[i] + len[i];
-  D.colidx.resize(D.rowptr[nbrows]);
-  std::vector<char> used;
-  for (int i = 0; i < nbrows; ++i) {
-    const int L = len[i], w = std::min(nbrows, 2 * L);
-    const int c0 = std::min(std::max(0, i - w / 2), nbrows - w);
-    used.assign(w, 0);
-    for (int t = w - L; t < w; ++t) {
-      const int j = (int)(rng.next() % (uint64_t)(t + 1));
-      used[used[j] ? t : j] = 1;
-    }
-    int *out = D.colidx.data() + D.rowptr[i];
-    for (int j = 0; j < w; ++j)
-      if (used[j]) *out++ = c0 + j;
-  }
-  D.values.resize((size_t)D.rowptr[nbrows] * 4);
-  for (double &v : D.values) v = 2.0 * rng.uniform() - 1.0;
-  return D;
-}
+using bsr2 = dataset; /* 2x2 blocks, column-major inside a block (BAIJ's layout) */
 
 /* The sliced layout of the short rows and the pieces of the long ones. */
 struct sliced {
@@ -111,8 +49,8 @@ sliced build_sliced(const bsr2 &A, int T, int sigma, int P)
   S.slice_step.push_back(0);
   std::vector<int> rows;
   int              nslots = 0; /* partial sums: one per piece of a row of two or more */
-  for (int w0 = 0; w0 < A.n; w0 += sigma) {
-    const int w1 = std::min(A.n, w0 + sigma);
+  for (int w0 = 0; w0 < A.nbrows; w0 += sigma) {
+    const int w1 = std::min(A.nbrows, w0 + sigma);
     rows.clear();
     for (int i = w0; i < w1; ++i) {
       const int L = A.rowptr[i + 1] - A.rowptr[i];
@@ -182,8 +120,8 @@ sliced build_virtual(const bsr2 &A, int sigma, int P)
   };
   std::vector<vrow> rows;
   int               nslots = 0;
-  for (int w0 = 0; w0 < A.n; w0 += sigma) {
-    const int w1 = std::min(A.n, w0 + sigma);
+  for (int w0 = 0; w0 < A.nbrows; w0 += sigma) {
+    const int w1 = std::min(A.nbrows, w0 + sigma);
     rows.clear();
     for (int i = w0; i < w1; ++i) {
       const int L = A.rowptr[i + 1] - A.rowptr[i];
@@ -235,16 +173,6 @@ struct dev_sliced {
   double *sval, *partial;
 };
 
-template <class Tv>
-Tv *upload(const std::vector<Tv> &v)
-{
-  Tv *p = nullptr;
-  CK(cudaMalloc(&p, std::max<size_t>(1, v.size()) * sizeof(Tv)));
-  if (!v.empty()) CK(cudaMemcpy(p, v.data(), v.size() * sizeof(Tv), cudaMemcpyHostToDevice));
-  return p;
-}
-
-/* MODE: 0 everything, 1 slices only, 2 pieces only. U: steps a lane has in flight. */
 #ifndef MINB
 #define MINB 1 /* minimum resident thread blocks per SM asked of ptxas (8: 32 registers) */
 #endif
@@ -365,46 +293,10 @@ __global__ void read_kernel(const double2 *v, size_t n2, const int4 *c, size_t n
   if (acc == 12345.678) sink[0] = acc;
 }
 
-template <class F>
-double median_ms(F call, int warm = 5, int reps = 30)
-{
-  for (int i = 0; i < warm; ++i) call();
-  std::vector<cudaEvent_t> ev(2 * reps);
-  for (auto &e : ev) CK(cudaEventCreate(&e));
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(ev[2 * i]));
-    call();
-    CK(cudaEventRecord(ev[2 * i + 1]));
-  }
-  CK(cudaDeviceSynchronize());
-  std::vector<double> ms(reps);
-  for (int i = 0; i < reps; ++i) {
-    float f;
-    CK(cudaEventElapsedTime(&f, ev[2 * i], ev[2 * i + 1]));
-    ms[i] = f;
-  }
-  for (auto &e : ev) CK(cudaEventDestroy(e));
-  std::sort(ms.begin(), ms.end());
-  return 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-}
-
 struct dev_bsr {
   int    *rowptr, *colidx;
   double *values, *x, *y;
 };
-
-double copy_gbs()
-{
-  const size_t n = (size_t)1 << 30;
-  void        *a, *b;
-  CK(cudaMalloc(&a, n));
-  CK(cudaMalloc(&b, n));
-  CK(cudaMemset(a, 1, n));
-  const double ms = median_ms([&] { CK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice)); });
-  CK(cudaFree(a));
-  CK(cudaFree(b));
-  return 2.0 * n / ms * 1e-6;
-}
 
 template <int U, int MODE, bool STREAM>
 void launch(const dev_sliced &S, const dev_bsr &D)
@@ -422,8 +314,8 @@ int main(int argc, char **argv)
   const double copy = copy_gbs();
   printf("1 GiB device copy: %.1f GB/s\n", copy);
 
-  const bsr2 P = powerlaw2(nbrows, 16.0, 0);
-  const bsr2 R = powerlaw2(nbrows, 16.0, (int64_t)P.rowptr[nbrows]);
+  const bsr2 P = powerlaw_dataset("powerlaw_bs2", nbrows, 2, 16.0, 0);
+  const bsr2 R = powerlaw_dataset("regular_bs2", nbrows, 2, 16.0, P.nblocks());
   std::vector<std::vector<int>> configs; /* T, sigma, P */
   for (int i = 1; i + 2 < argc; i += 3) configs.push_back({atoi(argv[i]), atoi(argv[i + 1]), atoi(argv[i + 2])});
   if (configs.empty()) configs = {{16, 1 << 30, 256}, {16, 65536, 256}, {16, 4096, 256}, {64, 65536, 256}, {256, 65536, 256}, {256, 1 << 30, 256}, {64, 65536, 128}};
@@ -431,20 +323,20 @@ int main(int argc, char **argv)
 
   for (const bsr2 *A : {&P, &R}) {
     const char  *name = A == &P ? "powerlaw_bs2" : "regular_bs2";
-    const size_t nb = (size_t)A->rowptr[A->n];
-    const double bytes = nb * 32.0 + nb * 4.0 + (A->n + 1) * 4.0 + 2.0 * A->n * 16.0;
-    printf("\n%s: %d block rows, %zu blocks, bytes %.1f MB\n", name, A->n, nb, bytes * 1e-6);
+    const size_t nb = (size_t)A->rowptr[A->nbrows];
+    const double bytes = nb * 32.0 + nb * 4.0 + (A->nbrows + 1) * 4.0 + 2.0 * A->nbrows * 16.0;
+    printf("\n%s: %d block rows, %zu blocks, bytes %.1f MB\n", name, A->nbrows, nb, bytes * 1e-6);
     dev_bsr D;
     D.rowptr = upload(A->rowptr);
     D.colidx = upload(A->colidx);
     D.values = upload(A->values);
-    std::vector<double> x(2 * A->n);
+    std::vector<double> x(2 * A->nbrows);
     rng64               rx{99};
     for (double &v : x) v = 2.0 * rx.uniform() - 1.0;
     D.x = upload(x);
     CK(cudaMalloc(&D.y, x.size() * sizeof(double)));
-    std::vector<double> yref(2 * A->n, 0.0);
-    for (int i = 0; i < A->n; ++i)
+    std::vector<double> yref(2 * A->nbrows, 0.0);
+    for (int i = 0; i < A->nbrows; ++i)
       for (int j = A->rowptr[i]; j < A->rowptr[i + 1]; ++j) {
         const double *v = &A->values[(size_t)j * 4];
         const int     c = A->colidx[j];
@@ -467,7 +359,7 @@ int main(int argc, char **argv)
       printf("T %d sigma %d P %d: %d slices (%zu blocks, %.2f %% padding), %d pieces, %d long rows\n", cf[0], cf[1], cf[2], H.nslices, sblocks,
              100.0 * H.padded_blocks / std::max<size_t>(1, sblocks), H.npieces, H.nlong);
       auto check = [&](const char *what) {
-        std::vector<double> y(2 * A->n);
+        std::vector<double> y(2 * A->nbrows);
         CK(cudaMemcpy(y.data(), D.y, y.size() * 8, cudaMemcpyDeviceToHost));
         double e = 0;
         for (size_t i = 0; i < y.size(); ++i) e = std::max(e, std::fabs(y[i] - yref[i]) / (1.0 + std::fabs(yref[i])));
