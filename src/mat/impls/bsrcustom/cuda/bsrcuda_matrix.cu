@@ -96,7 +96,8 @@ struct bsrc_cuda_matrix {
   std::vector<int64_t>  host_slice_step;
   bsrk_idx              nslices = 0;
   int64_t               slice_blocks = 0; /* the natural layout's blocks, padding included (the auto choice) */
-  bool                  slices_sorted = false; /* the sorted layout (uneven rows): its lane rows, below */
+  bool                  slices_sorted = false;  /* the sorted layout (uneven rows): its lane rows, below */
+  bool                  slices_planned = false; /* host_slice_step and the lane rows describe SLICED's layout */
   std::vector<bsrk_idx> host_lane_out, host_lane_len, host_slice_long_row, host_slice_long_begin;
   std::vector<int64_t>  host_lane_b0;
   bsrk_idx              slice_nlong = 0, slice_nslots = 0;
@@ -246,7 +247,7 @@ void release_slices(bsrc_cuda_matrix *M)
   M->host_slice_long_begin.clear();
   M->nslices       = 0;
   M->slice_blocks  = 0;
-  M->slices_sorted = false;
+  M->slices_sorted = M->slices_planned = false;
   M->slice_nlong = M->slice_nslots = 0;
   M->slices_epoch  = 0;
 }
@@ -714,33 +715,46 @@ bsrc_cuda_status build_strips(bsrc_cuda_matrix *M)
   return BSRC_CUDA_OK;
 }
 
-/* SLICED's slices, planned on the host from the row pointers (host_rowptr; slices_view): the natural
-   layout's slices (their blocks, padding included, are the auto choice's measure), and where that
-   layout would hold more than kSlicedMaxPadding of padding, the sorted one: block rows of at most
-   kSlicedVirtualBlocks blocks and the lane rows of the longer ones, sorted by length (longest first;
-   ties in row order), 32 a slice. */
+/* SLICED's natural layout, planned on the host from the row pointers (host_rowptr; slices_view) at
+   set_structure: its slices' steps, and the blocks they hold with their padding (the auto choice's
+   measure). Where that is more than kSlicedMaxPadding x the matrix's blocks, SLICED takes the sorted
+   layout, planned only when SLICED is first configured or run (plan_sorted_slices). */
 bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
 {
   const bsrk_idx *rp      = M->host_rowptr.data();
   const bsrk_idx  nslices = (bsrk_idx)(((int64_t)M->nbrows + kWarpSize - 1) / kWarpSize);
   try {
     M->host_slice_step.assign((size_t)nslices + 1, 0);
-    for (bsrk_idx sl = 0; sl < nslices; ++sl) {
-      bsrk_idx longest = 0;
-      for (int64_t r = (int64_t)sl * kWarpSize; r < std::min<int64_t>(M->nbrows, ((int64_t)sl + 1) * kWarpSize); ++r) longest = std::max(longest, rp[r + 1] - rp[r]);
-      M->host_slice_step[sl + 1] = M->host_slice_step[sl] + longest;
-    }
-    M->nslices       = nslices;
-    M->slice_blocks  = M->host_slice_step.back() * kWarpSize;
-    M->slices_sorted = (double)M->slice_blocks > kSlicedMaxPadding * (double)M->nblocks;
-    if (!M->slices_sorted) return BSRC_CUDA_OK;
+  } catch (const std::bad_alloc &) {
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "set_structure: out of host memory for the slices of sliced");
+  }
+  for (bsrk_idx sl = 0; sl < nslices; ++sl) {
+    bsrk_idx longest = 0;
+    for (int64_t r = (int64_t)sl * kWarpSize; r < std::min<int64_t>(M->nbrows, ((int64_t)sl + 1) * kWarpSize); ++r) longest = std::max(longest, rp[r + 1] - rp[r]);
+    M->host_slice_step[sl + 1] = M->host_slice_step[sl] + longest;
+  }
+  M->nslices        = nslices;
+  M->slice_blocks   = M->host_slice_step.back() * kWarpSize;
+  M->slices_sorted  = (double)M->slice_blocks > kSlicedMaxPadding * (double)M->nblocks;
+  M->slices_planned = !M->slices_sorted;
+  return BSRC_CUDA_OK;
+}
 
+/* The sorted layout (slices_view), once: block rows of at most kSlicedVirtualBlocks blocks and the
+   lane rows of the longer ones, sorted by length (longest first; ties in row order), 32 a slice. */
+bsrc_cuda_status plan_sorted_slices(bsrc_cuda_matrix *M)
+{
+  if (M->slices_planned) return BSRC_CUDA_OK;
+  const bsrk_idx *rp = M->host_rowptr.data();
+  try {
     struct lane_row {
       int64_t  b0;
       bsrk_idx len, out;
     };
     std::vector<lane_row> rows;
     bsrk_idx              nslots = 0;
+    M->host_slice_long_row.clear();
+    M->host_slice_long_begin.clear();
     for (bsrk_idx r = 0; r < M->nbrows; ++r) {
       const bsrk_idx len = rp[r + 1] - rp[r];
       if (len <= kSlicedVirtualBlocks) { /* empty rows too: their lanes store beta * in */
@@ -753,8 +767,8 @@ bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
     }
     M->host_slice_long_begin.push_back(nslots);
     std::stable_sort(rows.begin(), rows.end(), [](const lane_row &a, const lane_row &b) { return a.len > b.len; });
-    const bsrk_idx sorted_slices = (bsrk_idx)(((int64_t)rows.size() + kWarpSize - 1) / kWarpSize);
-    M->host_slice_step.assign((size_t)sorted_slices + 1, 0);
+    const bsrk_idx       sorted_slices = (bsrk_idx)(((int64_t)rows.size() + kWarpSize - 1) / kWarpSize);
+    std::vector<int64_t> step((size_t)sorted_slices + 1, 0);
     M->host_lane_out.assign((size_t)sorted_slices * kWarpSize, -1);
     M->host_lane_b0.assign((size_t)sorted_slices * kWarpSize, 0);
     M->host_lane_len.assign((size_t)sorted_slices * kWarpSize, 0);
@@ -762,14 +776,17 @@ bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
       M->host_lane_out[i] = rows[i].out;
       M->host_lane_b0[i]  = rows[i].b0;
       M->host_lane_len[i] = rows[i].len;
-      if (i % kWarpSize == 0) M->host_slice_step[i / kWarpSize + 1] = M->host_slice_step[i / kWarpSize] + rows[i].len; /* the slice's first lane is its longest */
+      if (i % kWarpSize == 0) step[i / kWarpSize + 1] = step[i / kWarpSize] + rows[i].len; /* the slice's first lane is its longest */
     }
-    M->nslices      = sorted_slices;
-    M->slice_nlong  = (bsrk_idx)M->host_slice_long_row.size();
-    M->slice_nslots = nslots;
+    M->host_slice_step.swap(step);
+    M->nslices        = sorted_slices;
+    M->slice_nlong    = (bsrk_idx)M->host_slice_long_row.size();
+    M->slice_nslots   = nslots;
+    M->slices_planned = true;
   } catch (const std::bad_alloc &) {
-    release_slices(M);
-    return fail(sink(M), BSRC_CUDA_ERR_MEM, "set_structure: out of host memory for the slices of sliced");
+    for (auto *v : {&M->host_lane_out, &M->host_lane_len, &M->host_slice_long_row, &M->host_slice_long_begin}) v->clear();
+    M->host_lane_b0.clear();
+    return fail(sink(M), BSRC_CUDA_ERR_MEM, "sliced: out of host memory for the plan of its sorted layout");
   }
   return BSRC_CUDA_OK;
 }
@@ -778,6 +795,10 @@ bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
 bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
 {
   if (M->cfg_valid[k]) return BSRC_CUDA_OK;
+  if (k == BSRC_CUDA_KERNEL_SLICED) { /* its grid counts the slices of its layout */
+    const bsrc_cuda_status ps = plan_sorted_slices(M);
+    if (ps != BSRC_CUDA_OK) return ps;
+  }
   const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
@@ -793,6 +814,8 @@ bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
 bsrc_cuda_status ensure_slices(bsrc_cuda_matrix *M, cudaStream_t s)
 {
   if (M->slices_epoch == M->values_epoch) return BSRC_CUDA_OK;
+  const bsrc_cuda_status ps = plan_sorted_slices(M);
+  if (ps != BSRC_CUDA_OK) return ps;
   const size_t steps = (size_t)M->host_slice_step.back();
   size_t       col_bytes = 0, value_bytes = 0;
   if (!byte_count(steps * kWarpSize, sizeof(bsrk_idx), &col_bytes) || !byte_count(steps * kWarpSize, (size_t)M->bs * (size_t)M->bs * sizeof(double), &value_bytes))
