@@ -84,7 +84,6 @@ constexpr int64_t kMaxTaskValues = 512 * 25; /* ... and at most this many values
                                                 amortise its barriers (HYBRID on scalar power-law rows:
                                                 512-block tasks left most groups idle) */
 constexpr int kAuxThreads     = 256; /* fix-up and scale passes: plain element-wise loops */
-constexpr int kSlicedThreads  = kSlicedMaxThreads; /* SLICED: 8 slices a thread block (the probe's launch) */
 constexpr int kPrefetchMaxBs  = 3;   /* the L2 prefetches of WARP_ROW and HYBRID: block sizes 1-3 (prefetch_rows, prefetch_blocks) */
 constexpr double kStreamMaxValueBytes = 400.0 * 1048576.0; /* evict-first value loads up to this size (load_value) */
 
@@ -912,7 +911,7 @@ __device__ __forceinline__ void sliced_store(const product_args &a, int64_t row,
 }
 
 template <int BS>
-__global__ void __launch_bounds__(kSlicedThreads) sliced_kernel(const product_args a)
+__global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel(const product_args a)
 {
   release_fixup(); /* the sorted layout's partial sums: the piece fix-up may launch */
   constexpr int     U    = sliced_depth<BS>();
@@ -960,7 +959,7 @@ __global__ void __launch_bounds__(kSlicedThreads) sliced_kernel(const product_ar
 
 /* Any block size (BS == 0 in the tables): the block's rows in passes of kGenericRows sums, each
    pass walking the slice again (its column indices and x from the caches, its values once). */
-__global__ void __launch_bounds__(kSlicedThreads) sliced_kernel_generic(const product_args a)
+__global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel_generic(const product_args a)
 {
   const int     bs   = (int)a.bs;
   const int64_t bb   = (int64_t)bs * bs;
@@ -1315,7 +1314,7 @@ int default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row)
     return threads;
   }
   case BSRC_CUDA_KERNEL_SLICED:
-    return kSlicedThreads;
+    return kSlicedMaxThreads; /* 8 slices a thread block (the probe's launch) */
   case BSRC_CUDA_KERNEL_HYBRID:
   case BSRC_CUDA_KERNEL_WARP_ROW:
   case BSRC_CUDA_KERNEL_SEGMENTED:
@@ -1399,27 +1398,27 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   if (k == BSRC_CUDA_KERNEL_SLICED && !T.slices.slice_step) return cudaErrorInvalidValue; /* its copy not built (no steps: no columns nor values to hold) */
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess && k == BSRC_CUDA_KERNEL_SLICED && T.slices.nlong > 0) { /* the long rows' partial sums */
-    const int64_t warps = (int64_t)T.slices.nlong * A.bs;
-    const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);
-    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, T.slices.nlong, (int)A.bs, T.slices.long_row, T.slices.long_begin, (const double *)T.slices.slot_sum, alpha, beta, in, out);
+  if (err != cudaSuccess) return err;
+  if (k == BSRC_CUDA_KERNEL_SLICED || k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) { /* the long rows' partial sums */
+    const bool      sliced = k == BSRC_CUDA_KERNEL_SLICED;
+    const bsrk_idx  nlong  = sliced ? T.slices.nlong : P.nlong;
+    const bsrk_idx *rows = sliced ? T.slices.long_row : P.long_row, *begin = sliced ? T.slices.long_begin : P.long_piece_begin;
+    const double   *sums = sliced ? T.slices.slot_sum : P.piece_sum;
+    if (nlong <= 0) return cudaSuccess;
+    const int grid = (int)std::min<int64_t>(ceil_div((int64_t)nlong * A.bs * kWarpSize, kAuxThreads), INT_MAX);
+    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, nlong, (int)A.bs, rows, begin, sums, alpha, beta, in, out);
   }
-  if (err == cudaSuccess && (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) && P.nlong > 0) {
-    const int64_t warps = (int64_t)P.nlong * A.bs;
-    const int     grid  = (int)std::min<int64_t>(ceil_div(warps * kWarpSize, kAuxThreads), INT_MAX);
-    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, alpha, beta, in, out);
-  }
-  if (err != cudaSuccess || !is_task_kernel(k) || !T.has_carries) return err;
+  if (!is_task_kernel(k) || !T.has_carries) return cudaSuccess;
   const int64_t n    = (int64_t)T.ntasks * A.bs;
   const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
   return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
 }
 
-cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, cudaStream_t s)
+cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, bsrk_idx *slice_col, double *slice_values, cudaStream_t s)
 {
   if (S.nslices <= 0) return cudaSuccess;
   const int grid = (int)std::min<int64_t>(ceil_div((int64_t)S.nslices * kWarpSize, kAuxThreads), INT_MAX);
-  slices_build_kernel<<<grid, kAuxThreads, 0, s>>>(A.nbrows, A.bs, A.rowptr, A.colidx, A.values, S, const_cast<bsrk_idx *>(S.slice_col), const_cast<double *>(S.slice_values));
+  slices_build_kernel<<<grid, kAuxThreads, 0, s>>>(A.nbrows, A.bs, A.rowptr, A.colidx, A.values, S, slice_col, slice_values);
   return cudaGetLastError();
 }
 

@@ -200,9 +200,10 @@ int              hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks);
 constexpr int kHybridShortColumns = 512;
 /* padded_blocks: the blocks SLICED's slices would hold (32 x the longest row of each slice). */
 bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsrk_idx max_row_blocks, bsrk_idx max_task_rows, int64_t padded_blocks);
-/* Queues the build of SLICED's copy of A (slices_view's columns and values; the rest already on the
-   device) on stream s. */
-cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, cudaStream_t s);
+/* Queues the build of SLICED's copy of A on stream s: S's columns and values, written through
+   slice_col and slice_values (S holds them read-only, as the products see them); the rest of S
+   already on the device. */
+cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, bsrk_idx *slice_col, double *slice_values, cudaStream_t s);
 int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row);
 /* Launch configuration of kernel k for this matrix from the device's properties and the occupancy
    API (threads_override > 0 replaces the default threads per block). */
