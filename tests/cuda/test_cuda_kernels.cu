@@ -554,7 +554,10 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
 }
 
 /* SLICED's copy of the matrix, both layouts. Sorted (uneven rows): rows of 0, 1, 2, 7 blocks, of 33
-   and 100 (cut into lane rows of 32 blocks, summed by the fix-up), 32 empty rows in a run, 203 rows.
+   and 100 (groups of 2 and 4 lanes), 32 empty rows in a run, 203 rows; and every group size at its
+   edges (rows of 32 | 33, 64 | 65, .., 512 | 513 and 1024 blocks: 1-32 lanes, one lane of a 32-lane
+   group 17 blocks long) next to rows of more than a slice (1025, 2048, 2049 and 3000 blocks: whole
+   slices, summed by the fix-up), so that slices hold groups of several sizes.
    Natural (1024 rows of 7 blocks: no padding): lane l of slice s is row 32 s + l. Every specialised
    block size and two generic ones (9: one pass of 8 sums and one of 1; 17), thread blocks of 32 and
    256 threads; then new values (the copy is rebuilt). check_product runs beta 0 and 1. */
@@ -563,6 +566,8 @@ void test_sliced(bsrc_cuda_matrix *M, rng_t &rng)
   for (bsrk_idx bs : {1, 2, 3, 4, 5, 6, 7, 8, 9, 17}) {
     const host_matrix N = from_rows("slice_natural", 1100, bs, cycled_rows(1024, {7}, 1, 1100), rng);
     if (upload(M, N, case_name(N))) check_settings(M, N, BSRC_CUDA_KERNEL_SLICED, bsrc_cuda_set_threads, "threads", {32, 0}, rng);
+    const host_matrix G = from_rows("slice_groups", 4000, bs, cycled_rows(90, {32, 33, 64, 65, 0, 128, 129, 256, 257, 3000, 512, 513, 1, 1024, 1025, 2048, 2049, 7}, 13, 4000), rng);
+    if (bs <= 9 && upload(M, G, case_name(G))) check_settings(M, G, BSRC_CUDA_KERNEL_SLICED, bsrc_cuda_set_threads, "threads", {32, 0}, rng);
     std::vector<std::vector<bsrk_idx>> rows = cycled_rows(203, {0, 1, 7, 33, 0, 2, 100, 7}, 13, 300);
     for (int i = 64; i < 96; ++i) rows[i].clear(); /* a run of empty rows */
     const host_matrix A = from_rows("slice_edges", 300, bs, rows, rng);
@@ -586,8 +591,8 @@ void test_sliced(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
-/* Long rows of many pieces (HYBRID and SEGMENTED; SLICED's sorted layout: lane rows of 32 blocks, their
-   sums added per row by the same fix-up): each piece leaves its row sums in piece_sum and the
+/* Long rows of many pieces (HYBRID and SEGMENTED; SLICED's sorted layout: rows of more than a slice,
+   one partial sum a slice, added per row by the same fix-up): each piece leaves its row sums in piece_sum and the
    fix-up pass adds a row's pieces in a fixed order. Twenty products in a row of each kernel, beta 0 and
    1, bs 1, 2 and 5, rows of about 40 pieces between short ones: the first checked against the
    reference, every one bitwise equal to the first (the order of the sum must not depend on which piece
@@ -749,7 +754,14 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
   cases.push_back({stencil_matrix("stencil7", 12, 3, false, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 0});
   /* short rows of 0-2 3x3 blocks (76 bytes a block): one lane each (hybrid_row_lanes) */
   cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_HYBRID, 1});
-  cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 2, rng), BSRC_CUDA_KERNEL_HYBRID, 0});
+  /* power-law rows: SLICED's sorted layout for 2x2 blocks (measured ahead of HYBRID there), HYBRID for
+     4x4 (a tie) and for 2x2 rows of more than 1 KiB on average */
+  cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 2, rng), BSRC_CUDA_KERNEL_SLICED, 0});
+  cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 4, rng), BSRC_CUDA_KERNEL_HYBRID, 0});
+  {
+    std::vector<std::vector<bsrk_idx>> rows = cycled_rows(2000, {10, 60, 400, 5, 1, 60, 30, 40}, 7, 3000);
+    cases.push_back({from_rows("uneven_long_bs2", 3000, 2, rows, rng, false), BSRC_CUDA_KERNEL_HYBRID, 0});
+  }
   { /* a band of even long rows (the thesis type): the task kernel as the thesis has it */
     std::vector<std::vector<bsrk_idx>> rows(400);
     for (bsrk_idx i = 0; i < 400; ++i)
@@ -758,11 +770,13 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
     cases.push_back({from_rows("band100", 500, 5, rows, rng, false), BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 0});
   }
   { /* an MPI ghost block of a band: only the last 160 of 16000 block rows have blocks (up to 160):
-       skewed rows, which HYBRID takes (no task walks the ~16000 empty rows; the long rows in pieces) */
+       skewed rows, which HYBRID takes (no task walks the ~16000 empty rows; the long rows in pieces);
+       with 2x2 blocks too (mean row under kSlicedUnevenMinMeanBlocks) */
     std::vector<std::vector<bsrk_idx>> rows(16000);
     for (bsrk_idx i = 0; i < 160; ++i)
       for (bsrk_idx c = 0; c <= i; ++c) rows[16000 - 160 + i].push_back(c);
     cases.push_back({from_rows("ghost_band", 160, 5, rows, rng, false), BSRC_CUDA_KERNEL_HYBRID, 0});
+    cases.push_back({from_rows("ghost_band", 160, 2, rows, rng, false), BSRC_CUDA_KERNEL_HYBRID, 0});
   }
   /* power-law rows cut into 4 tasks, so that each task walks more than 1024 rows (as the default
      tasks do on power-law bs 1 rows of 593 MB): still HYBRID, which uses no tasks, not WARP_ROW */

@@ -55,11 +55,13 @@
    so short, even rows of 2x2-4x4 blocks stream 2-7 % faster than with WARP_ROW's groups of lanes; the
    price is a second copy of the matrix in device memory. Where consecutive rows are of uneven length
    (the natural layout would hold more than 2 % padding) the copy takes the sorted layout instead:
-   lane rows sorted by length, rows of more than kSlicedVirtualBlocks blocks cut into lane rows of
-   that length whose sums the piece fix-up adds. Measured on the power-law rows (H100), that layout
-   is not ahead of HYBRID (bs 2 0.1415 ms against 0.1335, bs 4 0.1063 / 0.1022, bs 1 0.3442 /
-   0.1942), so AUTO does not pick it; it keeps a forced SLICED from padding such rows to their
-   slice's longest (16x the blocks and 24 ms for power-law bs 2).
+   rows sorted by length, one lane each up to kSlicedLaneBlocks blocks, a longer row shared out over
+   an aligned group of 2-32 lanes that add their sums by a butterfly, a row too long for 32 lanes in
+   whole slices whose sums the piece fix-up adds (see slices_view). On the power-law rows (H100) that
+   layout with groups takes 0.1249-0.1259 ms for 2x2 blocks against HYBRID's 0.1333-0.1338, so AUTO
+   picks it for uneven 2x2 rows; with 4x4 blocks it ties HYBRID and with scalar blocks it is slower
+   (0.339 ms against 0.194). The first sorted layout, which cut long rows into lane rows of 32
+   blocks all summed by the fix-up, took 0.1415-0.1438 ms for 2x2 blocks.
 
    Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
@@ -101,6 +103,12 @@ constexpr bsrk_idx kTaskMaxRows          = 1024; /* a task walking more block ro
    bs 4 0.0974 / 0.0946, 27-point bs 3 0.0966 / 0.0956, bs 4 0.1003 / 0.0899), and with scalar
    blocks (regular bs 1 0.1800 / 0.1739) or 5x5 and 8x8 ones */
 constexpr double   kSlicedMaxRowBytes    = 1024.0;
+/* SLICED on uneven rows (its sorted layout, groups of lanes for the longer rows): for 2x2 blocks with
+   at least this many blocks in the mean row. H100, bench_cuda on the power-law rows (mean 13.9 blocks
+   of 2x2), two alternated rounds: 0.1249-0.1259 ms against HYBRID's 0.1333-0.1338; with 4x4 blocks a
+   tie (0.1020-0.1027 against 0.1020-0.1025), so HYBRID stays there (no second copy); bs 1 0.339
+   against 0.194 */
+constexpr double   kSlicedUnevenMinMeanBlocks = 4.0;
 
 /* Everything a product kernel reads, by value. `in` may alias `out`: neither is __restrict__. */
 struct product_args {
@@ -910,6 +918,28 @@ __device__ __forceinline__ void sliced_store(const product_args &a, int64_t row,
   for (int i = 0; i < BS; ++i) store_result(a, row * BS + i, acc[i]);
 }
 
+/* Sorted layout: the lanes of one group (aligned, sharing lane_out o; bsrcuda_kernels.cuh) add their
+   n sums by a butterfly, each lane ending with its group's total in the same order (deterministic).
+   Returns whether this lane stores the total (its group's first lane). A slice without groups (no
+   two neighbouring lanes share o) skips the shuffles. The whole warp calls it. */
+template <int N>
+__device__ __forceinline__ bool sliced_group_sum(double (&acc)[N], bsrk_idx o, int lane)
+{
+  const bsrk_idx pair = __shfl_xor_sync(0xffffffffu, o, 1);
+  if (!__any_sync(0xffffffffu, o != -1 && pair == o)) return true;
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2) {
+    const bool same = __shfl_xor_sync(0xffffffffu, o, d) == o;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const double t = __shfl_xor_sync(0xffffffffu, acc[i], d);
+      if (same) acc[i] += t;
+    }
+  }
+  const bsrk_idx before = __shfl_up_sync(0xffffffffu, o, 1); /* every lane, before any test (lane 0 gets its own) */
+  return lane == 0 || before != o;
+}
+
 template <int BS>
 __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel(const product_args a)
 {
@@ -945,8 +975,9 @@ __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel(const product
           for (int i = 0; i < BS; ++i) acc[i] += v[u][j * BS + i] * xv[j];
       }
   }
-  if (a.slices.lane_out) { /* sorted layout: a block row or a partial sum of a long one */
+  if (a.slices.lane_out) { /* sorted layout: a block row or a partial sum of a long one, from a group of lanes */
     const bsrk_idx o = a.slices.lane_out[s * kWarpSize + lane];
+    if (!sliced_group_sum<BS>(acc, o, lane)) return;
     if (o >= 0) sliced_store<BS>(a, o, acc);
     else if (o < -1)
 #pragma unroll
@@ -984,6 +1015,7 @@ __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel_generic(const
           if (r0 + q < bs) acc[q] += __ldcs(vcol + q * kWarpSize) * xv;
       }
     }
+    if (a.slices.lane_out && !sliced_group_sum<kGenericRows>(acc, o, lane)) continue;
     if (row >= 0 && row < a.nbrows) {
 #pragma unroll
       for (int q = 0; q < kGenericRows; ++q)
@@ -1279,6 +1311,9 @@ bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsr
   const double row_bytes = mean * (double)bs * (double)bs * sizeof(double);
   if (even && row_bytes <= kSlicedMaxRowBytes && bs >= 2 && bs <= 4 && (double)padded_blocks <= kSlicedMaxPadding * (double)nblocks) return BSRC_CUDA_KERNEL_SLICED;
   if (mean <= kWarpRowMaxMeanBlocks && even) return BSRC_CUDA_KERNEL_WARP_ROW;
+  /* Uneven rows of 2x2 blocks: SLICED's sorted layout, where it was measured ahead of HYBRID (power-law
+     rows, see kSlicedUnevenMinMeanBlocks); not on a mostly empty MPI ghost block, measured only with HYBRID */
+  if (!even && bs == 2 && row_bytes <= kSlicedMaxRowBytes && mean >= kSlicedUnevenMinMeanBlocks) return BSRC_CUDA_KERNEL_SLICED;
   /* Uneven rows (power-law lengths, an MPI ghost block whose few non-empty rows sit at the band's
      edge): with VECTOR_UNROLLED the many short rows each hold a whole thread block behind two
      barriers (3-4x slower than a warp per row, measured on an H100), while WARP_ROW leaves the

@@ -68,15 +68,18 @@ struct pieces_view {
    zero blocks at its last column (the lane reads x it already has). Two layouts:
    - natural (lane_out null): lane l of slice s is block row 32 s + l. Chosen when that leaves at
      most kSlicedMaxPadding of padding (even rows);
-   - sorted (uneven rows): every block row of at most kSlicedVirtualBlocks blocks is a lane row, a
-     longer one is cut into lane rows of kSlicedVirtualBlocks blocks (its "virtual rows"), and all lane
-     rows are sorted by length, longest first, so that a slice's lanes are about equally long.
-     lane_out[32 s + l] is the block row the lane stores (>= 0), -2 - q for the q-th partial sum (in
-     slot_sum[q * bs], added per row by the piece fix-up: the long row long_row[j] owns slots
-     [long_begin[j], long_begin[j + 1])), or -1 for an empty lane; lane_b0 / lane_len are where
-     its blocks start in the BAIJ arrays and how many (for the build). */
+   - sorted (uneven rows): a block row of at most kSlicedLaneBlocks blocks takes one lane, a longer
+     one a group of 2-32 lanes (aligned, in one slice) that share its blocks out evenly and add their
+     sums by a butterfly at the end, one of more than 32 x kSlicedLaneBlocks blocks whole slices that
+     each leave one partial sum. Units sorted by lanes, then by their longest lane, so that a slice's
+     lanes are about equally long (plan_sorted_slices in bsrcuda_matrix.cu).
+     lane_out[32 s + l] is the block row the lane's group stores (>= 0), -2 - q for the q-th partial
+     sum (in slot_sum[q * bs], added per row by the piece fix-up: the long row long_row[j] owns slots
+     [long_begin[j], long_begin[j + 1])), or -1 for an empty lane; lanes of one group share their
+     lane_out. lane_b0 / lane_len are where a lane's blocks start in the BAIJ arrays and how many (for
+     the build). */
 constexpr int kSlicedMaxThreads    = 256; /* SLICED's kernels: threads per block at most (their launch bound) */
-constexpr int    kSlicedVirtualBlocks = 32;   /* SLICED, sorted layout: a long row's lane rows, in blocks */
+constexpr int    kSlicedLaneBlocks    = 32;   /* SLICED, sorted layout: a lane's blocks at most */
 constexpr double kSlicedMaxPadding    = 1.02; /* SLICED: the natural layout while its blocks are at most this x the matrix's */
 struct slices_view {
   bsrk_idx        nslices;

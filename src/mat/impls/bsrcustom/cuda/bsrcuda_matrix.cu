@@ -740,44 +740,68 @@ bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
   return BSRC_CUDA_OK;
 }
 
-/* The sorted layout (slices_view), once: block rows of at most kSlicedVirtualBlocks blocks and the
-   lane rows of the longer ones, sorted by length (longest first; ties in row order), 32 a slice. */
+/* The sorted layout (slices_view), once. Each block row is a unit of lanes: one lane for a row of
+   at most kSlicedLaneBlocks blocks, else the fewest of 2, 4, .., 32 lanes that leave each at most
+   kSlicedLaneBlocks (the row's blocks shared out evenly, in order); a row too long for 32 such lanes
+   is cut into equal parts of one whole slice each, whose sums go to slots for the piece fix-up.
+   Units are sorted by lanes, then by their longest lane (longest first; ties in row order) and laid
+   out in that order: a unit of g lanes then starts at a multiple of g, so it never straddles two
+   slices and the kernel's butterfly over g lanes stays inside it. */
 bsrc_cuda_status plan_sorted_slices(bsrc_cuda_matrix *M)
 {
   if (M->slices_planned) return BSRC_CUDA_OK;
   const bsrk_idx *rp = M->host_rowptr.data();
   try {
-    struct lane_row {
+    struct unit {
       int64_t  b0;
       bsrk_idx len, out;
+      int      lanes;
+      bsrk_idx lane_blocks; /* its longest lane */
     };
-    std::vector<lane_row> rows;
-    bsrk_idx              nslots = 0;
+    std::vector<unit> units;
+    bsrk_idx          nslots = 0;
     M->host_slice_long_row.clear();
     M->host_slice_long_begin.clear();
     for (bsrk_idx r = 0; r < M->nbrows; ++r) {
-      const bsrk_idx len = rp[r + 1] - rp[r];
-      if (len <= kSlicedVirtualBlocks) { /* empty rows too: their lanes store beta * in */
-        rows.push_back({rp[r], len, r});
+      const bsrk_idx len = rp[r + 1] - rp[r]; /* empty rows too: their lanes store beta * in */
+      if (len <= (bsrk_idx)kWarpSize * kSlicedLaneBlocks) {
+        int g = 1;
+        while ((len + g - 1) / g > kSlicedLaneBlocks) g *= 2;
+        units.push_back({rp[r], len, r, g, (len + g - 1) / g});
         continue;
       }
+      const bsrk_idx parts = (bsrk_idx)(((int64_t)len + kWarpSize * kSlicedLaneBlocks - 1) / (kWarpSize * kSlicedLaneBlocks));
       M->host_slice_long_row.push_back(r);
       M->host_slice_long_begin.push_back(nslots);
-      for (bsrk_idx b = 0; b < len; b += kSlicedVirtualBlocks) rows.push_back({rp[r] + b, std::min<bsrk_idx>(kSlicedVirtualBlocks, len - b), -2 - nslots++});
+      int64_t b0 = rp[r];
+      for (bsrk_idx q = 0; q < parts; ++q) {
+        const bsrk_idx part = len / parts + (q < len % parts ? 1 : 0);
+        units.push_back({b0, part, -2 - nslots++, kWarpSize, (part + kWarpSize - 1) / kWarpSize});
+        b0 += part;
+      }
     }
     M->host_slice_long_begin.push_back(nslots);
-    std::stable_sort(rows.begin(), rows.end(), [](const lane_row &a, const lane_row &b) { return a.len > b.len; });
-    const bsrk_idx       sorted_slices = (bsrk_idx)(((int64_t)rows.size() + kWarpSize - 1) / kWarpSize);
+    std::stable_sort(units.begin(), units.end(), [](const unit &a, const unit &b) { return a.lanes != b.lanes ? a.lanes > b.lanes : a.lane_blocks > b.lane_blocks; });
+    int64_t nlanes = 0;
+    for (const unit &u : units) nlanes += u.lanes;
+    const bsrk_idx       sorted_slices = (bsrk_idx)((nlanes + kWarpSize - 1) / kWarpSize);
     std::vector<int64_t> step((size_t)sorted_slices + 1, 0);
     M->host_lane_out.assign((size_t)sorted_slices * kWarpSize, -1);
     M->host_lane_b0.assign((size_t)sorted_slices * kWarpSize, 0);
     M->host_lane_len.assign((size_t)sorted_slices * kWarpSize, 0);
-    for (size_t i = 0; i < rows.size(); ++i) {
-      M->host_lane_out[i] = rows[i].out;
-      M->host_lane_b0[i]  = rows[i].b0;
-      M->host_lane_len[i] = rows[i].len;
-      if (i % kWarpSize == 0) step[i / kWarpSize + 1] = step[i / kWarpSize] + rows[i].len; /* the slice's first lane is its longest */
+    int64_t lane = 0;
+    for (const unit &u : units) {
+      int64_t b0 = u.b0;
+      for (int i = 0; i < u.lanes; ++i, ++lane) {
+        const bsrk_idx n = u.len / u.lanes + (i < u.len % u.lanes ? 1 : 0);
+        M->host_lane_out[lane] = u.out;
+        M->host_lane_b0[lane]  = b0;
+        M->host_lane_len[lane] = n;
+        b0 += n;
+        step[lane / kWarpSize + 1] = std::max<int64_t>(step[lane / kWarpSize + 1], n);
+      }
     }
+    for (bsrk_idx sl = 0; sl < sorted_slices; ++sl) step[sl + 1] += step[sl];
     M->host_slice_step.swap(step);
     M->nslices        = sorted_slices;
     M->slice_nlong    = (bsrk_idx)M->host_slice_long_row.size();
