@@ -49,7 +49,7 @@ typedef enum {
   MAT_BSRCUSTOM_CUDA_KERNEL_WARP_ROW,        /* short block rows: a (sub-)warp per block row */
   MAT_BSRCUSTOM_CUDA_KERNEL_HYBRID,          /* uneven rows: short rows a group of lanes each, long ones cut into pieces of a warp each */
   MAT_BSRCUSTOM_CUDA_KERNEL_SEGMENTED,       /* strips of consecutive rows walked by a warp as one run, sums per row by a segmented scan */
-  MAT_BSRCUSTOM_CUDA_KERNEL_SLICED           /* short even rows, uneven 2x2 rows: a lane per block row (a group of lanes per longer one), on its own copy of the values in slices of 32 rows (device memory for the matrix doubles) */
+  MAT_BSRCUSTOM_CUDA_KERNEL_SLICED           /* short even rows, uneven 2x2 and 4x4 rows: a lane per block row (a group of lanes per longer one), on its own copy of the values in slices of 32 rows (device memory for the matrix doubles) */
 } MatBSRCustomCUDAKernel;
 PETSC_EXTERN const char *const MatBSRCustomCUDAKernels[];
 

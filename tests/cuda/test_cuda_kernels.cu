@@ -557,7 +557,7 @@ void test_segmented(bsrc_cuda_matrix *M, rng_t &rng)
    and 100 (groups of 2 and 4 lanes), 32 empty rows in a run, 203 rows; and every group size at its
    edges (rows of 32 | 33, 64 | 65, .., 512 | 513 and 1024 blocks: 1-32 lanes, one lane of a 32-lane
    group 17 blocks long) next to rows of more than a slice (1025, 2048, 2049 and 3000 blocks: whole
-   slices, summed by the fix-up), so that slices hold groups of several sizes.
+   slices, added up by the warp of the last to finish), so that slices hold groups of several sizes.
    Natural (1024 rows of 7 blocks: no padding): lane l of slice s is row 32 s + l. Every specialised
    block size and two generic ones (9: one pass of 8 sums and one of 1; 17), thread blocks of 32 and
    256 threads; then new values (the copy is rebuilt). check_product runs beta 0 and 1. */
@@ -591,11 +591,12 @@ void test_sliced(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
-/* Long rows of many pieces (HYBRID and SEGMENTED; SLICED's sorted layout: rows of more than a slice,
-   one partial sum a slice, added per row by the same fix-up): each piece leaves its row sums in piece_sum and the
-   fix-up pass adds a row's pieces in a fixed order. Twenty products in a row of each kernel, beta 0 and
-   1, bs 1, 2 and 5, rows of about 40 pieces between short ones: the first checked against the
-   reference, every one bitwise equal to the first (the order of the sum must not depend on which piece
+/* Long rows of many pieces (HYBRID and SEGMENTED, their fix-up pass; SLICED's sorted layout: rows of
+   more than a slice, one partial sum a slice, added by the warp of the row's last slice to finish):
+   each piece leaves its row sums in a slot and the row's slots are added in a fixed order. Twenty
+   products in a row of each kernel (SLICED: its arrival counts must be back at 0 after each), beta 0
+   and 1, bs 1, 2 and 5, rows of about 40 pieces (4-20 slices) between short ones: the first checked
+   against the reference, every one bitwise equal to the first (the order of the sum must not depend on which piece
    finished first; out is NaN-poisoned before each product, so a row left unwritten shows). */
 void test_many_pieces(bsrc_cuda_matrix *M, rng_t &rng)
 {
@@ -754,10 +755,11 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
   cases.push_back({stencil_matrix("stencil7", 12, 3, false, rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 0});
   /* short rows of 0-2 3x3 blocks (76 bytes a block): one lane each (hybrid_row_lanes) */
   cases.push_back({heavy_row_matrix("heavy_row", 200, 1000, 3, rng), BSRC_CUDA_KERNEL_HYBRID, 1});
-  /* power-law rows: SLICED's sorted layout for 2x2 blocks (measured ahead of HYBRID there), HYBRID for
-     4x4 (a tie) and for 2x2 rows of more than 1 KiB on average */
+  /* power-law rows: SLICED's sorted layout for 2x2 and 4x4 blocks (measured ahead of HYBRID there),
+     HYBRID for 3x3 (not measured) and for uneven rows of more than 2 KiB on average */
   cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 2, rng), BSRC_CUDA_KERNEL_SLICED, 0});
-  cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 4, rng), BSRC_CUDA_KERNEL_HYBRID, 0});
+  cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 4, rng), BSRC_CUDA_KERNEL_SLICED, 0});
+  cases.push_back({powerlaw_matrix("powerlaw", 3000, 6000, 3, rng), BSRC_CUDA_KERNEL_HYBRID, 0});
   {
     std::vector<std::vector<bsrk_idx>> rows = cycled_rows(2000, {10, 60, 400, 5, 1, 60, 30, 40}, 7, 3000);
     cases.push_back({from_rows("uneven_long_bs2", 3000, 2, rows, rng, false), BSRC_CUDA_KERNEL_HYBRID, 0});

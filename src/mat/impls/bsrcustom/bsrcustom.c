@@ -530,16 +530,16 @@ PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
    MatBSRCustomSetCUDAKernel - Chooses the CUDA kernel of the cuda backend; MAT_BSRCUSTOM_CUDA_KERNEL_AUTO
    (default) picks one per matrix from its block size and row-length statistics: sliced for short,
    even block rows of 2x2 to 4x4 blocks (at most 1 KiB of values a row on average: 7-point stencils,
-   2D Jacobians) and for uneven rows of 2x2 blocks (power-law lengths, a mean row of 4 blocks to
-   1 KiB), warp_row for the other short, even block rows (PDE stencils), vector_unrolled for long,
+   2D Jacobians) and for uneven rows of 2x2 and 4x4 blocks (power-law lengths, a mean row of 4
+   blocks to 2 KiB), warp_row for the other short, even block rows (PDE stencils), vector_unrolled for long,
    even ones, hybrid for the other uneven rows (a group of lanes per short row, the long rows cut
    into warp-sized pieces). sliced runs a lane per block row on its own copy of the matrix, built on
    the device at its first product and after each change of values, in slices of 32 rows stored step
    by step: the matrix then takes twice its device memory (MatView reports it), which warp_row or
    hybrid avoid at a cost of 2-7 % in time on such matrices (H100). On rows of uneven length its copy
    sorts the rows by length and gives a longer row a group of 2-32 lanes (a row of more than 1024
-   blocks whole slices, summed by a second pass); with 4x4 blocks that ties hybrid, with scalar
-   blocks it is slower. segmented (a warp per strip of up to 32 rows, walked as one run with a
+   blocks whole slices, added up by the warp that finishes its last); with scalar blocks that is
+   slower than hybrid. segmented (a warp per strip of up to 32 rows, walked as one run with a
    segmented warp scan) is never auto's choice: it ties hybrid on scalar power-law rows and is
    slower elsewhere (docs/performance.md).
 

@@ -55,13 +55,15 @@
    so short, even rows of 2x2-4x4 blocks stream 2-7 % faster than with WARP_ROW's groups of lanes; the
    price is a second copy of the matrix in device memory. Where consecutive rows are of uneven length
    (the natural layout would hold more than 2 % padding) the copy takes the sorted layout instead:
-   rows sorted by length, one lane each up to kSlicedLaneBlocks blocks, a longer row shared out over
+   rows sorted by length, one lane each up to sliced_lane_blocks blocks, a longer row shared out over
    an aligned group of 2-32 lanes that add their sums by a butterfly, a row too long for 32 lanes in
-   whole slices whose sums the piece fix-up adds (see slices_view). On the power-law rows (H100) that
-   layout with groups takes 0.1249-0.1259 ms for 2x2 blocks against HYBRID's 0.1333-0.1338, so AUTO
-   picks it for uneven 2x2 rows; with 4x4 blocks it ties HYBRID and with scalar blocks it is slower
-   (0.339 ms against 0.194). The first sorted layout, which cut long rows into lane rows of 32
-   blocks all summed by the fix-up, took 0.1415-0.1438 ms for 2x2 blocks.
+   whole slices whose sums the warp of its last slice adds (see slices_view). On the power-law rows
+   (H100) that layout takes 0.1229-0.1231 ms for 2x2 blocks against HYBRID's 0.1333-0.1337, and
+   0.1013-0.1016 for 4x4 blocks against 0.1021-0.1023, so AUTO picks it for uneven 2x2 and 4x4 rows;
+   with scalar blocks it is slower (0.348 ms against 0.194). Its first version, which cut long rows
+   into lane rows of 32 blocks all summed by the piece fix-up, took 0.1415-0.1438 ms for 2x2 blocks,
+   and one with groups but the fix-up for rows of more than a slice 0.1256-0.1260 (and 0.1027 for
+   4x4 blocks).
 
    Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
@@ -103,12 +105,15 @@ constexpr bsrk_idx kTaskMaxRows          = 1024; /* a task walking more block ro
    bs 4 0.0974 / 0.0946, 27-point bs 3 0.0966 / 0.0956, bs 4 0.1003 / 0.0899), and with scalar
    blocks (regular bs 1 0.1800 / 0.1739) or 5x5 and 8x8 ones */
 constexpr double   kSlicedMaxRowBytes    = 1024.0;
-/* SLICED on uneven rows (its sorted layout, groups of lanes for the longer rows): for 2x2 blocks with
-   at least this many blocks in the mean row. H100, bench_cuda on the power-law rows (mean 13.9 blocks
-   of 2x2), two alternated rounds: 0.1249-0.1259 ms against HYBRID's 0.1333-0.1338; with 4x4 blocks a
-   tie (0.1020-0.1027 against 0.1020-0.1025), so HYBRID stays there (no second copy); bs 1 0.339
-   against 0.194 */
+/* SLICED on uneven rows (its sorted layout, groups of lanes for the longer rows): 2x2 and 4x4 blocks,
+   a mean row of at least kSlicedUnevenMinMeanBlocks blocks and at most kSlicedUnevenMaxRowBytes of
+   values. H100, bench_cuda on the power-law rows (mean 13.9 blocks of 2x2, 445 B; 13.1 of 4x4,
+   1.7 KiB), three alternated rounds: 0.1236-0.1238 ms against HYBRID's 0.1334-0.1337 (0.1229-0.1231
+   with 64-block lanes, sliced_lane_blocks), 0.1013-0.1016 against 0.1021-0.1023; scalar blocks
+   0.348 against 0.194. Mostly empty MPI ghost blocks (mean row under the minimum) were measured only
+   with HYBRID, and keep it. */
 constexpr double   kSlicedUnevenMinMeanBlocks = 4.0;
+constexpr double   kSlicedUnevenMaxRowBytes   = 2048.0;
 
 /* Everything a product kernel reads, by value. `in` may alias `out`: neither is __restrict__. */
 struct product_args {
@@ -940,10 +945,37 @@ __device__ __forceinline__ bool sliced_group_sum(double (&acc)[N], bsrk_idx o, i
   return lane == 0 || before != o;
 }
 
+/* Sorted layout, a slice that is one part of a row too long for a slice (every lane's lane_out is
+   o < -1): its group's first lane has put the part's bs sums in slot -2 - o. The warp counts the
+   part in the row's arrivals once those sums are visible device-wide; the warp of the row's last part
+   to finish adds all its slots, in slot order (lanes striding, then a fixed butterfly: the same order
+   whichever part finished last), stores the row and puts its count back to 0 for the next product.
+   This replaces a fix-up launch after the product (measured below, sliced_kernel). */
+__device__ void sliced_long_row_end(const product_args &a, bsrk_idx o, int lane, int bs)
+{
+  const bsrk_idx q  = -2 - o;
+  const bsrk_idx j  = a.slices.slot_long[q];
+  const bsrk_idx q0 = a.slices.long_begin[j], q1 = a.slices.long_begin[j + 1];
+  unsigned       last = 0;
+  if (lane == 0) {
+    __threadfence(); /* this part's slot before its count */
+    last = atomicAdd(a.slices.long_arrivals + j, 1u) == (unsigned)(q1 - q0 - 1);
+  }
+  if (!__shfl_sync(0xffffffffu, last, 0)) return;
+  __threadfence(); /* the other parts' slots after their counts */
+  const int64_t row = a.slices.long_row[j];
+  for (int r = 0; r < bs; ++r) {
+    double sum = 0.0;
+    for (bsrk_idx p = q0 + lane; p < q1; p += kWarpSize) sum += __ldcg(a.slices.slot_sum + (int64_t)p * bs + r);
+    sum = warp_reduce_sum<kWarpSize>(sum);
+    if (lane == 0) store_result(a, row * bs + r, sum);
+  }
+  if (lane == 0) a.slices.long_arrivals[j] = 0;
+}
+
 template <int BS>
 __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel(const product_args a)
 {
-  release_fixup(); /* the sorted layout's partial sums: the piece fix-up may launch */
   constexpr int     U    = sliced_depth<BS>();
   constexpr int     BB   = BS * BS;
   const int64_t     s    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
@@ -976,12 +1008,14 @@ __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel(const product
       }
   }
   if (a.slices.lane_out) { /* sorted layout: a block row or a partial sum of a long one, from a group of lanes */
-    const bsrk_idx o = a.slices.lane_out[s * kWarpSize + lane];
-    if (!sliced_group_sum<BS>(acc, o, lane)) return;
-    if (o >= 0) sliced_store<BS>(a, o, acc);
-    else if (o < -1)
+    const bsrk_idx o    = a.slices.lane_out[s * kWarpSize + lane];
+    const bool     lead = sliced_group_sum<BS>(acc, o, lane);
+    if (o < -1) { /* the whole slice: a part of a long row (o is the same on every lane) */
+      if (lead)
 #pragma unroll
-      for (int i = 0; i < BS; ++i) a.slices.slot_sum[(int64_t)(-2 - o) * BS + i] = acc[i];
+        for (int i = 0; i < BS; ++i) a.slices.slot_sum[(int64_t)(-2 - o) * BS + i] = acc[i];
+      sliced_long_row_end(a, o, lane, BS);
+    } else if (lead && o >= 0) sliced_store<BS>(a, o, acc);
     return;
   }
   const int64_t row = s * kWarpSize + lane;
@@ -996,7 +1030,6 @@ __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel_generic(const
   const int64_t bb   = (int64_t)bs * bs;
   const int64_t s    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
   const int     lane = threadIdx.x % kWarpSize;
-  release_fixup();
   if (s >= a.slices.nslices) return;
   const int64_t  k0 = a.slices.slice_step[s], k1 = a.slices.slice_step[s + 1];
   const bsrk_idx o  = a.slices.lane_out ? a.slices.lane_out[s * kWarpSize + lane] : -1;
@@ -1026,6 +1059,7 @@ __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel_generic(const
         if (r0 + q < bs) a.slices.slot_sum[(int64_t)(-2 - o) * bs + r0 + q] = acc[q];
     }
   }
+  if (a.slices.lane_out && o < -1) sliced_long_row_end(a, o, lane, bs); /* o the same on every lane */
 }
 
 /* Builds the slices from the BAIJ arrays: a warp per slice, a lane per lane row, step by step. */
@@ -1311,9 +1345,9 @@ bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsr
   const double row_bytes = mean * (double)bs * (double)bs * sizeof(double);
   if (even && row_bytes <= kSlicedMaxRowBytes && bs >= 2 && bs <= 4 && (double)padded_blocks <= kSlicedMaxPadding * (double)nblocks) return BSRC_CUDA_KERNEL_SLICED;
   if (mean <= kWarpRowMaxMeanBlocks && even) return BSRC_CUDA_KERNEL_WARP_ROW;
-  /* Uneven rows of 2x2 blocks: SLICED's sorted layout, where it was measured ahead of HYBRID (power-law
-     rows, see kSlicedUnevenMinMeanBlocks); not on a mostly empty MPI ghost block, measured only with HYBRID */
-  if (!even && bs == 2 && row_bytes <= kSlicedMaxRowBytes && mean >= kSlicedUnevenMinMeanBlocks) return BSRC_CUDA_KERNEL_SLICED;
+  /* Uneven rows of 2x2 and 4x4 blocks: SLICED's sorted layout, where it was measured ahead of HYBRID
+     (power-law rows, see kSlicedUnevenMinMeanBlocks) */
+  if (!even && (bs == 2 || bs == 4) && row_bytes <= kSlicedUnevenMaxRowBytes && mean >= kSlicedUnevenMinMeanBlocks) return BSRC_CUDA_KERNEL_SLICED;
   /* Uneven rows (power-law lengths, an MPI ghost block whose few non-empty rows sit at the band's
      edge): with VECTOR_UNROLLED the many short rows each hold a whole thread block behind two
      barriers (3-4x slower than a warp per row, measured on an H100), while WARP_ROW leaves the
@@ -1434,14 +1468,10 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  if (k == BSRC_CUDA_KERNEL_SLICED || k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) { /* the long rows' partial sums */
-    const bool      sliced = k == BSRC_CUDA_KERNEL_SLICED;
-    const bsrk_idx  nlong  = sliced ? T.slices.nlong : P.nlong;
-    const bsrk_idx *rows = sliced ? T.slices.long_row : P.long_row, *begin = sliced ? T.slices.long_begin : P.long_piece_begin;
-    const double   *sums = sliced ? T.slices.slot_sum : P.piece_sum;
-    if (nlong <= 0) return cudaSuccess;
-    const int grid = (int)std::min<int64_t>(ceil_div((int64_t)nlong * A.bs * kWarpSize, kAuxThreads), INT_MAX);
-    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, nlong, (int)A.bs, rows, begin, sums, alpha, beta, in, out);
+  if (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) { /* the long rows' pieces (SLICED adds its own in the product) */
+    if (P.nlong <= 0) return cudaSuccess;
+    const int grid = (int)std::min<int64_t>(ceil_div((int64_t)P.nlong * A.bs * kWarpSize, kAuxThreads), INT_MAX);
+    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, alpha, beta, in, out);
   }
   if (!is_task_kernel(k) || !T.has_carries) return cudaSuccess;
   const int64_t n    = (int64_t)T.ntasks * A.bs;

@@ -68,18 +68,24 @@ struct pieces_view {
    zero blocks at its last column (the lane reads x it already has). Two layouts:
    - natural (lane_out null): lane l of slice s is block row 32 s + l. Chosen when that leaves at
      most kSlicedMaxPadding of padding (even rows);
-   - sorted (uneven rows): a block row of at most kSlicedLaneBlocks blocks takes one lane, a longer
+   - sorted (uneven rows): a block row of at most sliced_lane_blocks(bs) blocks takes one lane, a longer
      one a group of 2-32 lanes (aligned, in one slice) that share its blocks out evenly and add their
-     sums by a butterfly at the end, one of more than 32 x kSlicedLaneBlocks blocks whole slices that
-     each leave one partial sum. Units sorted by lanes, then by their longest lane, so that a slice's
+     sums by a butterfly at the end, one of more than 32 x that many blocks whole slices that
+     each leave one partial sum (a slot). Units sorted by lanes, then by their longest lane, so that a slice's
      lanes are about equally long (plan_sorted_slices in bsrcuda_matrix.cu).
      lane_out[32 s + l] is the block row the lane's group stores (>= 0), -2 - q for the q-th partial
-     sum (in slot_sum[q * bs], added per row by the piece fix-up: the long row long_row[j] owns slots
-     [long_begin[j], long_begin[j + 1])), or -1 for an empty lane; lanes of one group share their
-     lane_out. lane_b0 / lane_len are where a lane's blocks start in the BAIJ arrays and how many (for
+     sum (in slot_sum[q * bs]; the long row long_row[j] owns slots [long_begin[j], long_begin[j + 1]),
+     and the warp of its last slice to finish adds them, see sliced_long_row_end), or -1 for an empty
+     lane; lanes of one group share their lane_out. lane_b0 / lane_len are where a lane's blocks start in the BAIJ arrays and how many (for
      the build). */
 constexpr int kSlicedMaxThreads    = 256; /* SLICED's kernels: threads per block at most (their launch bound) */
-constexpr int    kSlicedLaneBlocks    = 32;   /* SLICED, sorted layout: a lane's blocks at most */
+/* SLICED, sorted layout: a lane's blocks at most. H100, power-law rows, bench_cuda: for 2x2 blocks 64
+   took 0.1229-0.1231 ms against 0.1235-0.1238 with 32 (48: 0.1231-0.1233; three alternated rounds);
+   for 4x4 blocks 32 (0.1023-0.1027 ms) against 16 (0.1035) and 64 (0.1190-0.1199), two rounds each. */
+inline int sliced_lane_blocks(bsrk_idx bs)
+{
+  return bs == 2 ? 64 : 32;
+}
 constexpr double kSlicedMaxPadding    = 1.02; /* SLICED: the natural layout while its blocks are at most this x the matrix's */
 struct slices_view {
   bsrk_idx        nslices;
@@ -92,6 +98,8 @@ struct slices_view {
   bsrk_idx        nlong;
   const bsrk_idx *long_row, *long_begin;
   double         *slot_sum;
+  const bsrk_idx *slot_long;     /* slot q belongs to long row slot_long[q] */
+  unsigned       *long_arrivals; /* per long row: its slices finished in this product (0 between products) */
 };
 
 struct tasks_view {

@@ -98,10 +98,10 @@ struct bsrc_cuda_matrix {
   int64_t               slice_blocks = 0; /* the natural layout's blocks, padding included (the auto choice) */
   bool                  slices_sorted = false;  /* the sorted layout (uneven rows): its lane rows, below */
   bool                  slices_planned = false; /* host_slice_step and the lane rows describe SLICED's layout */
-  std::vector<bsrk_idx> host_lane_out, host_lane_len, host_slice_long_row, host_slice_long_begin;
+  std::vector<bsrk_idx> host_lane_out, host_lane_len, host_slice_long_row, host_slice_long_begin, host_slot_long;
   std::vector<int64_t>  host_lane_b0;
   bsrk_idx              slice_nlong = 0, slice_nslots = 0;
-  bsrc::dev_buffer      slice_step, slice_col, slice_values, lane_out, lane_b0, lane_len, slice_long_row, slice_long_begin, slot_sum;
+  bsrc::dev_buffer      slice_step, slice_col, slice_values, lane_out, lane_b0, lane_len, slice_long_row, slice_long_begin, slot_sum, slot_long, long_arrivals;
   uint64_t              slices_epoch = 0; /* the values_epoch the copy was built from; 0: none */
 
   /* statistics, choices, launches */
@@ -174,7 +174,8 @@ tasks_view tasks(const bsrc_cuda_matrix *M)
                     (const bsrk_idx *)M->hybrid_medium.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr,
                     slices_view{M->nslices, (const int64_t *)M->slice_step.ptr, (const bsrk_idx *)M->slice_col.ptr, (const double *)M->slice_values.ptr,
                                 (const bsrk_idx *)M->lane_out.ptr, (const int64_t *)M->lane_b0.ptr, (const bsrk_idx *)M->lane_len.ptr, M->slice_nlong,
-                                (const bsrk_idx *)M->slice_long_row.ptr, (const bsrk_idx *)M->slice_long_begin.ptr, (double *)M->slot_sum.ptr}};
+                                (const bsrk_idx *)M->slice_long_row.ptr, (const bsrk_idx *)M->slice_long_begin.ptr, (double *)M->slot_sum.ptr,
+                                (const bsrk_idx *)M->slot_long.ptr, (unsigned *)M->long_arrivals.ptr}};
 }
 
 void free_pinned(double *&p)
@@ -233,7 +234,7 @@ void release_strips(bsrc_cuda_matrix *M)
 
 void free_slices_device(bsrc_cuda_matrix *M)
 {
-  for (dev_buffer *b : {&M->slice_step, &M->slice_col, &M->slice_values, &M->lane_out, &M->lane_b0, &M->lane_len, &M->slice_long_row, &M->slice_long_begin, &M->slot_sum}) dev_free(*b, &M->bytes);
+  for (dev_buffer *b : {&M->slice_step, &M->slice_col, &M->slice_values, &M->lane_out, &M->lane_b0, &M->lane_len, &M->slice_long_row, &M->slice_long_begin, &M->slot_sum, &M->slot_long, &M->long_arrivals}) dev_free(*b, &M->bytes);
 }
 
 void release_slices(bsrc_cuda_matrix *M)
@@ -245,6 +246,7 @@ void release_slices(bsrc_cuda_matrix *M)
   M->host_lane_len.clear();
   M->host_slice_long_row.clear();
   M->host_slice_long_begin.clear();
+  M->host_slot_long.clear();
   M->nslices       = 0;
   M->slice_blocks  = 0;
   M->slices_sorted = M->slices_planned = false;
@@ -741,8 +743,8 @@ bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
 }
 
 /* The sorted layout (slices_view), once. Each block row is a unit of lanes: one lane for a row of
-   at most kSlicedLaneBlocks blocks, else the fewest of 2, 4, .., 32 lanes that leave each at most
-   kSlicedLaneBlocks (the row's blocks shared out evenly, in order); a row too long for 32 such lanes
+   at most sliced_lane_blocks(bs) blocks, else the fewest of 2, 4, .., 32 lanes that leave each at
+   most that many (the row's blocks shared out evenly, in order); a row too long for 32 such lanes
    is cut into equal parts of one whole slice each, whose sums go to slots for the piece fix-up.
    Units are sorted by lanes, then by their longest lane (longest first; ties in row order) and laid
    out in that order: a unit of g lanes then starts at a multiple of g, so it never straddles two
@@ -760,23 +762,26 @@ bsrc_cuda_status plan_sorted_slices(bsrc_cuda_matrix *M)
     };
     std::vector<unit> units;
     bsrk_idx          nslots = 0;
+    const bsrk_idx    lane_blocks = sliced_lane_blocks(M->bs);
     M->host_slice_long_row.clear();
     M->host_slice_long_begin.clear();
+    M->host_slot_long.clear();
     for (bsrk_idx r = 0; r < M->nbrows; ++r) {
       const bsrk_idx len = rp[r + 1] - rp[r]; /* empty rows too: their lanes store beta * in */
-      if (len <= (bsrk_idx)kWarpSize * kSlicedLaneBlocks) {
+      if (len <= (bsrk_idx)kWarpSize * lane_blocks) {
         int g = 1;
-        while ((len + g - 1) / g > kSlicedLaneBlocks) g *= 2;
+        while ((len + g - 1) / g > lane_blocks) g *= 2;
         units.push_back({rp[r], len, r, g, (len + g - 1) / g});
         continue;
       }
-      const bsrk_idx parts = (bsrk_idx)(((int64_t)len + kWarpSize * kSlicedLaneBlocks - 1) / (kWarpSize * kSlicedLaneBlocks));
+      const bsrk_idx parts = (bsrk_idx)(((int64_t)len + kWarpSize * lane_blocks - 1) / (kWarpSize * lane_blocks));
       M->host_slice_long_row.push_back(r);
       M->host_slice_long_begin.push_back(nslots);
       int64_t b0 = rp[r];
       for (bsrk_idx q = 0; q < parts; ++q) {
         const bsrk_idx part = len / parts + (q < len % parts ? 1 : 0);
         units.push_back({b0, part, -2 - nslots++, kWarpSize, (part + kWarpSize - 1) / kWarpSize});
+        M->host_slot_long.push_back((bsrk_idx)M->host_slice_long_row.size() - 1);
         b0 += part;
       }
     }
@@ -808,7 +813,7 @@ bsrc_cuda_status plan_sorted_slices(bsrc_cuda_matrix *M)
     M->slice_nslots   = nslots;
     M->slices_planned = true;
   } catch (const std::bad_alloc &) {
-    for (auto *v : {&M->host_lane_out, &M->host_lane_len, &M->host_slice_long_row, &M->host_slice_long_begin}) v->clear();
+    for (auto *v : {&M->host_lane_out, &M->host_lane_len, &M->host_slice_long_row, &M->host_slice_long_begin, &M->host_slot_long}) v->clear();
     M->host_lane_b0.clear();
     return fail(sink(M), BSRC_CUDA_ERR_MEM, "sliced: out of host memory for the plan of its sorted layout");
   }
@@ -858,6 +863,9 @@ bsrc_cuda_status ensure_slices(bsrc_cuda_matrix *M, cudaStream_t s)
       put(M->slice_long_row, M->host_slice_long_row.data(), M->host_slice_long_row.size() * sizeof(bsrk_idx), "sliced: long rows");
       put(M->slice_long_begin, M->host_slice_long_begin.data(), M->host_slice_long_begin.size() * sizeof(bsrk_idx), "sliced: long rows' partial sums");
       put(M->slot_sum, nullptr, (size_t)M->slice_nslots * (size_t)M->bs * sizeof(double), "sliced: partial sums of the long rows");
+      put(M->slot_long, M->host_slot_long.data(), M->host_slot_long.size() * sizeof(bsrk_idx), "sliced: the long row of each partial sum");
+      const std::vector<unsigned> zeros((size_t)M->slice_nlong, 0u);
+      put(M->long_arrivals, zeros.data(), zeros.size() * sizeof(unsigned), "sliced: the long rows' arrival counts");
     }
     put(M->slice_col, nullptr, col_bytes, "sliced: column indices (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row or hybrid needs none)");
     put(M->slice_values, nullptr, value_bytes, "sliced: values (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row or hybrid needs none)");
