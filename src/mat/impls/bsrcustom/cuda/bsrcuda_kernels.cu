@@ -950,7 +950,8 @@ __device__ __forceinline__ bool sliced_group_sum(double (&acc)[N], bsrk_idx o, i
    part in the row's arrivals once those sums are visible device-wide; the warp of the row's last part
    to finish adds all its slots, in slot order (lanes striding, then a fixed butterfly: the same order
    whichever part finished last), stores the row and puts its count back to 0 for the next product.
-   This replaces a fix-up launch after the product (measured below, sliced_kernel). */
+   This replaces a fix-up launch after the product (measured: the SLICED paragraph at the top of
+   this file). */
 __device__ void sliced_long_row_end(const product_args &a, bsrk_idx o, int lane, int bs)
 {
   const bsrk_idx q  = -2 - o;

@@ -745,7 +745,8 @@ bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
 /* The sorted layout (slices_view), once. Each block row is a unit of lanes: one lane for a row of
    at most sliced_lane_blocks(bs) blocks, else the fewest of 2, 4, .., 32 lanes that leave each at
    most that many (the row's blocks shared out evenly, in order); a row too long for 32 such lanes
-   is cut into equal parts of one whole slice each, whose sums go to slots for the piece fix-up.
+   is cut into equal parts of one whole slice each, whose sums go to slots that the warp of the
+   row's last part to finish adds up (sliced_long_row_end in bsrcuda_kernels.cu).
    Units are sorted by lanes, then by their longest lane (longest first; ties in row order) and laid
    out in that order: a unit of g lanes then starts at a multiple of g, so it never straddles two
    slices and the kernel's butterfly over g lanes stays inside it. */
@@ -864,8 +865,11 @@ bsrc_cuda_status ensure_slices(bsrc_cuda_matrix *M, cudaStream_t s)
       put(M->slice_long_begin, M->host_slice_long_begin.data(), M->host_slice_long_begin.size() * sizeof(bsrk_idx), "sliced: long rows' partial sums");
       put(M->slot_sum, nullptr, (size_t)M->slice_nslots * (size_t)M->bs * sizeof(double), "sliced: partial sums of the long rows");
       put(M->slot_long, M->host_slot_long.data(), M->host_slot_long.size() * sizeof(bsrk_idx), "sliced: the long row of each partial sum");
-      const std::vector<unsigned> zeros((size_t)M->slice_nlong, 0u);
-      put(M->long_arrivals, zeros.data(), zeros.size() * sizeof(unsigned), "sliced: the long rows' arrival counts");
+      put(M->long_arrivals, nullptr, (size_t)M->slice_nlong * sizeof(unsigned), "sliced: the long rows' arrival counts");
+      if (st == BSRC_CUDA_OK && M->slice_nlong > 0) { /* 0 before the first product, on the stream that runs it; each product leaves them at 0 */
+        const cudaError_t e = cudaMemsetAsync(M->long_arrivals.ptr, 0, (size_t)M->slice_nlong * sizeof(unsigned), s);
+        if (e != cudaSuccess) st = fail_cuda(sink(M), e, "sliced: zeroing the long rows' arrival counts");
+      }
     }
     put(M->slice_col, nullptr, col_bytes, "sliced: column indices (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row or hybrid needs none)");
     put(M->slice_values, nullptr, value_bytes, "sliced: values (its copy of the matrix; -mat_bsrcustom_cuda_kernel warp_row or hybrid needs none)");
