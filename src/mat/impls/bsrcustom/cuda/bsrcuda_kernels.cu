@@ -945,6 +945,17 @@ __device__ __forceinline__ bool sliced_group_sum(double (&acc)[N], bsrk_idx o, i
   return lane == 0 || before != o;
 }
 
+/* Entry r of the sum of slots [q0, q1) of a long row's partial sums (bs doubles a slot), for a
+   whole warp: lanes stride over the slots, then a fixed butterfly, so the bits do not depend on
+   which warp adds them or when. Read through L2 only: other blocks wrote the slots. Used by the
+   sliced kernels' long-row end and by the fix-up pass of the other kernels. */
+__device__ __forceinline__ double slots_sum(const double *slots, bsrk_idx q0, bsrk_idx q1, int bs, int r, int lane)
+{
+  double sum = 0.0;
+  for (bsrk_idx q = q0 + lane; q < q1; q += kWarpSize) sum += __ldcg(slots + (int64_t)q * bs + r);
+  return warp_reduce_sum<kWarpSize>(sum);
+}
+
 /* Sorted layout, a slice that is one part of a row too long for a slice (every lane's lane_out is
    o < -1): its group's first lane has put the part's bs sums in slot -2 - o. The warp counts the
    part in the row's arrivals once those sums are visible device-wide; the warp of the row's last part
@@ -966,9 +977,7 @@ __device__ void sliced_long_row_end(const product_args &a, bsrk_idx o, int lane,
   __threadfence(); /* the other parts' slots after their counts */
   const int64_t row = a.slices.long_row[j];
   for (int r = 0; r < bs; ++r) {
-    double sum = 0.0;
-    for (bsrk_idx p = q0 + lane; p < q1; p += kWarpSize) sum += __ldcg(a.slices.slot_sum + (int64_t)p * bs + r);
-    sum = warp_reduce_sum<kWarpSize>(sum);
+    const double sum = slots_sum(a.slices.slot_sum, q0, q1, bs, r, lane);
     if (lane == 0) store_result(a, row * bs + r, sum);
   }
   if (lane == 0) a.slices.long_arrivals[j] = 0;
@@ -1098,9 +1107,7 @@ __global__ void piece_fixup_kernel(bsrk_idx nlong, int bs, const bsrk_idx *long_
   for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; w < total; w += (int64_t)gridDim.x * blockDim.x / kWarpSize) {
     const bsrk_idx l = (bsrk_idx)(w / bs);
     const int      r = (int)(w - (int64_t)l * bs);
-    double         sum = 0.0;
-    for (bsrk_idx q = long_piece_begin[l] + lane; q < long_piece_begin[l + 1]; q += kWarpSize) sum += piece_sum[(int64_t)q * bs + r];
-    sum = warp_reduce_sum<kWarpSize>(sum);
+    const double   sum = slots_sum(piece_sum, long_piece_begin[l], long_piece_begin[l + 1], bs, r, lane);
     if (lane == 0) {
       const int64_t i = (int64_t)long_row[l] * bs + r;
       out[i]          = beta == 0.0 ? alpha * sum : alpha * sum + beta * in[i];
