@@ -63,7 +63,11 @@
    with scalar blocks it is slower (0.348 ms against 0.194). Its first version, which cut long rows
    into lane rows of 32 blocks all summed by the piece fix-up, took 0.1415-0.1438 ms for 2x2 blocks,
    and one with groups but the fix-up for rows of more than a slice 0.1256-0.1260 (and 0.1027 for
-   4x4 blocks).
+   4x4 blocks). The sorted layout puts rows far apart side by side, so a warp's x loads miss the L1:
+   ncu counted 541 MB read from the L2 on the power-law bs 2 rows against 335 MB on their regular
+   twin (the same bytes of matrix). Loading the column indices two iterations ahead, so that x's
+   L2 latency overlaps the values' DRAM latency, took power-law bs 2 from 0.1236 to 0.1205 ms and
+   bs 4 from 0.1020 to 0.1001 (and the 27-point bs 2 stencil from 0.1063 to 0.1039; bs 3 unchanged).
 
    Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
@@ -902,7 +906,8 @@ __global__ void __launch_bounds__(1024) segmented_kernel_bounded(const product_a
    SLICED: a lane per block row on the slices of slices_view. A warp's loads of one step are
    contiguous (column indices 128 B, each value component 256 B) whatever the row length, every lane
    is busy while the slice's rows are equally long, and no reduction is needed: the lane holds its
-   row's bs sums. A lane keeps sliced_depth steps' loads in flight before it needs their x.
+   row's bs sums. A lane keeps sliced_depth steps' loads in flight, with the column indices of the
+   next two groups of steps.
    Measured in a standalone probe on an H100 (docs/bench/h100-2026-11-23-sliced), against WARP_ROW
    on the same matrices in the same call: 7-point bs 3 0.1044 ms (4 steps) against 0.1082, a 2D
    five-point bs 4 Jacobian 0.1022 (2 steps) against 0.1052, regular bs 2 rows of 14 blocks 0.1145
@@ -995,27 +1000,37 @@ __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel(const product
   double        acc[BS];
 #pragma unroll
   for (int i = 0; i < BS; ++i) acc[i] = 0.0;
+  /* Column indices run two iterations ahead (c for this one, c_next for the next), so an iteration
+     issues its values and its x loads together and x's latency hides under the values' instead of
+     following it: on uneven rows a slice's lanes read x far apart, from the L2 rather than the L1. */
+  bsrk_idx c[U], c_next[U];
+  auto     load_cols = [&](bsrk_idx(&into)[U], int64_t k) {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (k + u < k1) into[u] = __ldcs(a.slices.slice_col + (k + u) * kWarpSize + lane);
+  };
+  load_cols(c, k0);
+  load_cols(c_next, k0 + U);
   for (int64_t k = k0; k < k1; k += U) {
-    bsrk_idx c[U];
-    double   v[U][BB];
+    double v[U][BB], xv[U][BS];
 #pragma unroll
     for (int u = 0; u < U; ++u)
       if (k + u < k1) {
-        c[u] = __ldcs(a.slices.slice_col + (k + u) * kWarpSize + lane);
 #pragma unroll
         for (int q = 0; q < BB; ++q) v[u][q] = __ldcs(a.slices.slice_values + ((k + u) * BB + q) * kWarpSize + lane);
+#pragma unroll
+        for (int j = 0; j < BS; ++j) xv[u][j] = __ldg(a.x + (int64_t)c[u] * BS + j);
       }
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (k + u < k1) {
-        double xv[BS];
+    for (int u = 0; u < U; ++u) c[u] = c_next[u];
+    load_cols(c_next, k + 2 * U);
 #pragma unroll
-        for (int j = 0; j < BS; ++j) xv[j] = __ldg(a.x + (int64_t)c[u] * BS + j);
+    for (int u = 0; u < U; ++u)
+      if (k + u < k1)
 #pragma unroll
         for (int j = 0; j < BS; ++j)
 #pragma unroll
-          for (int i = 0; i < BS; ++i) acc[i] += v[u][j * BS + i] * xv[j];
-      }
+          for (int i = 0; i < BS; ++i) acc[i] += v[u][j * BS + i] * xv[u][j];
   }
   if (a.slices.lane_out) { /* sorted layout: a block row or a partial sum of a long one, from a group of lanes */
     const bsrk_idx o    = a.slices.lane_out[s * kWarpSize + lane];
