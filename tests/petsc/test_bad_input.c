@@ -107,6 +107,8 @@ int main(int argc, char **argv)
   /* bad settings, through the API and the options database: the message names the setting */
   EXPECT_ERROR(MatBSRCustomSetChunksPerThread(A, 0), PETSC_ERR_ARG_OUTOFRANGE, "chunks per thread");
   EXPECT_ERROR(MatBSRCustomSetNumThreads(A, -3), PETSC_ERR_ARG_OUTOFRANGE, "threads");
+  EXPECT_ERROR(MatBSRCustomSetCPUStreams(A, 3), PETSC_ERR_ARG_OUTOFRANGE, "CPU streams");
+  PetscCall(OptionError("-mat_bsrcustom_cpu_streams", "8", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_cpu_streams"));
   EXPECT_ERROR(MatBSRCustomSetSharedRows(A, (MatBSRCustomSharedRows)7), PETSC_ERR_ARG_OUTOFRANGE, "shared-rows");
   EXPECT_ERROR(MatBSRCustomSetCUDADevice(A, -2), PETSC_ERR_ARG_OUTOFRANGE, "CUDA device");
   PetscCall(OptionError("-mat_bsrcustom_cuda_device", "-5", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_cuda_device"));
@@ -142,6 +144,8 @@ int main(int argc, char **argv)
     PetscBool pin = PETSC_FALSE;
     PetscCall(MatBSRCustomGetChunksPerThread(A, &c));
     TEST_CHECK(PETSC_COMM_WORLD, c == 8, failures, "a rejected setting changed chunks per thread to %" PetscInt_FMT, c);
+    PetscCall(MatBSRCustomGetCPUStreams(A, &c));
+    TEST_CHECK(PETSC_COMM_WORLD, c == 2, failures, "a rejected setting changed the CPU streams to %" PetscInt_FMT " (default 2)", c);
     PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));
     TEST_CHECK(PETSC_COMM_WORLD, pin, failures, "page-locking of host vectors is off after a rejected setting (default: on)");
     PetscCall(PinOption(NULL, &pin));

@@ -8,11 +8,13 @@
 #define MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD 8
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
 #define MATBSRCUSTOM_MAX_THREADS               4096
+#define MATBSRCUSTOM_DEFAULT_CPU_STREAMS       2
 
 /* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
 typedef struct {
   PetscInt               nthreads;          /* OpenMP threads of the CPU kernel */
   PetscInt               chunks_per_thread; /* fixed-size tasks per thread */
+  PetscInt               cpu_streams;       /* tasks a thread walks at once: 1, 2 or 4 */
   MatBSRCustomSharedRows shared_rows;
   MatBSRCustomBackend    backend;
   MatBSRCustomCUDAKernel cuda_kernel;

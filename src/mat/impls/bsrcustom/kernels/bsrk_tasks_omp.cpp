@@ -18,6 +18,14 @@
              per element.
    Every out element is written by exactly one task after the only read of the matching in
    element (shared rows: in the owner, respectively in the first pass), so in may alias out.
+
+   Streams (bs 1..8): a thread may walk several tasks at once, block by block in lockstep, tasks
+   ntasks/streams apart, so that it reads that many separate stretches of the values. On the
+   16-core Xeon host of the GPU machines a thread's reads then run faster (a probe of a thesis-type band, 16
+   threads: 86-92 GB/s with one stream, 101-110 with two, 104-119 with four; docs/performance.md, CPU);
+   on an EPYC VM they did not. Each row part's blocks are still added in order, so each task's sums
+   are the same bits as with one stream, and so is the CARRY product (ATOMIC adds a shared row's
+   parts in the order the tasks get there, which streams change, as thread timing does).
 */
 #include "bsrkernels.h"
 
@@ -74,9 +82,18 @@ inline void emit(const Ctx &c, const double *acc, int n_rt, int64_t oi, int64_t 
   }
 }
 
+template <int N>
+inline void emit_as(Emit e, const Ctx &c, const double *acc, int n_rt, int64_t oi, int64_t ci)
+{
+  if (e == EMIT_OWNED) emit<EMIT_OWNED, N>(c, acc, n_rt, oi, ci);
+  else if (e == EMIT_CARRY) emit<EMIT_CARRY, N>(c, acc, n_rt, oi, ci);
+  else emit<EMIT_ATOMIC, N>(c, acc, n_rt, oi, ci);
+}
+
 /* Block sizes 1..8: the whole block row in a register accumulator. */
 template <int BS>
 struct FixedRow {
+  static constexpr int kBS = BS;
   template <Emit E>
   static inline void row(const Ctx &c, int64_t k0, int64_t k1, int64_t br, int64_t t)
   {
@@ -95,10 +112,24 @@ struct FixedRow {
     }
     emit<E, BS>(c, acc, BS, br * BS, t * BS);
   }
+
+  /* acc += block k times its part of x: the same operations, in the same order, as row()'s loop. */
+  static inline void add_block(const Ctx &c, double *acc, int64_t k)
+  {
+    const double *v  = c.values + k * (BS * BS);
+    const double *xp = c.x + (int64_t)c.colidx[k] * BS;
+#pragma GCC unroll 8
+    for (int cc = 0; cc < BS; ++cc) {
+      const double xc = xp[cc];
+#pragma GCC unroll 8
+      for (int r = 0; r < BS; ++r) acc[r] += v[cc * BS + r] * xc;
+    }
+  }
 };
 
 /* Any block size: chunks of at most GCHUNK scalar rows, each summed over the row's blocks. */
 struct GenericRow {
+  static constexpr int kBS = 0; /* no streams: one task at a time */
   template <Emit E>
   static inline void row(const Ctx &c, int64_t k0, int64_t k1, int64_t br, int64_t t)
   {
@@ -143,6 +174,133 @@ __attribute__((noinline)) void run_task(const Ctx &c, int64_t t)
   }
 }
 
+/* A task's walk, one row segment at a time: the continuation of its head row, then its rows (the
+   last may continue into later tasks), each with the way its sum is written; run_task's order. */
+template <bool ATOMIC>
+struct TaskWalk {
+  int64_t t, k, end, ke, r, r1, row;
+  Emit    how;
+  bool    done;
+
+  void start(const Ctx &c, int64_t task)
+  {
+    t  = task;
+    k  = c.bb[t];
+    ke = c.bb[t + 1];
+    r  = c.rb[t];
+    r1 = c.rb[t + 1];
+    const int64_t h = c.hr[t];
+    if (h < 0) return next(c);
+    row  = h;
+    end  = std::min<int64_t>(c.rowptr[h + 1], ke);
+    how  = ATOMIC ? EMIT_ATOMIC : EMIT_CARRY;
+    done = false;
+  }
+  void next(const Ctx &c)
+  {
+    done = r >= r1;
+    if (done) return;
+    row              = r++;
+    const int64_t k1 = c.rowptr[row + 1];
+    k                = c.rowptr[row];
+    end              = std::min(k1, ke);
+    how              = ATOMIC && k1 > ke ? EMIT_ATOMIC : EMIT_OWNED;
+  }
+};
+
+/* S tasks walked by one thread in lockstep, block by block (the streams of the comment at the top);
+   a task that ends first leaves the others to finish alone. Not inlined, as run_task. */
+template <int BS, bool ATOMIC, int S>
+__attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&task)[S])
+{
+  TaskWalk<ATOMIC> w[S];
+  double           acc[S][BS];
+  const auto       finish_segment = [&](int s) {
+    emit_as<BS>(w[s].how, c, acc[s], BS, w[s].row * BS, w[s].t * BS);
+#pragma GCC unroll 8
+    for (int r = 0; r < BS; ++r) acc[s][r] = 0.0;
+    w[s].next(c);
+  };
+  for (int s = 0; s < S; ++s) {
+    w[s].start(c, task[s]);
+    for (int r = 0; r < BS; ++r) acc[s][r] = 0.0;
+  }
+  for (;;) {
+    int64_t m   = INT64_MAX;
+    bool    all = true;
+    for (int s = 0; s < S; ++s) {
+      while (!w[s].done && w[s].k >= w[s].end) finish_segment(s); /* empty rows too: beta * in */
+      if (w[s].done) all = false;
+      else m = std::min(m, w[s].end - w[s].k);
+    }
+    if (!all) break;
+    /* the next m blocks of every task, from local copies the compiler keeps in registers */
+    double          a[S][BS];
+    const double   *v[S];
+    const bsrk_idx *ci[S];
+#pragma GCC unroll 4
+    for (int s = 0; s < S; ++s) {
+      v[s]  = c.values + w[s].k * (BS * BS);
+      ci[s] = c.colidx + w[s].k;
+#pragma GCC unroll 8
+      for (int r = 0; r < BS; ++r) a[s][r] = acc[s][r];
+    }
+    for (int64_t i = 0; i < m; ++i)
+#pragma GCC unroll 4
+      for (int s = 0; s < S; ++s) {
+        const double *b  = v[s] + i * (BS * BS);
+        const double *xp = c.x + (int64_t)ci[s][i] * BS;
+#pragma GCC unroll 8
+        for (int cc = 0; cc < BS; ++cc) {
+          const double xc = xp[cc];
+#pragma GCC unroll 8
+          for (int r = 0; r < BS; ++r) a[s][r] += b[cc * BS + r] * xc;
+        }
+      }
+#pragma GCC unroll 4
+    for (int s = 0; s < S; ++s) {
+      w[s].k += m;
+#pragma GCC unroll 8
+      for (int r = 0; r < BS; ++r) acc[s][r] = a[s][r];
+    }
+  }
+  for (int s = 0; s < S; ++s)
+    while (!w[s].done) {
+      for (; w[s].k < w[s].end; ++w[s].k) FixedRow<BS>::add_block(c, acc[s], w[s].k);
+      finish_segment(s);
+    }
+}
+
+/* Tasks of group g for S streams: g, g + G, g + 2G, .. below ntasks, G = ceil(ntasks / S). */
+template <int BS, bool ATOMIC, int S>
+void run_group(const Ctx &c, int64_t ntasks, int64_t g)
+{
+  const int64_t G = (ntasks + S - 1) / S;
+  int64_t       task[S];
+  int           n = 0;
+  for (int s = 0; s < S; ++s)
+    if (g + s * G < ntasks) task[n++] = g + s * G;
+  if (n == S) return run_tasks_lockstep<BS, ATOMIC, S>(c, task);
+  for (int s = 0; s < n; ++s) run_task<FixedRow<BS>, ATOMIC>(c, task[s]);
+}
+
+/* The parallel loops' items: a task, or for bs 1..8 with streams > 1 a group of that many tasks. */
+template <class K>
+int64_t item_count(int64_t ntasks, int streams)
+{
+  return K::kBS > 0 && streams > 1 ? (ntasks + streams - 1) / streams : ntasks;
+}
+
+template <class K, bool ATOMIC>
+inline void run_item(const Ctx &c, int64_t ntasks, int streams, int64_t i)
+{
+  if constexpr (K::kBS > 0) {
+    if (streams == 2) return run_group<K::kBS, ATOMIC, 2>(c, ntasks, i);
+    if (streams == 4) return run_group<K::kBS, ATOMIC, 4>(c, ntasks, i);
+  }
+  run_task<K, ATOMIC>(c, i);
+}
+
 /* ATOMIC mode, first pass for task t: initialise the head row (once, on its first
    continuing task) to beta*in or 0. */
 inline void init_shared_row(const Ctx &c, int64_t t)
@@ -159,13 +317,14 @@ inline void init_shared_row(const Ctx &c, int64_t t)
 }
 
 template <class K>
-void run_carry(const Ctx &c, int64_t ntasks, int nthreads)
+void run_carry(const Ctx &c, int64_t ntasks, int nthreads, int streams)
 {
+  const int64_t nitems = item_count<K>(ntasks, streams);
   if (nthreads == 1) {
-    for (int64_t t = 0; t < ntasks; ++t) run_task<K, false>(c, t);
+    for (int64_t i = 0; i < nitems; ++i) run_item<K, false>(c, ntasks, streams, i);
   } else {
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
-    for (int64_t t = 0; t < ntasks; ++t) run_task<K, false>(c, t);
+    for (int64_t i = 0; i < nitems; ++i) run_item<K, false>(c, ntasks, streams, i);
   }
   for (int64_t t = 1; t < ntasks; ++t) {
     const int64_t h = c.hr[t];
@@ -177,11 +336,12 @@ void run_carry(const Ctx &c, int64_t ntasks, int nthreads)
 }
 
 template <class K>
-void run_atomic(const Ctx &c, int64_t ntasks, int nthreads)
+void run_atomic(const Ctx &c, int64_t ntasks, int nthreads, int streams)
 {
+  const int64_t nitems = item_count<K>(ntasks, streams);
   if (nthreads == 1) {
     for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t);
-    for (int64_t t = 0; t < ntasks; ++t) run_task<K, true>(c, t);
+    for (int64_t i = 0; i < nitems; ++i) run_item<K, true>(c, ntasks, streams, i);
   } else {
 #pragma omp parallel num_threads(nthreads)
     {
@@ -189,16 +349,16 @@ void run_atomic(const Ctx &c, int64_t ntasks, int nthreads)
       for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t);
       /* implicit barrier: every shared row is initialised before any task adds to it */
 #pragma omp for schedule(dynamic, 1) nowait
-      for (int64_t t = 0; t < ntasks; ++t) run_task<K, true>(c, t);
+      for (int64_t i = 0; i < nitems; ++i) run_item<K, true>(c, ntasks, streams, i);
     }
   }
 }
 
 template <class K>
-void run(const Ctx &c, int64_t ntasks, int nthreads, bsrk_shared_rows mode)
+void run(const Ctx &c, int64_t ntasks, int nthreads, int streams, bsrk_shared_rows mode)
 {
-  if (mode == BSRK_SHARED_ROWS_CARRY) run_carry<K>(c, ntasks, nthreads);
-  else run_atomic<K>(c, ntasks, nthreads);
+  if (mode == BSRK_SHARED_ROWS_CARRY) run_carry<K>(c, ntasks, nthreads, streams);
+  else run_atomic<K>(c, ntasks, nthreads, streams);
 }
 
 } // namespace
@@ -209,9 +369,10 @@ extern "C" size_t bsrk_tasks_workspace_bytes(const bsrk_partition *p, bsrk_idx b
   return (size_t)p->ntasks * (size_t)bs * sizeof(double);
 }
 
-extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace)
+extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, int streams, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace)
 {
   if (!A || !p || nthreads < 1) return BSRK_ERR_ARG;
+  if (streams != 1 && streams != 2 && streams != 4) return BSRK_ERR_ARG;
   if (mode != BSRK_SHARED_ROWS_CARRY && mode != BSRK_SHARED_ROWS_ATOMIC) return BSRK_ERR_ARG;
   if (A->nbrows < 0 || A->bs < 1 || !A->rowptr) return BSRK_ERR_ARG;
   if (p->ntasks < 1 || !p->block_begin || !p->row_begin || !p->head_row) return BSRK_ERR_ARG;
@@ -242,15 +403,15 @@ extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_parti
   c.bs     = A->bs;
 
   switch (A->bs) {
-  case 1: run<FixedRow<1>>(c, ntasks, nthreads, mode); break;
-  case 2: run<FixedRow<2>>(c, ntasks, nthreads, mode); break;
-  case 3: run<FixedRow<3>>(c, ntasks, nthreads, mode); break;
-  case 4: run<FixedRow<4>>(c, ntasks, nthreads, mode); break;
-  case 5: run<FixedRow<5>>(c, ntasks, nthreads, mode); break;
-  case 6: run<FixedRow<6>>(c, ntasks, nthreads, mode); break;
-  case 7: run<FixedRow<7>>(c, ntasks, nthreads, mode); break;
-  case 8: run<FixedRow<8>>(c, ntasks, nthreads, mode); break;
-  default: run<GenericRow>(c, ntasks, nthreads, mode); break;
+  case 1: run<FixedRow<1>>(c, ntasks, nthreads, streams, mode); break;
+  case 2: run<FixedRow<2>>(c, ntasks, nthreads, streams, mode); break;
+  case 3: run<FixedRow<3>>(c, ntasks, nthreads, streams, mode); break;
+  case 4: run<FixedRow<4>>(c, ntasks, nthreads, streams, mode); break;
+  case 5: run<FixedRow<5>>(c, ntasks, nthreads, streams, mode); break;
+  case 6: run<FixedRow<6>>(c, ntasks, nthreads, streams, mode); break;
+  case 7: run<FixedRow<7>>(c, ntasks, nthreads, streams, mode); break;
+  case 8: run<FixedRow<8>>(c, ntasks, nthreads, streams, mode); break;
+  default: run<GenericRow>(c, ntasks, nthreads, streams, mode); break;
   }
   return BSRK_OK;
 }
