@@ -145,30 +145,9 @@ struct GenericRow {
   }
 };
 
-/* One task: its head row (a continuation), then the rows it owns; the last owned row may
-   continue into later tasks. Not inlined: the serial loop and the OpenMP loop then run the same
-   machine code, so CARRY results are bitwise the same for any thread count (the compiler could
-   otherwise contract multiply-adds differently in the two copies). */
-template <class K, bool ATOMIC>
-__attribute__((noinline)) void run_task(const Ctx &c, int64_t t)
-{
-  const int64_t kb = c.bb[t], ke = c.bb[t + 1];
-  const int64_t h  = c.hr[t];
-  if (h >= 0) {
-    const int64_t e = std::min<int64_t>(c.rowptr[h + 1], ke);
-    if (ATOMIC) K::template row<EMIT_ATOMIC>(c, kb, e, h, t);
-    else K::template row<EMIT_CARRY>(c, kb, e, h, t);
-  }
-  const int64_t r1 = c.rb[t + 1];
-  for (int64_t r = c.rb[t]; r < r1; ++r) {
-    const int64_t k0 = c.rowptr[r], k1 = c.rowptr[r + 1];
-    if (ATOMIC && k1 > ke) K::template row<EMIT_ATOMIC>(c, k0, ke, r, t);
-    else K::template row<EMIT_OWNED>(c, k0, std::min(k1, ke), r, t);
-  }
-}
-
 /* A task's walk, one row segment at a time: the continuation of its head row, then its rows (the
-   last may continue into later tasks), each with the way its sum is written; run_task's order. */
+   last may continue into later tasks), each with the way its sum is written. run_task and the
+   lockstep walk both follow it. */
 template <bool ATOMIC>
 struct TaskWalk {
   int64_t t, k, end, ke, r, r1, row;
@@ -200,6 +179,20 @@ struct TaskWalk {
     how              = ATOMIC && k1 > ke ? EMIT_ATOMIC : EMIT_OWNED;
   }
 };
+
+/* One task, segment by segment (TaskWalk). Not inlined: the serial loop and the OpenMP loop then
+   run the same machine code, so CARRY results are bitwise the same for any thread count (the
+   compiler could otherwise contract multiply-adds differently in the two copies). */
+template <class K, bool ATOMIC>
+__attribute__((noinline)) void run_task(const Ctx &c, int64_t t)
+{
+  TaskWalk<ATOMIC> w;
+  for (w.start(c, t); !w.done; w.next(c)) {
+    if (w.how == EMIT_OWNED) K::template row<EMIT_OWNED>(c, w.k, w.end, w.row, t);
+    else if (w.how == EMIT_CARRY) K::template row<EMIT_CARRY>(c, w.k, w.end, w.row, t);
+    else K::template row<EMIT_ATOMIC>(c, w.k, w.end, w.row, t);
+  }
+}
 
 /* S tasks walked by one thread in lockstep, block by block (the streams of the comment at the top);
    a task that ends first leaves the others to finish alone. Not inlined, as run_task. */
