@@ -1,10 +1,10 @@
 // bench_kernel_modes: PETSc-free timing of bsrk_tasks_multadd, CARRY vs ATOMIC shared rows,
-// for 1..omp_get_max_threads() threads, several tasks-per-thread counts and 1, 2 and 4 streams
-// (tasks a thread walks at once), plus the sequential reference. Every configuration is checked
-// against the reference first.
+// for 1..omp_get_max_threads() threads, several tasks-per-thread counts, 1, 2 and 4 streams
+// (tasks a thread walks at once) and prefetch distances, plus the sequential reference. Every
+// configuration is checked against the reference first.
 //
 //   usage: bench_kernel_modes [grid_n=64] [reps=5] [datasets=band,stencil] [streams=1,2,4]
-//                             [threads=all|N,M,..] [chunks=1,2,8,32,128]
+//                             [threads=all|N,M,..] [chunks=1,2,8,32,128] [prefetch=0,8192 (bytes)]
 //
 // Datasets
 //   band    : the thesis matrix, 32000 x 32000 with 5x5 dense blocks and 5% nonzeros as a
@@ -174,7 +174,7 @@ std::vector<int> int_list(const char *text)
   return v;
 }
 
-bool bench(const Matrix &A, int reps, const std::vector<int> &streams, const std::vector<int> &threads, const std::vector<int> &chunks)
+bool bench(const Matrix &A, int reps, const std::vector<int> &streams, const std::vector<int> &threads, const std::vector<int> &chunks, const std::vector<int> &prefetch)
 {
   const bsrk_matrix   M = A.view();
   std::vector<double> x((size_t)A.nbcols * A.bs), ref((size_t)A.nbrows * A.bs), out(ref.size());
@@ -184,11 +184,11 @@ bool bench(const Matrix &A, int reps, const std::vector<int> &streams, const std
 
   std::printf("\n%s: %lld x %lld, bs=%lld, %lld blocks (%.1f per block row), %.1f MB per product\n", A.name.c_str(), (long long)A.nbrows * A.bs, (long long)A.nbcols * A.bs, (long long)A.bs,
               (long long)A.nblocks(), (double)A.nblocks() / A.nbrows, A.bytes() / 1e6);
-  std::printf("%-10s %-7s %7s %6s %7s %8s %10s %8s %9s\n", "dataset", "mode", "threads", "chunks", "streams", "ntasks", "ms(med)", "GB/s", "relerr");
+  std::printf("%-10s %-7s %7s %6s %7s %8s %8s %10s %8s %9s\n", "dataset", "mode", "threads", "chunks", "streams", "prefetch", "ntasks", "ms(med)", "GB/s", "relerr");
 
   bsrk_reference_multadd(&M, 1.0, x.data(), 0.0, nullptr, ref.data());
   const double tref = time_median(reps, [&] { bsrk_reference_multadd(&M, 1.0, x.data(), 0.0, nullptr, out.data()); });
-  std::printf("%-10s %-7s %7d %6s %7s %8s %10.3f %8.2f %9s\n", A.name.c_str(), "ref", 1, "-", "-", "-", tref * 1e3, gb / tref, "-");
+  std::printf("%-10s %-7s %7d %6s %7s %8s %8s %10.3f %8.2f %9s\n", A.name.c_str(), "ref", 1, "-", "-", "-", "-", tref * 1e3, gb / tref, "-");
 
   bool        ok      = true;
   const char *mname[] = {"CARRY", "ATOMIC"};
@@ -200,10 +200,11 @@ bool bench(const Matrix &A, int reps, const std::vector<int> &streams, const std
         return false;
       }
       std::vector<double> ws(bsrk_tasks_workspace_bytes(&p, A.bs) / sizeof(double) + 1);
-      for (int m = 0; m < 2 * (int)streams.size(); ++m) {
+      for (int m = 0; m < 2 * (int)(streams.size() * prefetch.size()); ++m) {
         const bsrk_shared_rows mode = m % 2 == 0 ? BSRK_SHARED_ROWS_CARRY : BSRK_SHARED_ROWS_ATOMIC;
-        const int              st   = streams[m / 2];
-        auto run = [&] { return bsrk_tasks_multadd(&M, &p, nt, st, mode, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()); };
+        const int              st   = streams[m / 2 / prefetch.size()];
+        const int              pf   = prefetch[m / 2 % prefetch.size()];
+        auto run = [&] { return bsrk_tasks_multadd(&M, &p, nt, st, pf, mode, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()); };
         std::fill(out.begin(), out.end(), NAN);
         if (run() != BSRK_OK) {
           std::fprintf(stderr, "bsrk_tasks_multadd failed\n");
@@ -213,7 +214,7 @@ bool bench(const Matrix &A, int reps, const std::vector<int> &streams, const std
         const bool   bad = !(err <= 1e-13);
         ok               = ok && !bad;
         const double t   = bad ? NAN : time_median(reps, run);
-        std::printf("%-10s %-7s %7d %6d %7d %8lld %10.3f %8.2f %9.1e%s\n", A.name.c_str(), mname[m % 2], nt, ch, st, (long long)p.ntasks, t * 1e3, gb / t, err, bad ? "  MISMATCH" : "");
+        std::printf("%-10s %-7s %7d %6d %7d %8d %8lld %10.3f %8.2f %9.1e%s\n", A.name.c_str(), mname[m % 2], nt, ch, st, pf, (long long)p.ntasks, t * 1e3, gb / t, err, bad ? "  MISMATCH" : "");
       }
       bsrk_partition_free(&p);
     }
@@ -228,14 +229,15 @@ int main(int argc, char **argv)
   const bsrk_idx    g    = argc > 1 ? (bsrk_idx)std::atol(argv[1]) : 64;
   const int         reps = argc > 2 ? std::atoi(argv[2]) : 5;
   const std::string which = argc > 3 ? argv[3] : "band,stencil";
-  const std::vector<int> streams = int_list(argc > 4 ? argv[4] : "1,2,4"), chunks = int_list(argc > 6 ? argv[6] : "1,2,8,32,128");
+  const std::vector<int> streams = int_list(argc > 4 ? argv[4] : "1,2,4"), chunks = int_list(argc > 6 ? argv[6] : "1,2,8,32,128"), prefetch = int_list(argc > 7 ? argv[7] : "0,8192");
   std::vector<int>       threads;
   if (argc > 5 && std::strcmp(argv[5], "all") != 0) threads = int_list(argv[5]);
   else
     for (int t = 1; t <= omp_get_max_threads(); ++t) threads.push_back(t);
   const auto positive = [](const std::vector<int> &v) { return !v.empty() && std::all_of(v.begin(), v.end(), [](int e) { return e >= 1; }); };
-  if (g < 1 || reps < 1 || !positive(streams) || !positive(threads) || !positive(chunks)) {
-    std::fprintf(stderr, "usage: %s [grid_n=64] [reps=5] [datasets=band,stencil] [streams=1,2,4] [threads=all|N,M,..] [chunks=1,2,8,32,128]\n", argv[0]);
+  const bool pf_ok = !prefetch.empty() && std::all_of(prefetch.begin(), prefetch.end(), [](int e) { return e >= 0 && e <= BSRK_MAX_PREFETCH_BYTES; });
+  if (g < 1 || reps < 1 || !positive(streams) || !positive(threads) || !positive(chunks) || !pf_ok) {
+    std::fprintf(stderr, "usage: %s [grid_n=64] [reps=5] [datasets=band,stencil] [streams=1,2,4] [threads=all|N,M,..] [chunks=1,2,8,32,128] [prefetch=0,8192 (bytes, 0..%d)]\n", argv[0], BSRK_MAX_PREFETCH_BYTES);
     return 2;
   }
   std::printf("bench_kernel_modes: out = A*x (alpha=1, beta=0); median of %d runs after 1 warm-up; %d OpenMP threads max; index %zu bytes\n", reps, omp_get_max_threads(),
@@ -247,14 +249,14 @@ int main(int argc, char **argv)
     const double t0 = omp_get_wtime();
     build_band(A);
     std::printf("(built band in %.2f s)\n", omp_get_wtime() - t0);
-    ok = bench(A, reps, streams, threads, chunks) && ok;
+    ok = bench(A, reps, streams, threads, chunks, prefetch) && ok;
   }
   if (which.find("stencil") != std::string::npos) {
     Matrix A;
     const double t0 = omp_get_wtime();
     build_stencil(A, g);
     std::printf("(built stencil in %.2f s)\n", omp_get_wtime() - t0);
-    ok = bench(A, reps, streams, threads, chunks) && ok;
+    ok = bench(A, reps, streams, threads, chunks, prefetch) && ok;
   }
   if (!ok) std::printf("\nRESULT MISMATCH against the reference\n");
   return ok ? 0 : 1;

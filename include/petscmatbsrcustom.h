@@ -69,6 +69,8 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomSetChunksPerThread(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetChunksPerThread(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCPUStreams(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCPUStreams(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetCPUPrefetch(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetCPUPrefetch(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetNumThreads(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetNumThreads(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetSharedRows(Mat, MatBSRCustomSharedRows);

@@ -163,7 +163,7 @@ const char *mode_name(bsrk_shared_rows m) { return m == BSRK_SHARED_ROWS_CARRY ?
 // Runs the task product for one configuration and returns its result.
 // alias: in and out are the same buffer (pre-filled with `in`, or NaN when beta == 0);
 // otherwise out is pre-filled with NaN and in is nullptr when beta == 0.
-std::vector<double> run_tasks(const Bsr &A, const bsrk_partition &p, int nthreads, bsrk_shared_rows mode, double alpha, const std::vector<double> &x, double beta, const std::vector<double> &in, bool alias, int streams = 1)
+std::vector<double> run_tasks(const Bsr &A, const bsrk_partition &p, int nthreads, bsrk_shared_rows mode, double alpha, const std::vector<double> &x, double beta, const std::vector<double> &in, bool alias, int streams = 1, int prefetch = 0)
 {
   const bsrk_matrix   M = A.view();
   std::vector<double> ws(bsrk_tasks_workspace_bytes(&p, A.bs) / sizeof(double) + 1, kNaN);
@@ -171,9 +171,9 @@ std::vector<double> run_tasks(const Bsr &A, const bsrk_partition &p, int nthread
   bsrk_status         st;
   if (alias) {
     if (beta != 0.0) out = in;
-    st = bsrk_tasks_multadd(&M, &p, nthreads, streams, mode, alpha, x.data(), beta, out.data(), out.data(), ws.data());
+    st = bsrk_tasks_multadd(&M, &p, nthreads, streams, prefetch, mode, alpha, x.data(), beta, out.data(), out.data(), ws.data());
   } else {
-    st = bsrk_tasks_multadd(&M, &p, nthreads, streams, mode, alpha, x.data(), beta, beta == 0.0 ? nullptr : in.data(), out.data(), ws.data());
+    st = bsrk_tasks_multadd(&M, &p, nthreads, streams, prefetch, mode, alpha, x.data(), beta, beta == 0.0 ? nullptr : in.data(), out.data(), ws.data());
   }
   EXPECT_EQ(st, BSRK_OK);
   return out;
@@ -274,11 +274,14 @@ TEST_P(TasksVsReference, AllConfigurations)
             }
             // tasks walked 2 or 4 at once: each row's blocks are still added in order, so the same bits
             // in CARRY mode; ATOMIC adds a shared row's parts in whatever order the tasks finish
-            for (int streams : {2, 4}) {
-              const auto outs = run_tasks(A, P.p, nthreads, mode, ab.alpha, x, ab.beta, in, alias, streams);
-              ASSERT_LE(rel_err(outs, ref[iab]), kTol) << "streams=" << streams;
-              if (mode == BSRK_SHARED_ROWS_CARRY) ASSERT_EQ(0, std::memcmp(outs.data(), out.data(), out.size() * sizeof(double))) << "streams=" << streams;
-            }
+            // and prefetching (a distance far past these small arrays' ends too) changes no bit
+            for (int streams : {1, 2, 4})
+              for (int prefetch : {0, 64, 8192, BSRK_MAX_PREFETCH_BYTES}) {
+                if (streams == 1 && prefetch == 0) continue;
+                const auto outs = run_tasks(A, P.p, nthreads, mode, ab.alpha, x, ab.beta, in, alias, streams, prefetch);
+                ASSERT_LE(rel_err(outs, ref[iab]), kTol) << "streams=" << streams << " prefetch=" << prefetch;
+                if (mode == BSRK_SHARED_ROWS_CARRY) ASSERT_EQ(0, std::memcmp(outs.data(), out.data(), out.size() * sizeof(double))) << "streams=" << streams << " prefetch=" << prefetch;
+              }
           }
         }
       }
@@ -430,16 +433,18 @@ TEST(TasksArgs, RejectsBadArguments)
   std::vector<double> ws(bsrk_tasks_workspace_bytes(&P.p, A.bs) / sizeof(double));
   ASSERT_GE(ws.size(), (size_t)P.p.ntasks * A.bs);
 
-  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 0, 1, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()), BSRK_ERR_ARG);
-  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, -3, 1, BSRK_SHARED_ROWS_ATOMIC, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_ERR_ARG);
-  for (int streams : {0, 3, 5, -1}) EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 2, streams, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()), BSRK_ERR_ARG) << "streams=" << streams;
+  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 0, 1, 0, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()), BSRK_ERR_ARG);
+  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, -3, 1, 0, BSRK_SHARED_ROWS_ATOMIC, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_ERR_ARG);
+  for (int streams : {0, 3, 5, -1}) EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 2, streams, 0, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()), BSRK_ERR_ARG) << "streams=" << streams;
+  for (int prefetch : {-1, -64, BSRK_MAX_PREFETCH_BYTES + 1}) EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 2, 1, prefetch, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()), BSRK_ERR_ARG) << "prefetch=" << prefetch;
+  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 2, 2, BSRK_MAX_PREFETCH_BYTES, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()), BSRK_OK);
 
   // the LongRow pattern cut in 16 tasks has continued rows: CARRY needs the workspace
   bool has_head = false;
   for (Idx t = 0; t < P.p.ntasks; ++t) has_head = has_head || P.p.head_row[t] >= 0;
   ASSERT_TRUE(has_head);
-  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 2, 1, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_ERR_ARG);
-  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 2, 1, BSRK_SHARED_ROWS_ATOMIC, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_OK);
+  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 2, 1, 0, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_ERR_ARG);
+  EXPECT_EQ(bsrk_tasks_multadd(&M, &P.p, 2, 1, 0, BSRK_SHARED_ROWS_ATOMIC, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_OK);
 
   // partition of another structure
   const Bsr B = make_pattern(Pattern::Random, 2, 2);
@@ -447,13 +452,13 @@ TEST(TasksArgs, RejectsBadArguments)
   ASSERT_EQ(bsrk_partition_build(B.nbrows, B.rowptr.data(), 16, &Q.p), BSRK_OK);
   ASSERT_NE(Q.p.block_begin[Q.p.ntasks], A.rowptr[A.nbrows]);
   std::vector<double> wq(bsrk_tasks_workspace_bytes(&Q.p, A.bs) / sizeof(double));
-  EXPECT_EQ(bsrk_tasks_multadd(&M, &Q.p, 2, 1, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), wq.data()), BSRK_ERR_ARG);
-  EXPECT_EQ(bsrk_tasks_multadd(&M, &Q.p, 2, 1, BSRK_SHARED_ROWS_ATOMIC, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_ERR_ARG);
+  EXPECT_EQ(bsrk_tasks_multadd(&M, &Q.p, 2, 1, 0, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), wq.data()), BSRK_ERR_ARG);
+  EXPECT_EQ(bsrk_tasks_multadd(&M, &Q.p, 2, 1, 0, BSRK_SHARED_ROWS_ATOMIC, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_ERR_ARG);
 
   // a single task never needs a workspace
   Part S;
   ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), 1, &S.p), BSRK_OK);
-  EXPECT_EQ(bsrk_tasks_multadd(&M, &S.p, 1, 1, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_OK);
+  EXPECT_EQ(bsrk_tasks_multadd(&M, &S.p, 1, 1, 0, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), nullptr), BSRK_OK);
 }
 
 TEST(TasksArgs, WorkspaceSizeCoversCarries)

@@ -109,6 +109,10 @@ int main(int argc, char **argv)
   EXPECT_ERROR(MatBSRCustomSetNumThreads(A, -3), PETSC_ERR_ARG_OUTOFRANGE, "threads");
   EXPECT_ERROR(MatBSRCustomSetCPUStreams(A, 3), PETSC_ERR_ARG_OUTOFRANGE, "CPU streams");
   PetscCall(OptionError("-mat_bsrcustom_cpu_streams", "8", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_cpu_streams"));
+  EXPECT_ERROR(MatBSRCustomSetCPUPrefetch(A, -64), PETSC_ERR_ARG_OUTOFRANGE, "CPU prefetch distance");
+  EXPECT_ERROR(MatBSRCustomSetCPUPrefetch(A, 1048577), PETSC_ERR_ARG_OUTOFRANGE, "CPU prefetch distance");
+  PetscCall(OptionError("-mat_bsrcustom_cpu_prefetch", "4000000", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_cpu_prefetch"));
+  PetscCall(OptionError("-mat_bsrcustom_cpu_prefetch", "8k", PETSC_ERR_ARG_WRONG, "-mat_bsrcustom_cpu_prefetch"));
   EXPECT_ERROR(MatBSRCustomSetSharedRows(A, (MatBSRCustomSharedRows)7), PETSC_ERR_ARG_OUTOFRANGE, "shared-rows");
   EXPECT_ERROR(MatBSRCustomSetCUDADevice(A, -2), PETSC_ERR_ARG_OUTOFRANGE, "CUDA device");
   PetscCall(OptionError("-mat_bsrcustom_cuda_device", "-5", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_cuda_device"));
@@ -146,6 +150,8 @@ int main(int argc, char **argv)
     TEST_CHECK(PETSC_COMM_WORLD, c == 8, failures, "a rejected setting changed chunks per thread to %" PetscInt_FMT, c);
     PetscCall(MatBSRCustomGetCPUStreams(A, &c));
     TEST_CHECK(PETSC_COMM_WORLD, c == 2, failures, "a rejected setting changed the CPU streams to %" PetscInt_FMT " (default 2)", c);
+    PetscCall(MatBSRCustomGetCPUPrefetch(A, &c));
+    TEST_CHECK(PETSC_COMM_WORLD, c == 8192, failures, "a rejected setting changed the CPU prefetch distance to %" PetscInt_FMT " (default 8192)", c);
     PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));
     TEST_CHECK(PETSC_COMM_WORLD, pin, failures, "page-locking of host vectors is off after a rejected setting (default: on)");
     PetscCall(PinOption(NULL, &pin));

@@ -9,12 +9,15 @@
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
 #define MATBSRCUSTOM_MAX_THREADS               4096
 #define MATBSRCUSTOM_DEFAULT_CPU_STREAMS       2
+#define MATBSRCUSTOM_DEFAULT_CPU_PREFETCH      8192      /* bytes; docs/performance.md, "Block sums and prefetch" */
+#define MATBSRCUSTOM_MAX_CPU_PREFETCH          (1 << 20) /* = BSRK_MAX_PREFETCH_BYTES of the kernel layer */
 
 /* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
 typedef struct {
   PetscInt               nthreads;          /* OpenMP threads of the CPU kernel */
   PetscInt               chunks_per_thread; /* fixed-size tasks per thread */
   PetscInt               cpu_streams;       /* tasks a thread walks at once: 1, 2 or 4 */
+  PetscInt               cpu_prefetch;      /* bytes ahead of each block its values are prefetched; 0: none */
   MatBSRCustomSharedRows shared_rows;
   MatBSRCustomBackend    backend;
   MatBSRCustomCUDAKernel cuda_kernel;

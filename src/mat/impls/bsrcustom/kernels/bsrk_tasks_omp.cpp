@@ -5,8 +5,17 @@
    every (part of a) block row in a private accumulator: for bs = 1..8 a compile-time sized
    array whose loops are fully unrolled (so it lives in registers), for larger bs a generic
    loop over chunks of at most GCHUNK scalar rows (a fixed stack buffer, nothing allocated).
-   Within a row the sum runs over the blocks in order and, within a block, over its columns
-   in order, i.e. the same order as bsrk_reference_multadd.
+   Each block's product is summed first, over the block's columns in order, and then added to
+   the row's sum; the blocks are added in order. This is the order of PETSc's MatMult_SeqBAIJ_2..5
+   (sum1 += v[0]*x1 + v[5]*x2 + ...), and it leaves one dependent add per block and row on the
+   accumulator instead of bs of them: summing column by column into the accumulator made the
+   product wait on the adder's latency (one thread, bs 3: 18 GB/s, now 24-26, on the EPYC VM).
+
+   Prefetch: every block asks for the values prefetch_bytes ahead of it (prefetcht0, every cache line
+   of a block's size), so that more of the stream is in flight than the hardware prefetchers keep.
+   On a 2-core EPYC VM this took one thread with 2 streams from 29-33 to 37-42 GB/s; on the 16-core
+   Xeon host it changed little with t0, and prefetchnta halved the speed there
+   (docs/performance.md, CPU: "Block sums and prefetch").
 
    Rows entirely inside one task are written directly: out = alpha*sum + beta*in (in is not
    read when beta == 0). A row split between tasks ("shared row") is summed either
@@ -53,7 +62,18 @@ struct Ctx {
   const bsrk_idx *hr; /* head_row */
   double          alpha, beta;
   int64_t         bs;
+  int64_t         pf; /* prefetch distance in doubles; 0: no prefetch */
 };
+
+/* Prefetches NBYTES from p on, a cache line at a time (consecutive blocks cover the lines between
+   them). Prefetches do not fault, so reading ahead past the array's end is harmless. */
+template <int NBYTES>
+__attribute__((always_inline)) inline void prefetch_lines(const double *p)
+{
+  const char *a = (const char *)p;
+#pragma GCC unroll 8
+  for (int l = 0; l < (NBYTES + 63) / 64; ++l) __builtin_prefetch(a + 64 * l, 0, 3);
+}
 
 /* Writes n sums acc[0..n) of scalar rows starting at out index oi (carry index ci).
    N > 0: compile-time n. */
@@ -104,19 +124,32 @@ struct FixedRow {
     emit<E, BS>(c, acc, BS, br * BS, t * BS);
   }
 
-  /* acc += block k times its part of x, in the order every walk adds (row(), and the lockstep walk's
-     tail; its main loop writes the same operations over local copies, which the compiler keeps in
-     registers: through this function two streams ran 25 % slower on the 2-core VM). */
+  /* acc += block k times its part of x (row() and the lockstep walk's tail; the lockstep main loop
+     calls block_product on local copies of its accumulators, which the compiler keeps in registers:
+     through this function two streams ran 25 % slower on the 2-core VM). */
   static inline void add_block(const Ctx &c, double *acc, int64_t k)
   {
-    const double *v  = c.values + k * (BS * BS);
-    const double *xp = c.x + (int64_t)c.colidx[k] * BS;
+    const double *v = c.values + k * (BS * BS);
+    if (c.pf > 0) prefetch_lines<BS * BS * 8>(v + c.pf);
+    block_product(v, c.x + (int64_t)c.colidx[k] * BS, acc);
+  }
+
+  /* acc += v xp, the block's own sum first (see the top): every walk's one definition of a block's
+     arithmetic. Always inlined: where GCC left it a call, the lockstep loop's accumulators went
+     through memory (bs 3, one thread, 2 streams: 12 against 29 GB/s on the EPYC VM). */
+  __attribute__((always_inline)) static inline void block_product(const double *__restrict v, const double *__restrict xp, double *__restrict acc)
+  {
+    double t[BS];
 #pragma GCC unroll 8
-    for (int cc = 0; cc < BS; ++cc) {
+    for (int r = 0; r < BS; ++r) t[r] = v[r] * xp[0];
+#pragma GCC unroll 8
+    for (int cc = 1; cc < BS; ++cc) {
       const double xc = xp[cc];
 #pragma GCC unroll 8
-      for (int r = 0; r < BS; ++r) acc[r] += v[cc * BS + r] * xc;
+      for (int r = 0; r < BS; ++r) t[r] += v[cc * BS + r] * xc;
     }
+#pragma GCC unroll 8
+    for (int r = 0; r < BS; ++r) acc[r] += t[r];
   }
 };
 
@@ -134,11 +167,16 @@ struct GenericRow {
       for (int64_t k = k0; k < k1; ++k) {
         const double *v  = c.values + k * bs2 + r0;
         const double *xp = c.x + (int64_t)c.colidx[k] * bs;
-        for (int64_t cc = 0; cc < bs; ++cc) {
+        double        t[GCHUNK];
+        if (r0 == 0 && c.pf > 0)
+          for (int64_t l = 0; l < bs2 * 8; l += 64) __builtin_prefetch((const char *)(v + c.pf) + l, 0, 3);
+        for (int i = 0; i < n; ++i) t[i] = v[i] * xp[0];
+        for (int64_t cc = 1; cc < bs; ++cc) {
           const double  xc = xp[cc];
           const double *vc = v + cc * bs;
-          for (int i = 0; i < n; ++i) acc[i] += vc[i] * xc;
+          for (int i = 0; i < n; ++i) t[i] += vc[i] * xc;
         }
+        for (int i = 0; i < n; ++i) acc[i] += t[i];
       }
       emit<E, 0>(c, acc, n, br * bs + r0, t * bs + r0);
     }
@@ -195,8 +233,10 @@ __attribute__((noinline)) void run_task(const Ctx &c, int64_t t)
 }
 
 /* S tasks walked by one thread in lockstep, block by block (the streams of the comment at the top);
-   a task that ends first leaves the others to finish alone. Not inlined, as run_task. */
-template <int BS, bool ATOMIC, int S>
+   a task that ends first leaves the others to finish alone. Not inlined, as run_task. PF: prefetch
+   (c.pf > 0); a test of c.pf inside the main loop made it slower (bs 3, one thread, 2 streams: 29
+   against 40 GB/s, and 12.5 without prefetch, on the EPYC VM). */
+template <int BS, bool ATOMIC, int S, bool PF>
 __attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&task)[S])
 {
   TaskWalk<ATOMIC> w[S];
@@ -234,14 +274,9 @@ __attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&
     for (int64_t i = 0; i < m; ++i)
 #pragma GCC unroll 4
       for (int s = 0; s < S; ++s) {
-        const double *b  = v[s] + i * (BS * BS);
-        const double *xp = c.x + (int64_t)ci[s][i] * BS;
-#pragma GCC unroll 8
-        for (int cc = 0; cc < BS; ++cc) {
-          const double xc = xp[cc];
-#pragma GCC unroll 8
-          for (int r = 0; r < BS; ++r) a[s][r] += b[cc * BS + r] * xc;
-        }
+        const double *b = v[s] + i * (BS * BS);
+        if constexpr (PF) prefetch_lines<BS * BS * 8>(b + c.pf);
+        FixedRow<BS>::block_product(b, c.x + (int64_t)ci[s][i] * BS, a[s]);
       }
 #pragma GCC unroll 4
     for (int s = 0; s < S; ++s) {
@@ -266,7 +301,10 @@ void run_group(const Ctx &c, int64_t ntasks, int64_t g)
   int           n = 0;
   for (int s = 0; s < S; ++s)
     if (g + s * G < ntasks) task[n++] = g + s * G;
-  if (n == S) return run_tasks_lockstep<BS, ATOMIC, S>(c, task);
+  if (n == S) {
+    if (c.pf > 0) return run_tasks_lockstep<BS, ATOMIC, S, true>(c, task);
+    return run_tasks_lockstep<BS, ATOMIC, S, false>(c, task);
+  }
   for (int s = 0; s < n; ++s) run_task<FixedRow<BS>, ATOMIC>(c, task[s]);
 }
 
@@ -355,10 +393,11 @@ extern "C" size_t bsrk_tasks_workspace_bytes(const bsrk_partition *p, bsrk_idx b
   return (size_t)p->ntasks * (size_t)bs * sizeof(double);
 }
 
-extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, int streams, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace)
+extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace)
 {
   if (!A || !p || nthreads < 1) return BSRK_ERR_ARG;
   if (streams != 1 && streams != 2 && streams != 4) return BSRK_ERR_ARG;
+  if (prefetch_bytes < 0 || prefetch_bytes > BSRK_MAX_PREFETCH_BYTES) return BSRK_ERR_ARG;
   if (mode != BSRK_SHARED_ROWS_CARRY && mode != BSRK_SHARED_ROWS_ATOMIC) return BSRK_ERR_ARG;
   if (A->nbrows < 0 || A->bs < 1 || !A->rowptr) return BSRK_ERR_ARG;
   if (p->ntasks < 1 || !p->block_begin || !p->row_begin || !p->head_row) return BSRK_ERR_ARG;
@@ -387,6 +426,7 @@ extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_parti
   c.alpha  = alpha;
   c.beta   = beta;
   c.bs     = A->bs;
+  c.pf     = prefetch_bytes / (int)sizeof(double);
 
   switch (A->bs) {
   case 1: run<FixedRow<1>>(c, ntasks, nthreads, streams, mode); break;

@@ -73,8 +73,11 @@ size_t bsrk_tasks_workspace_bytes(const bsrk_partition *p, bsrk_idx bs);
    workspace holds at least bsrk_tasks_workspace_bytes(p, A->bs) bytes (may be NULL for the
    atomic mode). Block sizes 1..8 run compile-time specialisations; larger ones a generic loop.
    streams (1, 2 or 4): tasks a thread walks at once, in lockstep (bs 1..8; larger bs: 1); the
-   CARRY result does not depend on it, bit for bit. */
-bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, int streams, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace);
+   CARRY result does not depend on it, bit for bit. prefetch_bytes (0..BSRK_MAX_PREFETCH_BYTES):
+   how far ahead of each block its values are prefetched, 0 for none; the result does not depend
+   on it. */
+#define BSRK_MAX_PREFETCH_BYTES (1 << 20)
+bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace);
 
 #ifdef __cplusplus
 }
