@@ -410,7 +410,7 @@ PetscErrorCode MatBSRCustomSetCPUStreams(Mat A, PetscInt streams)
 
    Note:
    Measured in docs/performance.md (CPU section, "Block sums and prefetch"): 8192 bytes took one
-   thread of a 2-core EPYC VM from 29-33 to 37-42 GB/s, and 16 threads of a 16-core Xeon host
+   thread of a 2-core EPYC VM from 27-34 to 37-42 GB/s, and 16 threads of a 16-core Xeon host
    (matrices of 746-836 MB) from 91-99 to 112-118 GB/s.
 
    Level: advanced

@@ -13,7 +13,7 @@
 
    Prefetch: every block asks for the values prefetch_bytes ahead of it (prefetcht0, every cache line
    of a block's size), so that more of the stream is in flight than the hardware prefetchers keep.
-   On a 2-core EPYC VM this took one thread with 2 streams from 29-33 to 37-42 GB/s; on the 16-core
+   On a 2-core EPYC VM this took one thread with 2 streams from 27-34 to 37-42 GB/s; on the 16-core
    Xeon host, 16 threads and 2 streams on matrices of 746-836 MB, from 91-99 to 112-118 GB/s.
    prefetchnta instead of t0 halved the speed on the Xeon (docs/performance.md, CPU: "Block sums
    and prefetch").
@@ -234,10 +234,8 @@ __attribute__((noinline)) void run_task(const Ctx &c, int64_t t)
 }
 
 /* S tasks walked by one thread in lockstep, block by block (the streams of the comment at the top);
-   a task that ends first leaves the others to finish alone. Not inlined, as run_task. PF: prefetch
-   (c.pf > 0); a test of c.pf inside the main loop made it slower (bs 3, one thread, 2 streams: 29
-   against 40 GB/s, and 12.5 without prefetch, on the EPYC VM). */
-template <int BS, bool ATOMIC, int S, bool PF>
+   a task that ends first leaves the others to finish alone. Not inlined, as run_task. */
+template <int BS, bool ATOMIC, int S>
 __attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&task)[S])
 {
   TaskWalk<ATOMIC> w[S];
@@ -276,7 +274,7 @@ __attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&
 #pragma GCC unroll 4
       for (int s = 0; s < S; ++s) {
         const double *b = v[s] + i * (BS * BS);
-        if constexpr (PF) prefetch_lines<BS * BS * 8>(b + c.pf);
+        if (c.pf > 0) prefetch_lines<BS * BS * 8>(b + c.pf);
         FixedRow<BS>::block_product(b, c.x + (int64_t)ci[s][i] * BS, a[s]);
       }
 #pragma GCC unroll 4
@@ -302,10 +300,7 @@ void run_group(const Ctx &c, int64_t ntasks, int64_t g)
   int           n = 0;
   for (int s = 0; s < S; ++s)
     if (g + s * G < ntasks) task[n++] = g + s * G;
-  if (n == S) {
-    if (c.pf > 0) return run_tasks_lockstep<BS, ATOMIC, S, true>(c, task);
-    return run_tasks_lockstep<BS, ATOMIC, S, false>(c, task);
-  }
+  if (n == S) return run_tasks_lockstep<BS, ATOMIC, S>(c, task);
   for (int s = 0; s < n; ++s) run_task<FixedRow<BS>, ATOMIC>(c, task[s]);
 }
 
