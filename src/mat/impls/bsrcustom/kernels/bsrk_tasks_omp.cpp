@@ -66,14 +66,14 @@ struct Ctx {
   int64_t         pf; /* prefetch distance in doubles; 0: no prefetch */
 };
 
-/* Prefetches NBYTES from p on, a cache line at a time (consecutive blocks cover the lines between
-   them). Prefetches do not fault, so reading ahead past the array's end is harmless. */
-template <int NBYTES>
-__attribute__((always_inline)) inline void prefetch_lines(const double *p)
+/* Prefetches nbytes from p on, a cache line at a time (consecutive blocks cover the lines between
+   them); with a compile-time nbytes the loop unrolls. Prefetches do not fault, so reading ahead past
+   the array's end is harmless. */
+__attribute__((always_inline)) inline void prefetch_block(const double *p, int64_t nbytes)
 {
   const char *a = (const char *)p;
 #pragma GCC unroll 8
-  for (int l = 0; l < (NBYTES + 63) / 64; ++l) __builtin_prefetch(a + 64 * l, 0, 3);
+  for (int64_t l = 0; l < nbytes; l += 64) __builtin_prefetch(a + l, 0, 3);
 }
 
 /* Writes n sums acc[0..n) of scalar rows starting at out index oi (carry index ci).
@@ -131,7 +131,7 @@ struct FixedRow {
   static inline void add_block(const Ctx &c, double *acc, int64_t k)
   {
     const double *v = c.values + k * (BS * BS);
-    if (c.pf > 0) prefetch_lines<BS * BS * 8>(v + c.pf);
+    if (c.pf > 0) prefetch_block(v + c.pf, BS * BS * 8);
     block_product(v, c.x + (int64_t)c.colidx[k] * BS, acc);
   }
 
@@ -169,8 +169,7 @@ struct GenericRow {
         const double *v  = c.values + k * bs2 + r0;
         const double *xp = c.x + (int64_t)c.colidx[k] * bs;
         double        t[GCHUNK];
-        if (r0 == 0 && c.pf > 0)
-          for (int64_t l = 0; l < bs2 * 8; l += 64) __builtin_prefetch((const char *)(v + c.pf) + l, 0, 3);
+        if (r0 == 0 && c.pf > 0) prefetch_block(v + c.pf, bs2 * 8);
         for (int i = 0; i < n; ++i) t[i] = v[i] * xp[0];
         for (int64_t cc = 1; cc < bs; ++cc) {
           const double  xc = xp[cc];
@@ -274,7 +273,7 @@ __attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&
 #pragma GCC unroll 4
       for (int s = 0; s < S; ++s) {
         const double *b = v[s] + i * (BS * BS);
-        if (c.pf > 0) prefetch_lines<BS * BS * 8>(b + c.pf);
+        if (c.pf > 0) prefetch_block(b + c.pf, BS * BS * 8);
         FixedRow<BS>::block_product(b, c.x + (int64_t)ci[s][i] * BS, a[s]);
       }
 #pragma GCC unroll 4
@@ -305,10 +304,10 @@ void run_group(const Ctx &c, int64_t ntasks, int64_t g)
 }
 
 /* The parallel loops' items: a task, or for bs 1..8 with streams > 1 a group of that many tasks. */
-template <class K>
-int64_t item_count(int64_t ntasks, int streams)
+inline int64_t item_count(const Ctx &c, int64_t ntasks, int streams)
 {
-  return K::kBS > 0 && streams > 1 ? (ntasks + streams - 1) / streams : ntasks;
+  const int s = bsrk_streams_used((bsrk_idx)c.bs, streams);
+  return (ntasks + s - 1) / s;
 }
 
 template <class K, bool ATOMIC>
@@ -339,7 +338,7 @@ inline void init_shared_row(const Ctx &c, int64_t t)
 template <class K>
 void run_carry(const Ctx &c, int64_t ntasks, int nthreads, int streams)
 {
-  const int64_t nitems = item_count<K>(ntasks, streams);
+  const int64_t nitems = item_count(c, ntasks, streams);
   if (nthreads == 1) {
     for (int64_t i = 0; i < nitems; ++i) run_item<K, false>(c, ntasks, streams, i);
   } else {
@@ -358,7 +357,7 @@ void run_carry(const Ctx &c, int64_t ntasks, int nthreads, int streams)
 template <class K>
 void run_atomic(const Ctx &c, int64_t ntasks, int nthreads, int streams)
 {
-  const int64_t nitems = item_count<K>(ntasks, streams);
+  const int64_t nitems = item_count(c, ntasks, streams);
   if (nthreads == 1) {
     for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t);
     for (int64_t i = 0; i < nitems; ++i) run_item<K, true>(c, ntasks, streams, i);
@@ -424,6 +423,7 @@ extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_parti
   c.bs     = A->bs;
   c.pf     = prefetch_bytes / (int)sizeof(double);
 
+  static_assert(BSRK_MAX_FIXED_BS == 8, "a case below for each block size that bsrk_streams_used counts as fixed");
   switch (A->bs) {
   case 1: run<FixedRow<1>>(c, ntasks, nthreads, streams, mode); break;
   case 2: run<FixedRow<2>>(c, ntasks, nthreads, streams, mode); break;

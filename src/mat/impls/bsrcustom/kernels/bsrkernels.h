@@ -77,6 +77,14 @@ size_t bsrk_tasks_workspace_bytes(const bsrk_partition *p, bsrk_idx bs);
    how far ahead of each block its values are prefetched, 0 for none; the result does not depend
    on it. */
 #define BSRK_MAX_PREFETCH_BYTES (1 << 20)
+
+/* Block sizes 1..BSRK_MAX_FIXED_BS run compile-time specialisations, and only they walk several
+   tasks at once: the tasks a thread of bsrk_tasks_multadd walks at once for block size bs. */
+#define BSRK_MAX_FIXED_BS 8
+static inline int bsrk_streams_used(bsrk_idx bs, int streams)
+{
+  return bs <= BSRK_MAX_FIXED_BS ? streams : 1;
+}
 bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace);
 
 #ifdef __cplusplus
