@@ -2,8 +2,8 @@
    OpenMP fixed-size-task BSR product (see bsrkernels.h).
 
    Each task walks its block range [block_begin[t], block_begin[t+1]) row by row and sums
-   every (part of a) block row in a private accumulator: for bs = 1..8 a compile-time sized
-   array whose loops are fully unrolled (so it lives in registers), for larger bs a generic
+   every (part of a) block row in a private accumulator: for bs = 1..8 a compile-time sized set of
+   SSE2 registers (Acc below; loops fully unrolled), for larger bs a generic
    loop over chunks of at most GCHUNK scalar rows (a fixed stack buffer, nothing allocated).
    Each block's product is summed first, over the block's columns in order, and then added to
    the row's sum; the blocks are added in order. This is the order of PETSc's MatMult_SeqBAIJ_2..5
@@ -111,6 +111,39 @@ inline void emit_as(Emit e, const Ctx &c, const double *acc, int n_rt, int64_t o
   else emit<EMIT_ATOMIC, N>(c, acc, n_rt, oi, ci);
 }
 
+/* Two doubles in one SSE2 register (GCC vector extension; the x86-64 baseline has SSE2). */
+typedef double v2d __attribute__((vector_size(16)));
+__attribute__((always_inline)) inline v2d load2(const double *p)
+{
+  v2d r;
+  __builtin_memcpy(&r, p, sizeof r); /* unaligned load */
+  return r;
+}
+
+/* A block row's sums for bs 1..8 in registers: rows 0..bs-2 in pairs (p), the last row of an odd bs
+   alone (s). Each lane does its row's scalar operations in the scalar order (no fused multiply-add:
+   the x86-64 baseline has none). Spelled out because GCC vectorised the same scalar code in some
+   walks and not in others: at f467b05 the lockstep loop ran 3 mulpd + 3 mulsd per bs 3 block, the
+   one-stream row loop 9 mulsd, and a call per block (add_block was not inlined there). */
+template <int BS>
+struct Acc {
+  static constexpr int P = BS / 2;
+  v2d                  p[P > 0 ? P : 1];
+  double               s;
+  __attribute__((always_inline)) void zero()
+  {
+#pragma GCC unroll 4
+    for (int i = 0; i < P; ++i) p[i] = v2d{0.0, 0.0};
+    s = 0.0;
+  }
+  __attribute__((always_inline)) void store(double *a) const
+  {
+#pragma GCC unroll 4
+    for (int i = 0; i < P; ++i) __builtin_memcpy(a + 2 * i, &p[i], sizeof p[i]);
+    if (BS % 2) a[BS - 1] = s;
+  }
+};
+
 /* Block sizes 1..8: the whole block row in a register accumulator. */
 template <int BS>
 struct FixedRow {
@@ -118,17 +151,35 @@ struct FixedRow {
   template <Emit E>
   static inline void row(const Ctx &c, int64_t k0, int64_t k1, int64_t br, int64_t t)
   {
-    double acc[BS];
-#pragma GCC unroll 8
-    for (int r = 0; r < BS; ++r) acc[r] = 0.0;
+    Acc<BS> acc;
+    acc.zero();
     for (int64_t k = k0; k < k1; ++k) add_block(c, acc, k);
-    emit<E, BS>(c, acc, BS, br * BS, t * BS);
+    double sums[BS];
+    acc.store(sums);
+    emit<E, BS>(c, sums, BS, br * BS, t * BS);
+  }
+
+  /* Rows [r0, r1) of a task whose blocks end at ke, every one written directly (EMIT_OWNED; the last
+     may be cut at ke: CARRY's owner part): the task's interior in one tight loop, without the walk's
+     bookkeeping between rows. */
+  static void owned_rows(const Ctx &c, int64_t r0, int64_t r1, int64_t ke)
+  {
+    const Ctx l = c; /* a local copy: the stores to out cannot alias it */
+    for (int64_t row = r0; row < r1; ++row) {
+      Acc<BS> acc;
+      acc.zero();
+      const int64_t k1 = std::min<int64_t>(l.rowptr[row + 1], ke);
+      for (int64_t k = l.rowptr[row]; k < k1; ++k) add_block(l, acc, k);
+      double sums[BS];
+      acc.store(sums);
+      emit<EMIT_OWNED, BS>(l, sums, BS, row * BS, 0);
+    }
   }
 
   /* acc += block k times its part of x (row() and the lockstep walk's tail; the lockstep main loop
      calls block_product on local copies of its accumulators, which the compiler keeps in registers:
      through this function two streams ran 25 % slower on the 2-core VM). */
-  static inline void add_block(const Ctx &c, double *acc, int64_t k)
+  __attribute__((always_inline)) static inline void add_block(const Ctx &c, Acc<BS> &acc, int64_t k)
   {
     const double *v = c.values + k * (BS * BS);
     if (c.pf > 0) prefetch_block(v + c.pf, BS * BS * 8);
@@ -138,19 +189,25 @@ struct FixedRow {
   /* acc += v xp, the block's own sum first (see the top): every walk's one definition of a block's
      arithmetic. Always inlined: where GCC left it a call, the lockstep loop's accumulators went
      through memory (bs 3, one thread, 2 streams: 12 against 29 GB/s on the EPYC VM). */
-  __attribute__((always_inline)) static inline void block_product(const double *__restrict v, const double *__restrict xp, double *__restrict acc)
+  __attribute__((always_inline)) static inline void block_product(const double *__restrict v, const double *__restrict xp, Acc<BS> &acc)
   {
-    double t[BS];
-#pragma GCC unroll 8
-    for (int r = 0; r < BS; ++r) t[r] = v[r] * xp[0];
+    constexpr int P = Acc<BS>::P;
+    v2d           t[P > 0 ? P : 1];
+    double        ts = 0.0;
+    const v2d     x0 = {xp[0], xp[0]};
+#pragma GCC unroll 4
+    for (int i = 0; i < P; ++i) t[i] = load2(v + 2 * i) * x0;
+    if (BS % 2) ts = v[BS - 1] * xp[0];
 #pragma GCC unroll 8
     for (int cc = 1; cc < BS; ++cc) {
-      const double xc = xp[cc];
-#pragma GCC unroll 8
-      for (int r = 0; r < BS; ++r) t[r] += v[cc * BS + r] * xc;
+      const v2d xc = {xp[cc], xp[cc]};
+#pragma GCC unroll 4
+      for (int i = 0; i < P; ++i) t[i] += load2(v + cc * BS + 2 * i) * xc;
+      if (BS % 2) ts += v[cc * BS + BS - 1] * xp[cc];
     }
-#pragma GCC unroll 8
-    for (int r = 0; r < BS; ++r) acc[r] += t[r];
+#pragma GCC unroll 4
+    for (int i = 0; i < P; ++i) acc.p[i] += t[i];
+    if (BS % 2) acc.s += ts;
   }
 };
 
@@ -226,6 +283,16 @@ __attribute__((noinline)) void run_task(const Ctx &c, int64_t t)
 {
   TaskWalk<ATOMIC> w;
   for (w.start(c, t); !w.done; w.next(c)) {
+    if constexpr (K::kBS > 0) {
+      if (w.how == EMIT_OWNED) {
+        /* this row and the ones after it that are written directly: all up to the task's last row,
+           which ATOMIC leaves to the walk when it continues into the next task */
+        const int64_t last = ATOMIC && c.rowptr[w.r1] > w.ke ? w.r1 - 1 : w.r1;
+        K::owned_rows(c, w.row, std::max(last, w.row + 1), w.ke);
+        w.r = std::max(last, w.r);
+        continue;
+      }
+    }
     if (w.how == EMIT_OWNED) K::template row<EMIT_OWNED>(c, w.k, w.end, w.row, t);
     else if (w.how == EMIT_CARRY) K::template row<EMIT_CARRY>(c, w.k, w.end, w.row, t);
     else K::template row<EMIT_ATOMIC>(c, w.k, w.end, w.row, t);
@@ -238,16 +305,17 @@ template <int BS, bool ATOMIC, int S>
 __attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&task)[S])
 {
   TaskWalk<ATOMIC> w[S];
-  double           acc[S][BS];
+  Acc<BS>          acc[S];
   const auto       finish_segment = [&](int s) {
-    emit_as<BS>(w[s].how, c, acc[s], BS, w[s].row * BS, w[s].t * BS);
-#pragma GCC unroll 8
-    for (int r = 0; r < BS; ++r) acc[s][r] = 0.0;
+    double sums[BS];
+    acc[s].store(sums);
+    emit_as<BS>(w[s].how, c, sums, BS, w[s].row * BS, w[s].t * BS);
+    acc[s].zero();
     w[s].next(c);
   };
   for (int s = 0; s < S; ++s) {
     w[s].start(c, task[s]);
-    for (int r = 0; r < BS; ++r) acc[s][r] = 0.0;
+    acc[s].zero();
   }
   for (;;) {
     int64_t m   = INT64_MAX;
@@ -259,15 +327,14 @@ __attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&
     }
     if (!all) break;
     /* the next m blocks of every task, from local copies the compiler keeps in registers */
-    double          a[S][BS];
+    Acc<BS>         a[S];
     const double   *v[S];
     const bsrk_idx *ci[S];
 #pragma GCC unroll 4
     for (int s = 0; s < S; ++s) {
       v[s]  = c.values + w[s].k * (BS * BS);
       ci[s] = c.colidx + w[s].k;
-#pragma GCC unroll 8
-      for (int r = 0; r < BS; ++r) a[s][r] = acc[s][r];
+      a[s]  = acc[s];
     }
     for (int64_t i = 0; i < m; ++i)
 #pragma GCC unroll 4
@@ -279,8 +346,7 @@ __attribute__((noinline)) void run_tasks_lockstep(const Ctx &c, const int64_t (&
 #pragma GCC unroll 4
     for (int s = 0; s < S; ++s) {
       w[s].k += m;
-#pragma GCC unroll 8
-      for (int r = 0; r < BS; ++r) acc[s][r] = a[s][r];
+      acc[s] = a[s];
     }
   }
   for (int s = 0; s < S; ++s)
