@@ -149,7 +149,7 @@ int main(int argc, char **argv)
     PetscCall(MatBSRCustomGetChunksPerThread(A, &c));
     TEST_CHECK(PETSC_COMM_WORLD, c == 8, failures, "a rejected setting changed chunks per thread to %" PetscInt_FMT, c);
     PetscCall(MatBSRCustomGetCPUStreams(A, &c));
-    TEST_CHECK(PETSC_COMM_WORLD, c == 2, failures, "a rejected setting changed the CPU streams to %" PetscInt_FMT " (default 2)", c);
+    TEST_CHECK(PETSC_COMM_WORLD, c == 1, failures, "a rejected setting changed the CPU streams to %" PetscInt_FMT " (default 1)", c);
     PetscCall(MatBSRCustomGetCPUPrefetch(A, &c));
     TEST_CHECK(PETSC_COMM_WORLD, c == 8192, failures, "a rejected setting changed the CPU prefetch distance to %" PetscInt_FMT " (default 8192)", c);
     PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));

@@ -369,14 +369,15 @@ PetscErrorCode MatBSRCustomGetChunksPerThread(Mat A, PetscInt *chunks)
 
    Input Parameters:
 +  A - a MATBSRCUSTOM matrix
--  streams - 1, 2 or 4 (default 2)
+-  streams - 1, 2 or 4 (default 1)
 
    Options Database Key:
 .  -mat_bsrcustom_cpu_streams <s> - tasks a thread walks at once
 
    Note:
-   Measured in docs/performance.md (CPU section): on a 16-core Xeon host 2 and 4 streams beat 1; on a
-   2-core EPYC VM the three were within a few percent.
+   Measured in docs/performance.md (CPU section, "Vector accumulators and one stream"): since d6989dd
+   one stream (the default) and two run alike on a 16-core Xeon host, and one is faster on a 2-core
+   EPYC VM; before it, with a slower one-stream loop, 2 and 4 streams beat 1 on the Xeon.
 
    Level: advanced
 

@@ -8,7 +8,7 @@
 #define MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD 8
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
 #define MATBSRCUSTOM_MAX_THREADS               4096
-#define MATBSRCUSTOM_DEFAULT_CPU_STREAMS       2
+#define MATBSRCUSTOM_DEFAULT_CPU_STREAMS       1
 #define MATBSRCUSTOM_DEFAULT_CPU_PREFETCH      8192      /* bytes; docs/performance.md, "Block sums and prefetch" */
 #define MATBSRCUSTOM_MAX_CPU_PREFETCH          (1 << 20) /* = BSRK_MAX_PREFETCH_BYTES of the kernel layer */
 

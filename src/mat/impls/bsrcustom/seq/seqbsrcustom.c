@@ -503,7 +503,7 @@ static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse 
 +  -mat_type bsrcustom - selects the type (with -dll_append path/libpetscbsrcustom.so)
 .  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: omp_get_max_threads(), i.e. OMP_NUM_THREADS)
 .  -mat_bsrcustom_chunks_per_thread <c> - tasks per thread (default 8)
-.  -mat_bsrcustom_cpu_streams <1,2,4> - tasks a thread walks at once, in lockstep (default 2)
+.  -mat_bsrcustom_cpu_streams <1,2,4> - tasks a thread walks at once, in lockstep (default 1)
 .  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)
 -  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 
