@@ -375,9 +375,10 @@ PetscErrorCode MatBSRCustomGetChunksPerThread(Mat A, PetscInt *chunks)
 .  -mat_bsrcustom_cpu_streams <s> - tasks a thread walks at once
 
    Note:
-   Measured in docs/performance.md (CPU section, "Vector accumulators and one stream"): since d6989dd
-   one stream (the default) and two run alike on a 16-core Xeon host, and one is faster on a 2-core
-   EPYC VM; before it, with a slower one-stream loop, 2 and 4 streams beat 1 on the Xeon.
+   Measured in docs/performance.md (CPU section, "Vector accumulators, an inlined row loop and one
+   stream by default"). With all cores busy, one stream (the default) and two ran alike on a 16-core
+   Xeon host, and one was faster on a 2-core EPYC VM. A lone thread on that Xeon read 10-25 % faster
+   with two streams, so use 2 there for single-threaded runs.
 
    Level: advanced
 

@@ -1,0 +1,12 @@
+#!/bin/bash
+# bench_matmult, 2 threads, paired target; streams 1 and 2 alternated, for $1 seconds
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cd /work/main; end=$((SECONDS+${1:-600})); i=0
+while (( SECONDS < end )); do
+  i=$((i+1))
+  for st in ${STREAMS:-1 2}; do
+    echo "== run $i streams $st $(date +%T)"
+    mpiexec --bind-to none -n 1 -x OMP_NUM_THREADS=2 build/bench/bench_matmult -bench_types bsrcustom -bench_matrices ${MATS:-stencil27,thesis} -bench_sweep false -bench_trials 7 -bench_time_budget 2 -mat_bsrcustom_cpu_streams $st $EXTRA 2>&1 | grep -E 'TARGET.*paired' | sed 's/seqbsrcustom 2 thread(s) MatMult at least 90% of the STREAM triad with as many threads, paired//'
+  done
+done
+echo loop-done
