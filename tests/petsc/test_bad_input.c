@@ -3,6 +3,8 @@ static const char help[] = "Bad input to bsrcustom gets PETSc errors with the ri
 
 #include "testutils.h"
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static PetscInt failures = 0;
@@ -70,6 +72,36 @@ static PetscErrorCode PinOption(const char *value, PetscBool *pin)
   PetscFunctionReturn(0);
 }
 
+/* The tasks a thread walks at once, as MatView of A reports them with nthreads threads (1 rank). */
+static PetscErrorCode ViewedStreams(Mat A, PetscInt nthreads, PetscInt *walked)
+{
+  const char  name[] = "test_bad_input_view.txt";
+  char        line[4096];
+  PetscViewer v;
+  FILE       *f;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomSetNumThreads(A, nthreads));
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &v));
+  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerPopFormat(v));
+  PetscCall(PetscViewerDestroy(&v));
+  *walked = -1;
+  f       = fopen(name, "r");
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read back %s", name);
+  while (fgets(line, sizeof line, f)) {
+    char *p = strstr(line, " walked at once");
+    if (!p) continue;
+    *p = 0;
+    p  = strrchr(line, ',');
+    if (p) *walked = atoi(p + 1);
+  }
+  fclose(f);
+  remove(name);
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Mat       A, Ref, U;
@@ -108,6 +140,7 @@ int main(int argc, char **argv)
   EXPECT_ERROR(MatBSRCustomSetChunksPerThread(A, 0), PETSC_ERR_ARG_OUTOFRANGE, "chunks per thread");
   EXPECT_ERROR(MatBSRCustomSetNumThreads(A, -3), PETSC_ERR_ARG_OUTOFRANGE, "threads");
   EXPECT_ERROR(MatBSRCustomSetCPUStreams(A, 3), PETSC_ERR_ARG_OUTOFRANGE, "CPU streams");
+  EXPECT_ERROR(MatBSRCustomSetCPUStreams(A, 0), PETSC_ERR_ARG_OUTOFRANGE, "CPU streams");
   PetscCall(OptionError("-mat_bsrcustom_cpu_streams", "8", PETSC_ERR_ARG_OUTOFRANGE, "-mat_bsrcustom_cpu_streams"));
   EXPECT_ERROR(MatBSRCustomSetCPUPrefetch(A, -64), PETSC_ERR_ARG_OUTOFRANGE, "CPU prefetch distance");
   EXPECT_ERROR(MatBSRCustomSetCPUPrefetch(A, 1048577), PETSC_ERR_ARG_OUTOFRANGE, "CPU prefetch distance");
@@ -149,7 +182,7 @@ int main(int argc, char **argv)
     PetscCall(MatBSRCustomGetChunksPerThread(A, &c));
     TEST_CHECK(PETSC_COMM_WORLD, c == 8, failures, "a rejected setting changed chunks per thread to %" PetscInt_FMT, c);
     PetscCall(MatBSRCustomGetCPUStreams(A, &c));
-    TEST_CHECK(PETSC_COMM_WORLD, c == 1, failures, "a rejected setting changed the CPU streams to %" PetscInt_FMT " (default 1)", c);
+    TEST_CHECK(PETSC_COMM_WORLD, c == PETSC_DECIDE, failures, "a rejected setting changed the CPU streams to %" PetscInt_FMT " (default PETSC_DECIDE)", c);
     PetscCall(MatBSRCustomGetCPUPrefetch(A, &c));
     TEST_CHECK(PETSC_COMM_WORLD, c == 8192, failures, "a rejected setting changed the CPU prefetch distance to %" PetscInt_FMT " (default 8192)", c);
     PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));
@@ -160,6 +193,28 @@ int main(int argc, char **argv)
     PetscCall(MatMult(Ref, x, yr));
     PetscCall(TestRelDiff(y, yr, &rel));
     TEST_CHECK(PETSC_COMM_WORLD, rel < 1e-13, failures, "products after rejected settings differ by %g", (double)rel);
+  }
+
+  /* streams: PETSC_DECIDE walks 2 tasks on one thread and 1 on several; a number is taken as given */
+  {
+    PetscInt  t0, w1, w2, w3;
+    PetscReal rel0;
+    PetscCall(MatBSRCustomGetNumThreads(A, &t0));
+    PetscCall(ViewedStreams(A, 1, &w1));
+    PetscCall(ViewedStreams(A, 2, &w2));
+    PetscCall(MatBSRCustomSetCPUStreams(A, 4));
+    PetscCall(ViewedStreams(A, 1, &w3));
+    TEST_CHECK(PETSC_COMM_WORLD, w1 == 2 && w2 == 1 && w3 == 4, failures, "MatView reports %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT " tasks walked at once (PETSC_DECIDE on 1 and 2 threads, then 4), expected 2, 1, 4", w1, w2, w3);
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_bsrcustom_cpu_streams", "PETSC_DECIDE"));
+    PetscCall(MatSetFromOptions(A));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_bsrcustom_cpu_streams"));
+    PetscCall(MatBSRCustomGetCPUStreams(A, &w3));
+    TEST_CHECK(PETSC_COMM_WORLD, w3 == PETSC_DECIDE, failures, "-mat_bsrcustom_cpu_streams PETSC_DECIDE gave %" PetscInt_FMT, w3);
+    PetscCall(MatBSRCustomSetNumThreads(A, t0));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(MatMult(Ref, x, yr));
+    PetscCall(TestRelDiff(y, yr, &rel0));
+    TEST_CHECK(PETSC_COMM_WORLD, rel0 < 1e-13, failures, "products after the streams settings differ by %g", (double)rel0);
   }
 
   /* NaN in the matrix and Inf in x: the same entries of y are NaN/Inf as with BAIJ */

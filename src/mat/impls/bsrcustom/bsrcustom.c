@@ -98,7 +98,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscFunctionBegin;
   PetscCheck(set->nthreads >= 1 && set->nthreads <= MATBSRCUSTOM_MAX_THREADS, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: threads must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_THREADS, set->nthreads);
   PetscCheck(set->chunks_per_thread >= 1 && set->chunks_per_thread <= MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: chunks per thread must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, set->chunks_per_thread);
-  PetscCheck(set->cpu_streams == 1 || set->cpu_streams == 2 || set->cpu_streams == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CPU streams (tasks a thread walks at once) must be 1, 2 or 4, got %" PetscInt_FMT, what, set->cpu_streams);
+  PetscCheck(set->cpu_streams == PETSC_DECIDE || set->cpu_streams == 1 || set->cpu_streams == 2 || set->cpu_streams == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CPU streams (tasks a thread walks at once) must be 1, 2, 4 or PETSC_DECIDE, got %" PetscInt_FMT, what, set->cpu_streams);
   PetscCheck(set->cpu_prefetch >= 0 && set->cpu_prefetch <= MATBSRCUSTOM_MAX_CPU_PREFETCH, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CPU prefetch distance must be in [0, %d] bytes (0: no prefetch), got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CPU_PREFETCH, set->cpu_prefetch);
   PetscCheck(set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown shared-rows mode %d", what, (int)set->shared_rows);
   PetscCheck(set->backend >= MAT_BSRCUSTOM_BACKEND_CPU && set->backend <= MAT_BSRCUSTOM_BACKEND_CUSPARSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown backend %d", what, (int)set->backend);
@@ -114,13 +114,21 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscFunctionReturn(0);
 }
 
-/* PETSc's own integer parser does not name the option in its error; ours does. */
+/* PETSc's own integer parser does not name the option in its error; ours does. Like PETSc's, it
+   takes PETSC_DECIDE or DECIDE (any case) for PETSC_DECIDE. */
 static PetscErrorCode MatBSRCustomParseInt(Mat A, const char *option, const char *text, PetscInt *value)
 {
   char     *end = NULL;
   long long v;
+  PetscBool decide, decide2;
 
   PetscFunctionBegin;
+  PetscCall(PetscStrcasecmp(text, "PETSC_DECIDE", &decide));
+  PetscCall(PetscStrcasecmp(text, "DECIDE", &decide2));
+  if (decide || decide2) {
+    *value = PETSC_DECIDE;
+    PetscFunctionReturn(0);
+  }
   errno = 0;
   v     = strtoll(text, &end, 10);
   PetscCheck(end != text && *end == '\0' && errno == 0 && v >= PETSC_MIN_INT && v <= PETSC_MAX_INT, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "%s expects an integer, got \"%s\"", option, text);
@@ -182,7 +190,7 @@ typedef struct {
 static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_threads",           "OpenMP threads that run MatMult (default: OMP_NUM_THREADS)",       "MatBSRCustomSetNumThreads",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, nthreads)         },
   {"-mat_bsrcustom_chunks_per_thread", "Fixed-size tasks per thread, cut at assembly",                     "MatBSRCustomSetChunksPerThread", BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, chunks_per_thread)},
-  {"-mat_bsrcustom_cpu_streams",       "cpu backend: tasks a thread walks at once, in lockstep (1, 2, 4)",  "MatBSRCustomSetCPUStreams",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cpu_streams)      },
+  {"-mat_bsrcustom_cpu_streams",       "cpu backend: tasks a thread walks at once, in lockstep (1, 2, 4; PETSC_DECIDE: 2 on one thread, else 1)",  "MatBSRCustomSetCPUStreams",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cpu_streams)      },
   {"-mat_bsrcustom_cpu_prefetch",      "cpu backend: bytes ahead of each block its values are prefetched (0: none)", "MatBSRCustomSetCPUPrefetch", BSRC_OPT_INT, NULL,                       0, offsetof(MatBSRCustomSettings, cpu_prefetch)     },
   {"-mat_bsrcustom_shared_rows",       "How a block row split between tasks is summed",                    "MatBSRCustomSetSharedRows",      BSRC_OPT_ENUM, MatBSRCustomSharedRowsTypes, 2, offsetof(MatBSRCustomSettings, shared_rows)      },
   {"-mat_bsrcustom_backend",           "Where MatMult runs: cpu (default), cuda or cusparse",              "MatBSRCustomSetBackend",         BSRC_OPT_ENUM, MatBSRCustomBackends,        3, offsetof(MatBSRCustomSettings, backend)          },
@@ -369,16 +377,16 @@ PetscErrorCode MatBSRCustomGetChunksPerThread(Mat A, PetscInt *chunks)
 
    Input Parameters:
 +  A - a MATBSRCUSTOM matrix
--  streams - 1, 2 or 4 (default 1)
+-  streams - 1, 2, 4 or PETSC_DECIDE (the default: 2 when the product runs on one thread, 1 on several)
 
    Options Database Key:
-.  -mat_bsrcustom_cpu_streams <s> - tasks a thread walks at once
+.  -mat_bsrcustom_cpu_streams <s> - tasks a thread walks at once (1, 2, 4 or PETSC_DECIDE)
 
    Note:
    Measured in docs/performance.md (CPU section, "Vector accumulators, an inlined row loop and one
-   stream by default"). With all cores busy, one stream (the default) and two ran alike on a 16-core
-   Xeon host, and one was faster on a 2-core EPYC VM. A lone thread on that Xeon read 10-25 % faster
-   with two streams, so use 2 there for single-threaded runs.
+   stream by default"). With all cores busy, one stream and two ran alike on a 16-core Xeon host,
+   and one was faster on a 2-core EPYC VM. A lone thread on that Xeon read 10-25 % faster with two
+   streams, and 5 % slower on the EPYC; PETSC_DECIDE takes two for one thread.
 
    Level: advanced
 
@@ -466,7 +474,7 @@ PetscErrorCode MatBSRCustomGetCPUPrefetch(Mat A, PetscInt *bytes)
 .  A - a MATBSRCUSTOM matrix
 
    Output Parameter:
-.  streams - 1, 2 or 4
+.  streams - 1, 2, 4 or PETSC_DECIDE, as set (`MatView()` shows the count a thread walks)
 
    Level: advanced
 

@@ -8,7 +8,7 @@
 #define MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD 8
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
 #define MATBSRCUSTOM_MAX_THREADS               4096
-#define MATBSRCUSTOM_DEFAULT_CPU_STREAMS       1
+#define MATBSRCUSTOM_DEFAULT_CPU_STREAMS       PETSC_DECIDE
 #define MATBSRCUSTOM_DEFAULT_CPU_PREFETCH      8192      /* bytes; docs/performance.md, "Block sums and prefetch" */
 #define MATBSRCUSTOM_MAX_CPU_PREFETCH          (1 << 20) /* = BSRK_MAX_PREFETCH_BYTES of the kernel layer */
 
@@ -16,7 +16,7 @@
 typedef struct {
   PetscInt               nthreads;          /* OpenMP threads of the CPU kernel */
   PetscInt               chunks_per_thread; /* fixed-size tasks per thread */
-  PetscInt               cpu_streams;       /* tasks a thread walks at once: 1, 2 or 4 */
+  PetscInt               cpu_streams;       /* tasks a thread walks at once: 1, 2, 4 or PETSC_DECIDE (MatBSRCustomCPUStreams_Private) */
   PetscInt               cpu_prefetch;      /* bytes ahead of each block its values are prefetched; 0: none */
   MatBSRCustomSharedRows shared_rows;
   MatBSRCustomBackend    backend;
@@ -28,6 +28,15 @@ typedef struct {
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);
+/* The tasks a thread of the cpu backend walks at once. PETSC_DECIDE: 2 on one thread, whose core
+   alone must keep enough of the values in flight (a Xeon core read 10-25 % faster with 2), and 1 on
+   several, where memory is the limit and one stream costs the fewest instructions (as fast as 2 on
+   the Xeon's 16 cores, faster on a 2-core EPYC); docs/performance.md, CPU. */
+static inline PetscInt MatBSRCustomCPUStreams_Private(const MatBSRCustomSettings *set)
+{
+  if (set->cpu_streams != PETSC_DECIDE) return set->cpu_streams;
+  return set->nthreads == 1 ? 2 : 1;
+}
 /* checks every field; `what` names the source (an option or a function) in the error */
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat, const MatBSRCustomSettings *, const char *);
 /* inside PetscOptionsBegin/End (MatSetFromOptions) */

@@ -228,7 +228,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s; halo exchange overlapped with the local product\n", MatBSRCustomBackends[c->set.backend], A->rmap->bs, c->set.nthreads, c->set.chunks_per_thread, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)c->set.cpu_streams), c->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[c->set.shared_rows]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s; halo exchange overlapped with the local product\n", MatBSRCustomBackends[c->set.backend], A->rmap->bs, c->set.nthreads, c->set.chunks_per_thread, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&c->set)), c->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[c->set.shared_rows]));
   if (!A->assembled) PetscFunctionReturn(0);
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));

@@ -140,7 +140,7 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
     PetscCall(VecGetArrayWrite(out, &outa));
   }
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  PetscCall(BSRKCheck(A, bsrk_tasks_multadd(&M, &b->tasks, (int)b->set.nthreads, (int)b->set.cpu_streams, (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, b->workspace), "the task kernel"));
+  PetscCall(BSRKCheck(A, bsrk_tasks_multadd(&M, &b->tasks, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, b->workspace), "the task kernel"));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
   PetscCall(VecRestoreArrayRead(x, &xa));
   if (beta == (PetscScalar)0.0) {
@@ -221,7 +221,7 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
   if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
   if (b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)b->set.cpu_streams), b->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[b->set.shared_rows], !b->set.huge_pages ? "not asked for" : b->huge_granted ? "granted" : "asked for, not granted (-info says why)"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[b->set.shared_rows], !b->set.huge_pages ? "not asked for" : b->huge_granted ? "granted" : "asked for, not granted (-info says why)"));
   } else PetscCall(MatSeqBSRCustomCUDAView(A, viewer));
   PetscFunctionReturn(0);
 }
@@ -503,7 +503,7 @@ static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse 
 +  -mat_type bsrcustom - selects the type (with -dll_append path/libpetscbsrcustom.so)
 .  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: omp_get_max_threads(), i.e. OMP_NUM_THREADS)
 .  -mat_bsrcustom_chunks_per_thread <c> - tasks per thread (default 8)
-.  -mat_bsrcustom_cpu_streams <1,2,4> - tasks a thread walks at once, in lockstep (default 1)
+.  -mat_bsrcustom_cpu_streams <1,2,4,PETSC_DECIDE> - tasks a thread walks at once, in lockstep (default PETSC_DECIDE: 2 on one thread, else 1)
 .  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)
 -  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 
