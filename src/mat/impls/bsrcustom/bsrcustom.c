@@ -383,8 +383,8 @@ PetscErrorCode MatBSRCustomGetChunksPerThread(Mat A, PetscInt *chunks)
 .  -mat_bsrcustom_cpu_streams <s> - tasks a thread walks at once (1, 2, 4 or PETSC_DECIDE)
 
    Note:
-   Measured in docs/performance.md (CPU section, "Vector accumulators, an inlined row loop and one
-   stream by default"). With all cores busy, one stream and two ran alike on a 16-core Xeon host,
+   Measured in docs/performance.md (CPU section, "Vector accumulators, an inlined row loop and the
+   streams by thread count"). With all cores busy, one stream and two ran alike on a 16-core Xeon host,
    and one was faster on a 2-core EPYC VM. A lone thread on that Xeon read 10-25 % faster with two
    streams, and 5 % slower on the EPYC; PETSC_DECIDE takes two for one thread.
 
