@@ -131,7 +131,6 @@ int main(int argc, char **argv)
     Mat                 A, Ref;
     PetscBool           huge = PETSC_FALSE;
     char                text[2048];
-    PetscViewer         sv;
     const char         *state;
 
     PetscCall(TestRandomBlockMatrix(comm, MATBAIJ, 5, 4000, 4000, 8, PETSC_FALSE, PETSC_FALSE, 11u, &Ref));
@@ -150,25 +149,7 @@ int main(int argc, char **argv)
         PetscCallMPI(MPI_Comm_size(comm, &size));
         if (size > 1) PetscCall(MatBSRCustomGetLocalAndGhost(A, &As, NULL, NULL, NULL, NULL, NULL));
       }
-      { /* MatView's ASCII info into a file of this rank's, read back (a string viewer does not take that format) */
-        char        name[64];
-        PetscMPIInt rank;
-        FILE       *f;
-        size_t      n;
-        PetscCallMPI(MPI_Comm_rank(comm, &rank));
-        PetscCall(PetscSNPrintf(name, sizeof(name), "huge_pages_view_%d.txt", (int)rank));
-        PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &sv));
-        PetscCall(PetscViewerPushFormat(sv, PETSC_VIEWER_ASCII_INFO));
-        PetscCall(MatView(As, sv));
-        PetscCall(PetscViewerPopFormat(sv));
-        PetscCall(PetscViewerDestroy(&sv));
-        f = fopen(name, "r");
-        PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read back %s", name);
-        n       = fread(text, 1, sizeof(text) - 1, f);
-        text[n] = 0;
-        fclose(f);
-        (void)remove(name);
-      }
+      PetscCall(TestViewInfoText(As, text, sizeof(text)));
       state = strstr(text, "huge pages for the values ");
       TEST_CHECK(comm, state != NULL, failures, "MatView does not say whether the values are on huge pages:\n%s", text);
       if (state) {

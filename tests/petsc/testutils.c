@@ -167,3 +167,29 @@ PetscErrorCode TestEventCount(const char *name, PetscLogDouble *count)
   *count = info.count;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestViewInfoText(Mat A, char *text, size_t len)
+{
+  char        name[64];
+  PetscMPIInt rank;
+  PetscViewer v;
+  FILE       *f;
+  size_t      n;
+
+  PetscFunctionBegin;
+  PetscCheck(len > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "no room for the text");
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "view_info_%d.txt", (int)rank));
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &v));
+  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerPopFormat(v));
+  PetscCall(PetscViewerDestroy(&v));
+  f = fopen(name, "r");
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read back %s", name);
+  n       = fread(text, 1, len - 1, f);
+  text[n] = 0;
+  fclose(f);
+  (void)remove(name);
+  PetscFunctionReturn(0);
+}

@@ -33,6 +33,10 @@ PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *fail
 /* How often the log event `name` has run (logging must be on: PetscLogDefaultBegin()). */
 PetscErrorCode TestEventCount(const char *name, PetscLogDouble *count);
 
+/* MatView of a sequential matrix A in PETSC_VIEWER_ASCII_INFO, as text (at most len - 1 bytes). A
+   string viewer does not take that format, so it goes through a file of this rank's, removed after. */
+PetscErrorCode TestViewInfoText(Mat A, char *text, size_t len);
+
 /* ||a - b||_inf / max(||b||_inf, tiny) */
 PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel);
 
