@@ -123,8 +123,9 @@ __attribute__((always_inline)) inline v2d load2(const double *p)
 /* A block row's sums for bs 1..8 in registers: rows 0..bs-2 in pairs (p), the last row of an odd bs
    alone (s). Each lane does its row's scalar operations in the scalar order (no fused multiply-add:
    the x86-64 baseline has none). Spelled out because GCC vectorised the same scalar code in some
-   walks and not in others: at f467b05 the lockstep loop ran 3 mulpd + 3 mulsd per bs 3 block, the
-   one-stream row loop 9 mulsd, and a call per block (add_block was not inlined there). */
+   walks and not in others: at f467b05 the lockstep loop ran 3 mulpd + 3 mulsd per bs 3 block, while
+   the one-stream row loop called add_block for every block, and once that was inlined GCC left
+   the loop scalar (9 mulsd). */
 template <int BS>
 struct Acc {
   static constexpr int P = BS / 2;
@@ -283,18 +284,16 @@ __attribute__((noinline)) void run_task(const Ctx &c, int64_t t)
 {
   TaskWalk<ATOMIC> w;
   for (w.start(c, t); !w.done; w.next(c)) {
-    if constexpr (K::kBS > 0) {
-      if (w.how == EMIT_OWNED) {
+    if (w.how == EMIT_OWNED) {
+      if constexpr (K::kBS > 0) {
         /* this row and the ones after it that are written directly: all up to the task's last row,
-           which ATOMIC leaves to the walk when it continues into the next task */
+           which ATOMIC leaves to the walk when it continues into the next task. last > w.row: this
+           row is written directly, so under ATOMIC it ends inside the task. */
         const int64_t last = ATOMIC && c.rowptr[w.r1] > w.ke ? w.r1 - 1 : w.r1;
-        K::owned_rows(c, w.row, std::max(last, w.row + 1), w.ke);
-        w.r = std::max(last, w.r);
-        continue;
-      }
-    }
-    if (w.how == EMIT_OWNED) K::template row<EMIT_OWNED>(c, w.k, w.end, w.row, t);
-    else if (w.how == EMIT_CARRY) K::template row<EMIT_CARRY>(c, w.k, w.end, w.row, t);
+        K::owned_rows(c, w.row, last, w.ke);
+        w.r = last;
+      } else K::template row<EMIT_OWNED>(c, w.k, w.end, w.row, t);
+    } else if (w.how == EMIT_CARRY) K::template row<EMIT_CARRY>(c, w.k, w.end, w.row, t);
     else K::template row<EMIT_ATOMIC>(c, w.k, w.end, w.row, t);
   }
 }
