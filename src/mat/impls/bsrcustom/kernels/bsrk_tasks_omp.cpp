@@ -166,15 +166,7 @@ struct FixedRow {
   static void owned_rows(const Ctx &c, int64_t r0, int64_t r1, int64_t ke)
   {
     const Ctx l = c; /* a local copy: the stores to out cannot alias it */
-    for (int64_t row = r0; row < r1; ++row) {
-      Acc<BS> acc;
-      acc.zero();
-      const int64_t k1 = std::min<int64_t>(l.rowptr[row + 1], ke);
-      for (int64_t k = l.rowptr[row]; k < k1; ++k) add_block(l, acc, k);
-      double sums[BS];
-      acc.store(sums);
-      emit<EMIT_OWNED, BS>(l, sums, BS, row * BS, 0);
-    }
+    for (int64_t br = r0; br < r1; ++br) FixedRow::row<EMIT_OWNED>(l, l.rowptr[br], std::min<int64_t>(l.rowptr[br + 1], ke), br, 0);
   }
 
   /* acc += block k times its part of x (row() and the lockstep walk's tail; the lockstep main loop
