@@ -31,6 +31,11 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
                              the median of each MatMult's ratio to the triads beside it), so that a drift of\n\
                              the machine's bandwidth moves both sides alike\n\
   -bench_target_overlap <1.10> : target: overlapped MatMult <= this x (max(exchange, local) + ghost)\n\
+  -bench_one_rank <true>   : on P > 1 ranks of one node: rank 0 also holds the whole matrix as seqbaij and as\n\
+                             seqbsrcustom with P threads; the three MatMults (mpibaij on all ranks, then the two\n\
+                             on rank 0 alone while the other ranks sleep) are timed in interleaved trials\n\
+  -bench_target_vs_ranks <1.0> : target: seqbsrcustom with P threads at least this times as fast as mpibaij on P ranks\n\
+  -bench_target_vs_one <8.0>   : target (P >= 8 only): ... and at least this times as fast as seqbaij on 1 rank\n\
 Block rows are split evenly over the MPI ranks. The STREAM triad runs on all ranks at once, each with\n\
 omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth is the aggregate of all ranks.\n\n";
 
@@ -40,6 +45,7 @@ omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth i
 #include <petscmat.h>
 #include <petscmatbsrcustom.h>
 #include <stdint.h>
+#include <time.h>
 #if defined(__linux__)
   #include <sched.h>
 #endif
@@ -232,8 +238,8 @@ static PetscErrorCode SetupSpec(const char name[], PetscInt thesis_rows, PetscIn
   PetscFunctionReturn(0);
 }
 
-/* Assemble the matrix as (SEQ|MPI)BAIJ. */
-static PetscErrorCode AssembleBAIJ(const MatrixSpec *spec, PetscInt seed, Mat *A)
+/* Assemble the block rows spec->rstart.. of the matrix as (SEQ|MPI)BAIJ on comm. */
+static PetscErrorCode AssembleBAIJOn(MPI_Comm comm, const MatrixSpec *spec, PetscInt seed, Mat *A)
 {
   const PetscInt bs = spec->bs, rend = spec->rstart + spec->nlocal;
   PetscInt       maxc = spec->band > 0 ? spec->band : 27, ib, nc, c, *cols, *dnnz, *onnz;
@@ -251,7 +257,7 @@ static PetscErrorCode AssembleBAIJ(const MatrixSpec *spec, PetscInt seed, Mat *A
       else onnz[ib - spec->rstart]++;
     }
   }
-  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatCreate(comm, A));
   PetscCall(MatSetSizes(*A, spec->nlocal * bs, spec->nlocal * bs, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*A, MATBAIJ));
   PetscCall(MatXAIJSetPreallocation(*A, bs, dnnz, onnz, NULL, NULL));
@@ -265,7 +271,15 @@ static PetscErrorCode AssembleBAIJ(const MatrixSpec *spec, PetscInt seed, Mat *A
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscFree4(cols, vals, dnnz, onnz));
   PetscCall(MatGetInfo(*A, MAT_GLOBAL_SUM, &info));
-  PetscCheck((PetscInt64)info.nz_used == spec->nblocks * bs * bs, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Assembled %g nonzeros, expected %" PetscInt64_FMT, (double)info.nz_used, spec->nblocks * bs * bs);
+  PetscCheck((PetscInt64)info.nz_used == spec->nblocks * bs * bs, comm, PETSC_ERR_PLIB, "Assembled %g nonzeros, expected %" PetscInt64_FMT, (double)info.nz_used, spec->nblocks * bs * bs);
+  PetscFunctionReturn(0);
+}
+
+/* Assemble the matrix as (SEQ|MPI)BAIJ on PETSC_COMM_WORLD, each rank its block rows. */
+static PetscErrorCode AssembleBAIJ(const MatrixSpec *spec, PetscInt seed, Mat *A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(AssembleBAIJOn(PETSC_COMM_WORLD, spec, seed, A));
   PetscFunctionReturn(0);
 }
 
@@ -753,6 +767,225 @@ static PetscErrorCode PrintOverlap(const OverlapRow *o)
   PetscFunctionReturn(0);
 }
 
+/* ---------------------------------------------------------------- one rank with threads against all ranks */
+/*
+  "1 rank x N threads against MATBAIJ on N ranks (and on 1 rank)", measured in one run on N ranks of one
+  node: rank 0 also holds the whole matrix as seqbaij and as seqbsrcustom with N threads, and the three
+  products (mpibaij on every rank, then seqbaij and seqbsrcustom on rank 0 alone) are timed in
+  interleaved trials, so that all three meet the same state of the machine. Timed in two runs, as
+  before, the ratio carried the drift between the runs: on a VM whose memory bandwidth moves by 2x
+  from minute to minute it read 0.56x in one run and 1.6x in another. While rank 0 works alone the
+  other ranks sleep (nanosleep between tests of an MPI_Ibarrier) instead of spinning in MPI, and
+  rank 0's threads may run on every CPU the ranks are bound to.
+*/
+typedef struct {
+  char     matrix[32];
+  char     type[64]; /* the seqbsrcustom type name */
+  PetscInt threads;
+  PetscInt reps[3]; /* calls per trial: mpibaij, seqbaij, seqbsrcustom */
+  double   t[3];    /* medians of the seconds per call */
+  double   vs_ranks, vs_ranks_q1, vs_ranks_q3; /* median (quartiles) of the per-trial t_mpibaij / t_bsr */
+  double   vs_one;                             /* median of the per-trial t_seqbaij / t_bsr */
+  double   diff;                               /* max relative difference of the products to mpibaij's */
+} OneRankRow;
+
+/* Every rank but 0 calls this while rank 0 works alone; rank 0 calls it when done. The sleepers wake
+   every 10 ms: on the 2-core VM, waking every 0.1 ms took 7-10 % from the threads of rank 0 that share
+   their cores (thesis matrix, 2 threads: 5.85 against 5.30 ms). */
+static PetscErrorCode SleepUntilRankZeroIsDone(MPI_Comm comm)
+{
+  MPI_Request     req;
+  int             done = 0;
+  struct timespec ts   = {0, 10000000};
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Ibarrier(comm, &req));
+  for (;;) {
+    PetscCallMPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    if (done) break;
+    nanosleep(&ts, NULL);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0's CPU sets: its own (what mpiexec bound it to) and the union of all ranks' sets. Rank 0 takes
+   the union only while it works alone, so that its threads may run on the sleeping ranks' cores, and
+   its own set back before the ranks work together. */
+typedef struct {
+  PetscBool differ;
+#if defined(__linux__)
+  cpu_set_t own, all;
+#endif
+} RankZeroCPUs;
+
+static PetscErrorCode RankZeroCPUsGet(MPI_Comm comm, RankZeroCPUs *c)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(c, sizeof(*c)));
+#if defined(__linux__)
+  {
+    int         ok = sched_getaffinity(0, sizeof(c->own), &c->own) == 0;
+    PetscMPIInt rank;
+
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm));
+    if (!ok) PetscFunctionReturn(0);
+    c->all = c->own;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &c->all, (int)sizeof(c->all), MPI_BYTE, MPI_BOR, comm));
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    c->differ = (PetscBool)(rank == 0 && !CPU_EQUAL(&c->all, &c->own));
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RankZeroCPUsUse(const RankZeroCPUs *c, PetscBool all)
+{
+  PetscFunctionBeginUser;
+#if defined(__linux__)
+  if (c->differ) PetscCheck(sched_setaffinity(0, sizeof(cpu_set_t), all ? &c->all : &c->own) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS, "sched_setaffinity failed");
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Seconds per call of n calls of op on rank 0 alone, on every ranks' CPUs (the other ranks sleep); rank 0's result, sent to all. */
+static PetscErrorCode TimeOnRankZero(MPI_Comm comm, const RankZeroCPUs *cpus, const Op *op, PetscInt n, double *dt)
+{
+  PetscMPIInt rank;
+  double      t0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Barrier(comm));
+  *dt = 0.0;
+  if (rank == 0) {
+    PetscCall(RankZeroCPUsUse(cpus, PETSC_TRUE));
+    t0 = MPI_Wtime();
+    for (PetscInt i = 0; i < n; i++) PetscCall(RunOp(op));
+    *dt = (MPI_Wtime() - t0) / (double)n;
+    PetscCall(RankZeroCPUsUse(cpus, PETSC_FALSE));
+  }
+  PetscCall(SleepUntilRankZeroIsDone(comm));
+  PetscCallMPI(MPI_Bcast(dt, 1, MPI_DOUBLE, 0, comm));
+  PetscFunctionReturn(0);
+}
+
+/* Seconds per call of n calls of op on every rank (the slowest rank's time). */
+static PetscErrorCode TimeOnAllRanks(MPI_Comm comm, const Op *op, PetscInt n, double *dt)
+{
+  double t0, mine;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Barrier(comm));
+  t0 = MPI_Wtime();
+  for (PetscInt i = 0; i < n; i++) PetscCall(RunOp(op));
+  mine = (MPI_Wtime() - t0) / (double)n;
+  PetscCallMPI(MPI_Allreduce(&mine, dt, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscFunctionReturn(0);
+}
+
+/*
+  spec, seed: the matrix (as assembled in mpibaij); x: its input, filled by FillRandom(x, seed).
+  Returns with row->threads = 0 (and a message) when the ranks do not share one node.
+*/
+static PetscErrorCode OneRankVsRanks(const MatrixSpec *spec, PetscInt seed, Mat mpibaij, Vec x, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, OneRankRow *row)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)mpibaij), node;
+  PetscMPIInt rank, size, nodesize;
+  MatrixSpec  whole = *spec;
+  Mat         sbaij = NULL, sbsr = NULL;
+  Vec         y, xs = NULL, ys = NULL, y0 = NULL;
+  VecScatter  tozero;
+  Op          ops[3];
+  PetscInt    nw = PetscMax(warmup, 1), j, k;
+  double      dt, *tk;
+  PetscReal  *r1, *r2, *tj;
+  RankZeroCPUs cpus;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(row, sizeof(*row)));
+  PetscCall(PetscStrncpy(row->matrix, spec->name, sizeof(row->matrix)));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nodesize));
+  PetscCallMPI(MPI_Comm_free(&node));
+  if (nodesize != size) {
+    PetscCall(PetscPrintf(comm, "  1 rank x %d threads against MATBAIJ on %d ranks: not measured (the ranks are not on one node)\n", (int)size, (int)size));
+    PetscFunctionReturn(0);
+  }
+  row->threads = size;
+
+  /* rank 0: the whole matrix, as seqbaij and seqbsrcustom; the other ranks hold empty vectors */
+  PetscCall(MatCreateVecs(mpibaij, NULL, &y));
+  PetscCall(VecScatterCreateToZero(y, &tozero, &y0));
+  if (rank == 0) {
+    whole.rstart = 0;
+    whole.nlocal = spec->nbrows;
+    PetscCall(AssembleBAIJOn(PETSC_COMM_SELF, &whole, seed, &sbaij));
+    PetscCall(MatConvert(sbaij, MATSEQBSRCUSTOM, MAT_INITIAL_MATRIX, &sbsr));
+    PetscCall(MatBSRCustomSetNumThreads(sbsr, size));
+    PetscCall(PetscStrncpy(row->type, MATSEQBSRCUSTOM, sizeof(row->type)));
+    PetscCall(MatCreateVecs(sbaij, &xs, &ys));
+    PetscCall(FillRandom(xs, seed));
+  }
+  PetscCall(RankZeroCPUsGet(comm, &cpus));
+
+  /* the three products agree with mpibaij's to rounding */
+  PetscCall(MatMult(mpibaij, x, y));
+  PetscCall(VecScatterBegin(tozero, y, y0, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(tozero, y, y0, INSERT_VALUES, SCATTER_FORWARD));
+  if (rank == 0) {
+    double d;
+    PetscCall(RankZeroCPUsUse(&cpus, PETSC_TRUE));
+    PetscCall(MatMult(sbaij, xs, ys));
+    PetscCall(RelDiff(ys, y0, &d));
+    row->diff = d;
+    PetscCall(MatMult(sbsr, xs, ys));
+    PetscCall(RelDiff(ys, y0, &d));
+    row->diff = PetscMax(row->diff, d);
+    PetscCall(RankZeroCPUsUse(&cpus, PETSC_FALSE));
+  }
+  PetscCallMPI(MPI_Bcast(&row->diff, 1, MPI_DOUBLE, 0, comm));
+  PetscCheck(row->diff < 1e-13, comm, PETSC_ERR_PLIB, "Matrix %s: seqbaij / seqbsrcustom products on rank 0 differ from mpibaij's by %g (relative max norm)", spec->name, row->diff);
+
+  ops[0] = (Op){OP_MULT, mpibaij, x, NULL, y, NULL};
+  ops[1] = (Op){OP_MULT, sbaij, xs, NULL, ys, NULL};
+  ops[2] = (Op){OP_MULT, sbsr, xs, NULL, ys, NULL};
+  /* calls per trial: as TimeOps() chooses them, from the warm-up calls */
+  for (j = 0; j < 3; j++) {
+    if (j == 0) PetscCall(TimeOnAllRanks(comm, &ops[j], nw, &dt));
+    else PetscCall(TimeOnRankZero(comm, &cpus, &ops[j], nw, &dt));
+    row->reps[j] = reps;
+    if (budget > 0.0 && dt * (double)reps * (double)trials > (double)budget) row->reps[j] = PetscMax(1, (PetscInt)((double)budget / ((double)trials * dt)));
+  }
+  PetscCall(PetscMalloc4(3 * trials, &tk, trials, &r1, trials, &r2, trials, &tj));
+  for (k = 0; k < trials; k++) {
+    PetscCall(TimeOnAllRanks(comm, &ops[0], row->reps[0], &tk[k]));
+    PetscCall(TimeOnRankZero(comm, &cpus, &ops[1], row->reps[1], &tk[trials + k]));
+    PetscCall(TimeOnRankZero(comm, &cpus, &ops[2], row->reps[2], &tk[2 * trials + k]));
+    r1[k] = tk[k] / tk[2 * trials + k];
+    r2[k] = tk[trials + k] / tk[2 * trials + k];
+  }
+  for (j = 0; j < 3; j++) {
+    for (k = 0; k < trials; k++) tj[k] = tk[j * trials + k];
+    PetscCall(Median(trials, tj, &row->t[j]));
+  }
+  PetscCall(Median(trials, r2, &row->vs_one));
+  PetscCall(Median(trials, r1, &row->vs_ranks)); /* sorts r1 */
+  row->vs_ranks_q1 = r1[trials / 4];
+  row->vs_ranks_q3 = r1[(3 * trials) / 4];
+  PetscCall(PetscFree4(tk, r1, r2, tj));
+
+  PetscCall(VecScatterDestroy(&tozero));
+  PetscCall(VecDestroy(&y0));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xs));
+  PetscCall(VecDestroy(&ys));
+  PetscCall(MatDestroy(&sbsr));
+  PetscCall(MatDestroy(&sbaij));
+  PetscFunctionReturn(0);
+}
+
 /* higher: the target is value >= threshold (else value <= threshold) */
 static PetscErrorCode AddTarget(Target tg[], PetscInt maxtg, PetscInt *ntg, const char matrix[], const char name[], const char what[], double value, double threshold, PetscBool higher)
 {
@@ -770,7 +1003,7 @@ static PetscErrorCode AddTarget(Target tg[], PetscInt maxtg, PetscInt *ntg, cons
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const Target tg[], PetscInt ntg)
+static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const OneRankRow one[], PetscInt none, const Target tg[], PetscInt ntg)
 {
   FILE       *fp;
   PetscMPIInt size;
@@ -800,6 +1033,12 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"nghost_min\": %" PetscInt_FMT ", \"nghost_max\": %" PetscInt_FMT ", \"t_exchange_ms\": %.6g, \"t_local_ms\": %.6g, \"t_ghost_ms\": %.6g, \"t_full_ms\": %.6g,", o->matrix, o->type, o->nghost_min, o->nghost_max, 1e3 * o->t_exchange, 1e3 * o->t_local, 1e3 * o->t_ghost, 1e3 * o->t_full));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"bound_ms\": %.6g, \"full_over_bound\": %.6g, \"full_over_bound_paired\": %.6g, \"hidden_fraction\": %.6g, \"hidden_fraction_unclamped\": %.6g, \"pass\": %s, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", 1e3 * o->bound, o->ratio, o->ratio_paired, o->hidden, o->hidden_raw, o->pass ? "true" : "false", o->reps_exchange, o->reps_local, o->reps_ghost, o->reps_full, i + 1 < nov ? "," : ""));
   }
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"one_rank_vs_ranks\": [\n"));
+  for (i = 0; i < none; i++) {
+    const OneRankRow *o = &one[i];
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"threads\": %" PetscInt_FMT ", \"mpibaij_ranks\": %d, \"t_mpibaij_ms\": %.6g, \"t_seqbaij_ms\": %.6g, \"t_bsrcustom_ms\": %.6g,", o->matrix, o->type, o->threads, (int)size, 1e3 * o->t[0], 1e3 * o->t[1], 1e3 * o->t[2]));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"vs_ranks_paired\": %.6g, \"vs_ranks_q1\": %.6g, \"vs_ranks_q3\": %.6g, \"vs_one_rank_paired\": %.6g, \"reldiff\": %.3e, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", o->vs_ranks, o->vs_ranks_q1, o->vs_ranks_q3, o->vs_one, o->diff, o->reps[0], o->reps[1], o->reps[2], i + 1 < none ? "," : ""));
+  }
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"targets\": [\n"));
   for (i = 0; i < ntg; i++) {
     const Target *t = &tg[i];
@@ -817,14 +1056,16 @@ int main(int argc, char **argv)
   PetscInt    thesis_rows = 32000, thesis_bs = 5, stencil_n = 48, stencil_bs = 3, im, it, nres = 0;
   PetscInt    chunks[MAX_LIST] = {1, 2, 4, 8, 16, 64, 256}, nchunks = MAX_LIST, nsw = 0, nov = 0, ntg = 0, maxsw, maxtg;
   PetscReal   density = 0.05, stream_mb = 400.0, budget = 6.0, sweep_budget = -1.0;
-  PetscReal   target_baij = 1.0, target_triad = 90.0, target_overlap = 1.10;
-  PetscBool   setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE;
+  PetscReal   target_baij = 1.0, target_triad = 90.0, target_overlap = 1.10, target_vs_ranks = 1.0, target_vs_one = 8.0;
+  PetscBool   setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE, doonerank = PETSC_TRUE;
   PetscMPIInt size;
   double      triad = 0.0, *triad_by_threads;
   int         nthreads = 1, k;
   Result     *res;
   SweepRow   *sw;
   OverlapRow *ov;
+  OneRankRow *one;
+  PetscInt    none = 0;
   Target     *tg;
 
   PetscFunctionBeginUser;
@@ -853,6 +1094,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_target_baij", "Target: 1-thread seqbsrcustom / seqbaij MatMult speed", "bench_matmult.c", target_baij, &target_baij, NULL));
   PetscCall(PetscOptionsReal("-bench_target_triad", "Target: all-threads seqbsrcustom MatMult, percent of the STREAM triad", "bench_matmult.c", target_triad, &target_triad, NULL));
   PetscCall(PetscOptionsReal("-bench_target_overlap", "Target: overlapped MatMult / (max(exchange, local) + ghost)", "bench_matmult.c", target_overlap, &target_overlap, NULL));
+  PetscCall(PetscOptionsBool("-bench_one_rank", "Several ranks of one node: seqbsrcustom with one thread per rank on rank 0 against mpibaij on all ranks, interleaved", "bench_matmult.c", doonerank, &doonerank, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_vs_ranks", "Target: seqbsrcustom with P threads / mpibaij on P ranks MatMult speed", "bench_matmult.c", target_vs_ranks, &target_vs_ranks, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_vs_one", "Target (P >= 8): seqbsrcustom with P threads / seqbaij on 1 rank MatMult speed", "bench_matmult.c", target_vs_one, &target_vs_one, NULL));
   PetscOptionsEnd();
   if (!setm || nmats == 0) {
     nmats = 2;
@@ -874,8 +1118,9 @@ int main(int argc, char **argv)
 #endif
   PetscCheck(nthreads <= MAX_THREADS, PETSC_COMM_WORLD, PETSC_ERR_SUP, "At most %d OpenMP threads", MAX_THREADS);
   maxsw = nmats * (nthreads + nchunks); /* one seqbsrcustom type per matrix is swept */
-  maxtg = nmats * (2 + ntypes);         /* 2 targets on 1 rank, one overlap target per mpibsrcustom type */
+  maxtg = nmats * (2 + ntypes);         /* 2 targets on 1 rank or 2 of the one-rank comparison, one overlap target per mpibsrcustom type */
   PetscCall(PetscMalloc1(nmats * ntypes, &res));
+  PetscCall(PetscCalloc1(nmats, &one));
   PetscCall(PetscCalloc4(maxsw, &sw, nmats * ntypes, &ov, maxtg, &tg, MAX_THREADS + 1, &triad_by_threads));
   PetscCall(StreamTriad(stream_mb, nthreads, &triad));
   triad_by_threads[nthreads] = triad;
@@ -1001,6 +1246,27 @@ int main(int argc, char **argv)
         PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "overlap", what, ov[nov0].ratio, (double)target_overlap, PETSC_FALSE));
       }
     }
+    if (size > 1 && doonerank) {
+      OneRankRow *o = &one[none];
+
+      PetscCall(OneRankVsRanks(&spec, seed, base, xref, warmup, reps, trials, budget, o));
+      if (o->threads > 0) {
+        char what[160];
+
+        none++;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  1 rank x %" PetscInt_FMT " threads against MATBAIJ, %s, in one run: mpibaij on %d ranks, then seqbaij and %s (%" PetscInt_FMT " threads) on rank 0 alone, in %" PetscInt_FMT " interleaved trials; products agree to %.1e\n", o->threads, spec.name, (int)size, o->type, o->threads, trials, o->diff));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %12s %12s %14s %9s %9s\n", "matrix", "mpibaij ms", "seqbaij ms", "seqbsrcust ms", "vs ranks", "vs 1 rank"));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %12.3f %12.3f %14.3f %9.3f %9.3f\n", spec.name, 1e3 * o->t[0], 1e3 * o->t[1], 1e3 * o->t[2], o->vs_ranks, o->vs_one));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "bsrcustom 1 rank x %" PetscInt_FMT " threads at least %.2fx as fast as MATBAIJ on %d ranks, paired", o->threads, (double)target_vs_ranks, (int)size));
+        PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "one_rank_vs_ranks", what, o->vs_ranks, (double)target_vs_ranks, PETSC_TRUE));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians mpibaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, o->vs_ranks, trials, o->vs_ranks_q1, o->vs_ranks_q3, 1e3 * o->t[0], o->type, 1e3 * o->t[2], tg[ntg - 1].pass ? "PASS" : "MISS"));
+        if (size >= 8) {
+          PetscCall(PetscSNPrintf(what, sizeof(what), "bsrcustom 1 rank x %" PetscInt_FMT " threads at least %.2fx as fast as MATBAIJ on 1 rank, paired", o->threads, (double)target_vs_one));
+          PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "one_rank_vs_one", what, o->vs_one, (double)target_vs_one, PETSC_TRUE));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios; medians seqbaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, o->vs_one, trials, 1e3 * o->t[1], o->type, 1e3 * o->t[2], tg[ntg - 1].pass ? "PASS" : "MISS"));
+        }
+      }
+    }
     if (size == 1 && bsr_type[0]) {
       char what[160];
       if (t_baij == 0.0) { /* seqbaij was not among the types: time the assembled BAIJ matrix for the target */
@@ -1028,13 +1294,14 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGETS: %" PetscInt_FMT " of %" PetscInt_FMT " pass\n", npass, ntg));
   }
   if (hasjson && json[0]) {
-    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, tg, ntg));
+    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, one, none, tg, ntg));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Results written to %s\n", json));
   }
 
   for (im = 0; im < nmats; im++) PetscCall(PetscFree(mats[im]));
   for (it = 0; it < ntypes; it++) PetscCall(PetscFree(types[it]));
   PetscCall(PetscFree(res));
+  PetscCall(PetscFree(one));
   PetscCall(PetscFree4(sw, ov, tg, triad_by_threads));
   PetscCall(PetscFinalize());
   return 0;

@@ -5,7 +5,9 @@
 #   cpu-1rank-<N>threads  1 rank,  OMP_NUM_THREADS=nproc:  baij vs bsrcustom, thread and chunks-per-thread
 #                                                          sweeps (the STREAM target)
 #   cpu-<P>ranks-1thread  P = 2 (and nproc if > 2) ranks x 1 thread: mpibaij vs mpibsrcustom and the
-#                                                          overlap table of the halo exchange
+#                                                          overlap table of the halo exchange; with P = nproc
+#                                                          also 1 rank x P threads against MATBAIJ on P ranks
+#                                                          and on 1 rank, timed in the same run (-bench_one_rank)
 # Where a GPU is present (and the build has CUDA), also:
 #   gpu            build/bench/bench_cuda: every kernel and cuSPARSE path on every matrix, copy bandwidth,
 #                  Table 13 of the thesis (gpu.json, gpu.log); a Jacobian of PETSc's snes ex19 is saved
@@ -72,9 +74,11 @@ echo "bench: $(lscpu | sed -n 's/^Model name: *//p'), $ncpu CPU(s); load average
 if [[ ${BENCH_CPU:-1} != 0 ]]; then
   run cpu-1rank-1thread 1 1 -bench_sweep false
   run "cpu-1rank-${ncpu}threads" 1 "$ncpu"
-  run cpu-2ranks-1thread 2 1
   if ((ncpu > 2)); then
+    run cpu-2ranks-1thread 2 1 -bench_one_rank false
     run "cpu-${ncpu}ranks-1thread" "$ncpu" 1
+  else
+    run cpu-2ranks-1thread 2 1
   fi
 fi
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Runs bench/bench_matmult on small matrices and checks what its JSON says.
+
+bench_matmult stops with an error when a product differs from the reference type's; this adds what an
+exit code cannot show: every requested type was timed on every matrix, the sweeps (1 rank) or the overlap
+table and the one-rank comparison (several ranks) are there, with positive times and agreeing products,
+and every target the run promises is listed. Timings are not judged: benchmarks do that, not tests.
+
+usage: check_bench_json.py --json FILE --ranks N --types baij,bsrcustom --matrices thesis,stencil27 -- <command...>
+"""
+import argparse
+import json
+import subprocess
+import sys
+
+
+def fail(msg):
+    print(f"check_bench_json: FAIL: {msg}")
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--ranks", type=int, required=True)
+    ap.add_argument("--types", required=True)
+    ap.add_argument("--matrices", required=True)
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(proc.stdout)
+    if proc.returncode != 0:
+        fail(f"bench_matmult exited with {proc.returncode}")
+    with open(a.json) as f:
+        d = json.load(f)
+    mats = a.matrices.split(",")
+    types = a.types.split(",")
+    if d["ranks"] != a.ranks:
+        fail(f"JSON says {d['ranks']} ranks, ran on {a.ranks}")
+    prefix = "seq" if a.ranks == 1 else "mpi"
+    for m in mats:
+        for t in types:
+            rows = [r for r in d["results"] if r["matrix"] == m and r["type"] == prefix + t]
+            if len(rows) != 1:
+                fail(f"{m}: expected one result of type {prefix + t}, got {len(rows)}")
+            r = rows[0]
+            if not (r["matmult_ms"] > 0 and r["matmultadd_ms"] > 0):
+                fail(f"{m} {r['type']}: times {r['matmult_ms']}, {r['matmultadd_ms']}")
+            if not (r["reldiff_matmult"] < 1e-13 and r["reldiff_matmultadd"] < 1e-13):
+                fail(f"{m} {r['type']}: products differ from {types[0]} by {r['reldiff_matmult']}, {r['reldiff_matmultadd']}")
+    names = {(t["matrix"], t["target"]) for t in d["targets"]}
+    if a.ranks == 1:
+        want = ["bsrcustom_1thread_vs_baij", "bsrcustom_allthreads_pct_triad"]
+        for m in mats:
+            sw = [s for s in d["sweeps"] if s["matrix"] == m]
+            if not any(s["sweep"] == "threads" for s in sw) or not any(s["sweep"] == "chunks" for s in sw):
+                fail(f"{m}: thread or chunk sweep missing")
+            if any(not s["matmult_ms"] > 0 for s in sw):
+                fail(f"{m}: a sweep point without a time")
+    else:
+        want = ["overlap", "one_rank_vs_ranks"] + (["one_rank_vs_one"] if a.ranks >= 8 else [])
+        for m in mats:
+            ov = [o for o in d["overlap"] if o["matrix"] == m]
+            if len(ov) != 1 or not ov[0]["t_full_ms"] > 0 or not ov[0]["bound_ms"] > 0:
+                fail(f"{m}: overlap row missing or without times: {ov}")
+            one = [o for o in d["one_rank_vs_ranks"] if o["matrix"] == m]
+            if len(one) != 1:
+                fail(f"{m}: expected one row of the one-rank comparison, got {len(one)}")
+            o = one[0]
+            if o["threads"] != a.ranks or o["mpibaij_ranks"] != a.ranks:
+                fail(f"{m}: one-rank comparison with {o['threads']} threads against {o['mpibaij_ranks']} ranks")
+            if not (o["t_mpibaij_ms"] > 0 and o["t_seqbaij_ms"] > 0 and o["t_bsrcustom_ms"] > 0):
+                fail(f"{m}: one-rank comparison without times: {o}")
+            if not o["reldiff"] < 1e-13:
+                fail(f"{m}: rank 0's products differ from mpibaij's by {o['reldiff']}")
+            ratio = o["t_mpibaij_ms"] / o["t_bsrcustom_ms"]
+            if not (o["vs_ranks_q1"] <= o["vs_ranks_paired"] <= o["vs_ranks_q3"]) or not 0.01 < ratio < 100:
+                fail(f"{m}: inconsistent ratios: {o}")
+    for m in mats:
+        for w in want:
+            if (m, w) not in names:
+                fail(f"{m}: target {w} missing")
+    print(f"check_bench_json: OK ({len(d['results'])} results, {len(d['targets'])} targets, {a.ranks} rank(s))")
+
+
+if __name__ == "__main__":
+    main()
