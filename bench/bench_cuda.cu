@@ -27,7 +27,8 @@
    "vs row" is t(cusparseDbsrmv, row-major blocks) / t(product); "vs best cuSPARSE" divides the
    fastest cuSPARSE path's time by the product's. TARGET lines give the issue's targets PASS/MISS; the
    target against the best cuSPARSE path is judged on auto and that path timed again in alternating
-   spans (the median of the per-pair ratios), so that a disturbance hits both alike.
+   spans, each after one untimed call of its own (the median of the per-pair ratios), so that a
+   disturbance hits both alike.
 
    --staging times the host entry instead (bsrc_cuda_multadd_host, auto kernel, pageable host
    vectors): wall-clock median per call for several staging settings (BSRC_CUDA_STAGING: "serial"
@@ -35,7 +36,7 @@
    "default" the built-in ones), against the kernel alone (events) and the pinned cudaMemcpy
    bandwidth for the same byte counts: bound = kernel + bytes moved / pinned bandwidth.
 
-   Usage: bench_cuda [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--csv FILE]
+   Usage: bench_cuda [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--pair-calls N] [--csv FILE]
                      [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]
    (--warmup 0 --reps 1 under a profiler: each product then runs twice, its check and one timed call)
 */
@@ -77,6 +78,7 @@ struct options {
   bool        sweep_all = false; /* sweep every matrix, not only thesis and stencil27_bs3 */
   std::string csv, json, jacobian;
   bool        staging = false, describe = false; /* --describe: list the selected matrices (no GPU needed) */
+  int         pair_calls = 1; /* --pair-calls: at least this many calls a span in the alternating measurement */
   bool wants(const std::string &name) const { return only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos; }
 };
 
@@ -271,36 +273,49 @@ timing time_product(bsrc_cuda_matrix *M, const product &p, double beta, const do
 }
 
 /* a and b timed in o.reps alternating spans on M's stream (a's span, then b's), each span with the
-   product's own calls count (what time_product chose), after o.warmup calls of each. Returns the
-   median of the per-pair ratios t(b) / t(a), and their quartiles. Timed one after the other, the two
-   medians also meet different moments of the machine: at 5 us a call, one disturbed stretch moved
-   auto's median 37 % away from warp_row's, the same kernel, in the same run. */
-bool paired_ratio(bsrc_cuda_matrix *M, const product &a, int calls_a, const product &b, int calls_b, const double *dx, double *dy, const options &o, double *med, double *q1, double *q3)
+   product's own calls count (what time_product chose, at least --pair-calls), after o.warmup calls of
+   each. Returns the median of the per-pair ratios t(b) / t(a), and their quartiles. Timed one after
+   the other, the two medians also meet different moments of the machine: at 5 us a call, one
+   disturbed stretch moved auto's median 37 % away from warp_row's, the same kernel, in the same run.
+   Each span follows one untimed call of its own product: on the H100 the first call of auto after a
+   cusparseSpMV call ran 9-19 % slower than the next ones (thesis 0.170 against 0.143 ms, 27-point
+   bs 3 0.104 against 0.095), cuSPARSE's first call after ours did not, and a kernel that kept the GPU
+   busy for 30 us between the two did not change it. Each span so times its product as time_product
+   does, calls that follow calls of the same product. */
+bool paired_ratio(bsrc_cuda_matrix *M, const product &a, int calls_a, const product &b, int calls_b, const double *dx, double *dy, const options &o, double *med, double *q1, double *q3, double *ms_a, double *ms_b)
 {
   cudaStream_t s = (cudaStream_t)bsrc_cuda_stream(M);
+  calls_a        = std::max(calls_a, o.pair_calls);
+  calls_b        = std::max(calls_b, o.pair_calls);
   for (int i = 0; i < o.warmup; ++i)
     if (run(M, a, 1.0, dx, 0.0, nullptr, dy) != BSRC_CUDA_OK || run(M, b, 1.0, dx, 0.0, nullptr, dy) != BSRC_CUDA_OK) return false;
   std::vector<cudaEvent_t> ev(4 * o.reps);
   for (auto &e : ev) CUDA_OK(cudaEventCreate(&e));
   bool ok = true;
   for (int i = 0; i < o.reps && ok; ++i) {
+    ok = run(M, a, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK; /* untimed: the switch from b */
     CUDA_OK(cudaEventRecord(ev[4 * i], s));
     for (int c = 0; c < calls_a && ok; ++c) ok = run(M, a, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
     CUDA_OK(cudaEventRecord(ev[4 * i + 1], s));
+    ok = ok && run(M, b, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK; /* untimed: the switch from a */
     CUDA_OK(cudaEventRecord(ev[4 * i + 2], s));
     for (int c = 0; c < calls_b && ok; ++c) ok = run(M, b, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
     CUDA_OK(cudaEventRecord(ev[4 * i + 3], s));
   }
   CUDA_OK(cudaStreamSynchronize(s));
-  std::vector<double> r;
+  std::vector<double> r, ta, tb;
   for (int i = 0; i < o.reps && ok; ++i) {
     float fa = 0, fb = 0;
     CUDA_OK(cudaEventElapsedTime(&fa, ev[4 * i], ev[4 * i + 1]));
     CUDA_OK(cudaEventElapsedTime(&fb, ev[4 * i + 2], ev[4 * i + 3]));
-    r.push_back((fb / calls_b) / (fa / calls_a));
+    ta.push_back(fa / calls_a);
+    tb.push_back(fb / calls_b);
+    r.push_back(tb.back() / ta.back());
   }
   for (auto &e : ev) CUDA_OK(cudaEventDestroy(e));
   if (!ok || r.empty()) return false;
+  *ms_a = median(ta);
+  *ms_b = median(tb);
   std::sort(r.begin(), r.end());
   *med = median(r);
   *q1  = r[r.size() / 4];
@@ -524,8 +539,9 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
     dataset_info &in = infos.back();
     if (a && b) {
       in.best_cusparse = b->label;
-      if (paired_ratio(M, by_label("auto"), a->t.calls, by_label(b->label.c_str()), b->t.calls, dx, dy, o, &in.vs_best_paired, &in.vs_best_q1, &in.vs_best_q3))
-        printf("  auto vs %s in %d alternating spans: %.3fx (quartiles %.3f-%.3f); ratio of the medians above %.3fx\n", b->label.c_str(), o.reps, in.vs_best_paired, in.vs_best_q1, in.vs_best_q3, b->t.median_ms / a->t.median_ms);
+      double ma = NAN, mb = NAN;
+      if (paired_ratio(M, by_label("auto"), a->t.calls, by_label(b->label.c_str()), b->t.calls, dx, dy, o, &in.vs_best_paired, &in.vs_best_q1, &in.vs_best_q3, &ma, &mb))
+        printf("  auto vs %s in %d alternating spans: %.3fx (quartiles %.3f-%.3f; medians %.4f and %.4f ms); ratio of the medians above %.3fx\n", b->label.c_str(), o.reps, in.vs_best_paired, in.vs_best_q1, in.vs_best_q3, ma, mb, b->t.median_ms / a->t.median_ms);
     }
   }
   const int layout = bsrc_cuda_spmv_bsr_layout(M);
@@ -906,6 +922,7 @@ int main(int argc, char **argv)
       }
     }
     else if (a == "--no-sweep") o.sweep = false;
+    else if (a == "--pair-calls" && i + 1 < argc) o.pair_calls = std::max(1, atoi(argv[++i]));
     else if (a == "--sweep-all") o.sweep_all = true;
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
     else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
@@ -913,7 +930,7 @@ int main(int argc, char **argv)
     else if (a == "--staging") o.staging = true;
     else if (a == "--describe") o.describe = true;
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--pair-calls N] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]\n", argv[0]);
       return 2;
     }
   }
