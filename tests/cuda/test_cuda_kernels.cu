@@ -938,6 +938,66 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
   bsrc_cuda_destroy(G);
 }
 
+/* The task kernels into a page-locked y of at least 1 MB: the product runs in 4 task ranges, each
+   range's rows downloaded while the next range computes. Rows of 1-3 blocks and one row of 40000
+   blocks in the middle, so that a row continues across tasks and across a range boundary; task
+   counts from 4 (one task a range) up, beta 0 (y poisoned) and beta 1 (in aliasing out). */
+void test_task_ranges_host(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  const bsrk_idx                     nbrows = 150001, nbcols = 120011, bs = 2, longrow = 75000; /* y 2.4 MB */
+  std::vector<std::vector<bsrk_idx>> rows(nbrows);
+  for (bsrk_idx i = 0; i < nbrows; ++i) {
+    const int n = i == longrow ? 40000 : 1 + (int)(rng() % 3);
+    for (int j = 0; j < n; ++j) rows[i].push_back((bsrk_idx)(rng() % (uint64_t)nbcols));
+    std::sort(rows[i].begin(), rows[i].end());
+    rows[i].erase(std::unique(rows[i].begin(), rows[i].end()), rows[i].end());
+  }
+  const host_matrix A   = from_rows("task-ranges", nbcols, bs, rows, rng);
+  const std::string tag = "task-ranges/" + case_name(A);
+  if (!upload(M, A, tag)) return;
+  const size_t        nx = (size_t)nbcols * bs, ny = (size_t)nbrows * bs;
+  double             *x = (double *)malloc(nx * sizeof(double)), *y = (double *)malloc(ny * sizeof(double));
+  std::vector<double> xv(nx), in(ny);
+  for (double &v : xv) v = uniform(rng, -1, 1);
+  for (double &v : in) v = uniform(rng, -1, 1);
+  if (!x || !y) {
+    failf(tag, "malloc of x and y");
+    free(x);
+    free(y);
+    return;
+  }
+  memcpy(x, xv.data(), nx * sizeof(double));
+  const bool reg = bsrc_cuda_host_register(x, nx * sizeof(double)) == BSRC_CUDA_OK && bsrc_cuda_host_register(y, ny * sizeof(double)) == BSRC_CUDA_OK;
+  expect(reg, tag + "/register x and y", bsrc_cuda_last_error(nullptr));
+  const bsrc_cuda_kernel kernels[] = {BSRC_CUDA_KERNEL_VECTOR_UNROLLED, BSRC_CUDA_KERNEL_THREAD_PRIVATE, BSRC_CUDA_KERNEL_TEAM_SCALAR, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED};
+  for (bsrk_idx tasks : {(bsrk_idx)0, (bsrk_idx)4, (bsrk_idx)5, (bsrk_idx)64}) {
+    if (bsrc_cuda_set_task_count(M, tasks) != BSRC_CUDA_OK) {
+      failf(tag, "set_task_count %lld: %s", (long long)tasks, bsrc_cuda_last_error(M));
+      continue;
+    }
+    const std::string tt = tag + "/" + std::to_string((long long)bsrc_cuda_task_count(M)) + " tasks";
+    for (bsrc_cuda_kernel k : kernels) {
+      for (double beta : {0.0, 1.0}) {
+        const double alpha = beta == 0.0 ? -1.5 : 0.75;
+        if (beta == 0.0) std::fill(y, y + ny, std::nan(""));
+        else memcpy(y, in.data(), ny * sizeof(double));
+        const bsrc_cuda_status    st = bsrc_cuda_multadd_host(M, k, alpha, x, beta, y, y);
+        const std::vector<double> out(y, y + ny);
+        const std::string         what = tt + "/" + bsrc_cuda_kernel_names[k] + (beta == 0.0 ? "/beta 0" : "/beta 1, in==out");
+        std::string               why;
+        if (st != BSRC_CUDA_OK) failf(what, "status %d: %s", (int)st, bsrc_cuda_last_error(M));
+        else if (!compare(A, alpha, xv, beta, in, out, why)) failf(what, "%s", why.c_str());
+        else pass(what);
+      }
+    }
+  }
+  (void)bsrc_cuda_set_task_count(M, 0);
+  const bool unreg = bsrc_cuda_host_unregister(x) == BSRC_CUDA_OK && bsrc_cuda_host_unregister(y) == BSRC_CUDA_OK;
+  expect(unreg, tag + "/unregister x and y", bsrc_cuda_last_error(nullptr));
+  free(x);
+  free(y);
+}
+
 void test_errors(rng_t &rng)
 {
   bsrc_cuda_matrix *M = nullptr;
@@ -1174,6 +1234,7 @@ int main()
     test_auto_choice(M, rng);
     test_host_staging(M, rng);
     test_registered_host(M, rng);
+    test_task_ranges_host(M, rng);
     bsrc_cuda_destroy(M);
   }
   test_split(rng);

@@ -1502,6 +1502,22 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
 }
 
+cudaError_t launch_task_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx t0, bsrk_idx t1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
+{
+  if (!is_task_kernel(k) || t0 < 0 || t1 > T.ntasks) return cudaErrorInvalidValue;
+  if (t1 <= t0 || A.nbrows <= 0) return cudaSuccess;
+  /* the task arrays hold absolute block and row indices: the range's view is a shift of the pointers */
+  tasks_view R  = T;
+  R.ntasks      = t1 - t0;
+  R.block_begin = T.block_begin + t0;
+  R.row_begin   = T.row_begin + t0;
+  R.head_row    = T.head_row + t0;
+  R.carry       = T.carry + (int64_t)t0 * A.bs;
+  launch_config c = cfg;
+  c.grid          = (int)std::min<int64_t>(cfg.grid, R.ntasks);
+  return launch(k, A, R, c, alpha, x, beta, in, out, s);
+}
+
 cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, bsrk_idx *slice_col, double *slice_values, cudaStream_t s)
 {
   if (S.nslices <= 0) return cudaSuccess;

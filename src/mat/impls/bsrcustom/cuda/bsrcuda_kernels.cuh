@@ -225,6 +225,11 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
    multiple of 32, so that the range starts a slice, and its copy built): out and in are the whole
    vectors; cfg is k's configuration for A. For overlapping a product with its download. */
 cudaError_t launch_row_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s);
+/* A task kernel (is_task_kernel) on tasks [t0, t1) only, with the carry fix-up of those tasks: the
+   rows those tasks own get their share, the rows they continue get their carries added. Queued for
+   consecutive ranges in order on one stream, the ranges make up the whole product; a row is final
+   once the range holding its last block is done. out and in are the whole vectors. */
+cudaError_t launch_task_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx t0, bsrk_idx t1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s);
 /* out = alpha*0 + beta*in over n entries (in not read when beta == 0): products of empty matrices. */
 cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in, double *out, cudaStream_t s);
 

@@ -80,6 +80,10 @@ struct bsrc_cuda_matrix {
   bool             has_carries  = false;
   bsrk_idx         max_task_rows = 0; /* most block rows one task walks (empty rows included) */
   bsrc::dev_buffer task_block_begin, task_row_begin, task_head_row, carry;
+  /* the task kernels' overlapped download (overlapped_product): range c is tasks
+     [overlap_task[c], overlap_task[c+1]) and brings back block rows [overlap_row[c], overlap_row[c+1]),
+     the rows whose last block lies in tasks before overlap_task[c+1] */
+  bsrk_idx overlap_task[bsrc::overlap_chunks + 1] = {}, overlap_row[bsrc::overlap_chunks + 1] = {};
 
   /* the pieces of long rows of HYBRID (built for the lanes it runs with) and of SEGMENTED, and
      SEGMENTED's strips (see tasks_view) */
@@ -321,6 +325,13 @@ bsrc_cuda_status build_tasks(bsrc_cuda_matrix *M)
     M->has_carries   = std::any_of(p.head_row, p.head_row + p.ntasks, [](bsrk_idx h) { return h >= 0; });
     M->max_task_rows = 0;
     for (bsrk_idx t = 0; t < p.ntasks; ++t) M->max_task_rows = std::max(M->max_task_rows, p.row_begin[t + 1] - p.row_begin[t]);
+    /* a range ends before task t: the rows before the one t continues (head_row), or before the
+       first row t owns when it starts a row, have all their blocks in earlier tasks */
+    for (int c = 0; c <= overlap_chunks && p.ntasks >= overlap_chunks; ++c) { /* fewer tasks: one download */
+      const bsrk_idx t   = (bsrk_idx)((int64_t)p.ntasks * c / overlap_chunks);
+      M->overlap_task[c] = t;
+      M->overlap_row[c]  = c == 0 ? 0 : c == overlap_chunks ? M->nbrows : std::max(M->overlap_row[c - 1], p.head_row[t] >= 0 ? p.head_row[t] : p.row_begin[t]);
+    }
   } else {
     release_tasks(M);
   }
@@ -1127,7 +1138,8 @@ extern "C" bsrc_cuda_kernel bsrc_cuda_auto_kernel(const bsrc_cuda_matrix *M)
 
 namespace bsrc {
 namespace {
-/* WARP_ROW or SLICED (k) into a page-locked out in overlap_chunks row ranges: range c's download (on the
+/* WARP_ROW, SLICED or a task kernel (k) into a page-locked out in overlap_chunks row ranges (a task
+   kernel's ranges follow its task ranges, overlap_task): range c's download (on the
    download stream, after range c's product) overlaps the product of range c + 1, so of the
    download only the last range's is not hidden. dx (and dy holding in, beta != 0) are queued on
    M's stream already. Returns once out holds the result. */
@@ -1139,15 +1151,17 @@ bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, dou
     (void)cudaStreamSynchronize(M->stream);
     return s;
   }
-  double     *dy  = (double *)M->d_y.ptr;
-  cudaError_t err = cudaSuccess;
+  double     *dy    = (double *)M->d_y.ptr;
+  const bool  tasky = is_task_kernel(k);
+  cudaError_t err   = cudaSuccess;
   for (int c = 0; c < overlap_chunks && err == cudaSuccess; ++c) {
-    /* SLICED: ranges start at slices (multiples of 32 rows) */
+    /* SLICED: ranges start at slices (multiples of 32 rows); task kernels: at the task ranges' rows */
     const int64_t  unit = k == BSRC_CUDA_KERNEL_SLICED ? kWarpSize : 1;
-    const bsrk_idx r0 = (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks / unit * unit);
-    const bsrk_idx r1 = c + 1 == overlap_chunks ? M->nbrows : (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks / unit * unit);
+    const bsrk_idx r0 = tasky ? M->overlap_row[c] : (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks / unit * unit);
+    const bsrk_idx r1 = tasky ? M->overlap_row[c + 1] : c + 1 == overlap_chunks ? M->nbrows : (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks / unit * unit);
     const size_t   off = (size_t)r0 * (size_t)M->bs, n = (size_t)(r1 - r0) * (size_t)M->bs;
-    err = launch_row_range(k, view(M), tasks(M), M->cfg[k], r0, r1, alpha, dx, beta, dy, dy, M->stream);
+    if (tasky) err = launch_task_range(k, view(M), tasks(M), M->cfg[k], M->overlap_task[c], M->overlap_task[c + 1], alpha, dx, beta, dy, dy, M->stream);
+    else err = launch_row_range(k, view(M), tasks(M), M->cfg[k], r0, r1, alpha, dx, beta, dy, dy, M->stream);
     if (err == cudaSuccess) err = cudaEventRecord(M->piece_done[c], M->stream);
     if (err == cudaSuccess) err = cudaStreamWaitEvent(M->down_stream, M->piece_done[c], 0);
     if (err == cudaSuccess && n > 0) err = cudaMemcpyAsync(out + off, dy + off, n * sizeof(double), cudaMemcpyDeviceToHost, M->down_stream);
@@ -1192,7 +1206,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
      calls overlap the kernel (in the H100 run where it was asked before every launch, PETSc's
      MatMult on the thesis matrix took 0.200 ms against 0.170 the run before) */
   const bsrc_cuda_kernel kr = k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k;
-  const bool overlap = (kr == BSRC_CUDA_KERNEL_WARP_ROW || (kr == BSRC_CUDA_KERNEL_SLICED && !M->slices_sorted)) && ybytes >= overlap_min_bytes;
+  const bool ranged  = kr == BSRC_CUDA_KERNEL_WARP_ROW || (kr == BSRC_CUDA_KERNEL_SLICED && !M->slices_sorted) || (is_task_kernel(kr) && M->ntasks >= overlap_chunks);
+  const bool overlap = ranged && ybytes >= overlap_min_bytes;
   const bool locked  = overlap && page_locked(out, ybytes);
   if (locked) return overlapped_product(M, kr, alpha, dx, beta, out);
   s = queue_product(M, k, alpha, dx, beta, dy, dy);
