@@ -721,7 +721,8 @@ void bench_staging(const dataset &D, const options &o)
   }
   unsetenv("BSRC_CUDA_STAGING");
   /* the same arrays page-locked, as the PETSc layer does with its vectors (-mat_bsrcustom_cuda_pin_vectors):
-     one DMA each way, straight from/to them (with WARP_ROW the download overlaps the product) */
+     one DMA each way, straight from/to them (the download overlaps the product: WARP_ROW, unsorted
+     SLICED, the task kernels) */
   const bool reg = bsrc_cuda_host_register(x.data(), xb) == BSRC_CUDA_OK && bsrc_cuda_host_register(in.data(), yb) == BSRC_CUDA_OK && bsrc_cuda_host_register(out.data(), yb) == BSRC_CUDA_OK;
   if (!reg) printf("page-locking the host arrays failed: %s\n", bsrc_cuda_last_error(nullptr));
   else

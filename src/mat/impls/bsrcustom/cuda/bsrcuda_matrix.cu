@@ -34,7 +34,8 @@ constexpr size_t staging_chunk_bytes = (size_t)1 << 20;
 /* Download pieces queued ahead of the host's copy-out: one event each, reused round the ring. */
 constexpr int staging_ring = 8;
 /* A page-locked out of at least overlap_min_bytes comes back in overlap_chunks row ranges, each
-   download overlapping the next range's product (WARP_ROW; bsrc_cuda_multadd_host). 4 x 256 KiB:
+   download overlapping the next range's product (WARP_ROW, unsorted SLICED and, in task ranges, the
+   task kernels; bsrc_cuda_multadd_host). 4 x 256 KiB:
    each DMA still runs near the bus's speed. */
 constexpr int    overlap_chunks    = 4;
 constexpr size_t overlap_min_bytes = (size_t)1 << 20;
