@@ -848,6 +848,42 @@ void test_host_staging(bsrc_cuda_matrix *M, rng_t &rng)
   }
 }
 
+/* x and y of a host-entry test, as a PETSc vector's arrays are: from malloc, page-locked with
+   bsrc_cuda_host_register; xv (x's values) and in random. ok() is false when malloc failed (then
+   nothing was registered); unregister() checks the unregistration; the destructor frees. */
+struct registered_xy {
+  size_t              nx, ny;
+  double             *x = nullptr, *y = nullptr;
+  std::vector<double> xv, in;
+  registered_xy(size_t nx_, size_t ny_, rng_t &rng, const std::string &tag) : nx(nx_), ny(ny_), xv(nx_), in(ny_)
+  {
+    x = (double *)malloc(nx * sizeof(double));
+    y = (double *)malloc(ny * sizeof(double));
+    for (double &v : xv) v = uniform(rng, -1, 1);
+    for (double &v : in) v = uniform(rng, -1, 1);
+    if (!ok()) {
+      failf(tag, "malloc of x and y");
+      return;
+    }
+    memcpy(x, xv.data(), nx * sizeof(double));
+    const bool reg = bsrc_cuda_host_register(x, nx * sizeof(double)) == BSRC_CUDA_OK && bsrc_cuda_host_register(y, ny * sizeof(double)) == BSRC_CUDA_OK;
+    expect(reg, tag + "/register x and y", bsrc_cuda_last_error(nullptr));
+  }
+  registered_xy(const registered_xy &)            = delete;
+  registered_xy &operator=(const registered_xy &) = delete;
+  ~registered_xy()
+  {
+    free(x);
+    free(y);
+  }
+  bool ok() const { return x && y; }
+  void unregister(const std::string &tag) const
+  {
+    const bool unreg = bsrc_cuda_host_unregister(x) == BSRC_CUDA_OK && bsrc_cuda_host_unregister(y) == BSRC_CUDA_OK;
+    expect(unreg, tag + "/unregister x and y", bsrc_cuda_last_error(nullptr));
+  }
+};
+
 /* Host arrays page-locked with bsrc_cuda_host_register, as the PETSc layer does with its vectors'
    arrays: the host entry and the split product then DMA straight from/to them. x and y come from
    malloc and span several staging pieces; beta 0 (y poisoned with NaN: in aliases out and must not
@@ -873,22 +909,15 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
     return;
   }
   expect(bsrc_cuda_auto_kernel(M) == BSRC_CUDA_KERNEL_SLICED, tag + "/auto is sliced here (so the overlapped download runs, in ranges of whole slices)", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)]);
-  const size_t        nx = (size_t)nbcols * bs, ny = (size_t)nbrows * bs;
-  double             *x = (double *)malloc(nx * sizeof(double)), *y = (double *)malloc(ny * sizeof(double));
-  std::vector<double> xv(nx), in(ny);
-  for (double &v : xv) v = uniform(rng, -1, 1);
-  for (double &v : in) v = uniform(rng, -1, 1);
-  if (!x || !y) {
-    failf(tag, "malloc of x and y");
-    free(x);
-    free(y);
+  registered_xy xy((size_t)nbcols * bs, (size_t)nbrows * bs, rng, tag);
+  if (!xy.ok()) {
     bsrc_cuda_destroy(G);
     return;
   }
-  memcpy(x, xv.data(), nx * sizeof(double));
-  const bool reg = bsrc_cuda_host_register(x, nx * sizeof(double)) == BSRC_CUDA_OK && bsrc_cuda_host_register(y, ny * sizeof(double)) == BSRC_CUDA_OK;
-  expect(reg, tag + "/register x and y", bsrc_cuda_last_error(nullptr));
-  cudaPointerAttributes attr;
+  const size_t               ny = xy.ny;
+  double                    *x = xy.x, *y = xy.y;
+  const std::vector<double> &xv = xy.xv, &in = xy.in;
+  cudaPointerAttributes      attr;
   expect(cudaPointerGetAttributes(&attr, y + ny / 2) == cudaSuccess && attr.type == cudaMemoryTypeHost, tag + "/y is page-locked", "cudaPointerGetAttributes does not report cudaMemoryTypeHost");
 
   /* out = y = alpha A x + beta y (split: through L = M and G = the same A on x). AUTO is SLICED
@@ -930,11 +959,8 @@ void test_registered_host(bsrc_cuda_matrix *M, rng_t &rng)
   product(2.5, 1.0, false, "host, beta 1, after the refused registration");
   product(-0.5, 1.0, true, "split, beta 1, after the refused registration");
 
-  const bool unreg = bsrc_cuda_host_unregister(x) == BSRC_CUDA_OK && bsrc_cuda_host_unregister(y) == BSRC_CUDA_OK;
-  expect(unreg, tag + "/unregister x and y", bsrc_cuda_last_error(nullptr));
+  xy.unregister(tag);
   product(1.0, 1.0, false, "host, beta 1, unregistered again (staged)");
-  free(x);
-  free(y);
   bsrc_cuda_destroy(G);
 }
 
@@ -955,21 +981,12 @@ void test_task_ranges_host(bsrc_cuda_matrix *M, rng_t &rng)
   const host_matrix A   = from_rows("task-ranges", nbcols, bs, rows, rng);
   const std::string tag = "task-ranges/" + case_name(A);
   if (!upload(M, A, tag)) return;
-  const size_t        nx = (size_t)nbcols * bs, ny = (size_t)nbrows * bs;
-  double             *x = (double *)malloc(nx * sizeof(double)), *y = (double *)malloc(ny * sizeof(double));
-  std::vector<double> xv(nx), in(ny);
-  for (double &v : xv) v = uniform(rng, -1, 1);
-  for (double &v : in) v = uniform(rng, -1, 1);
-  if (!x || !y) {
-    failf(tag, "malloc of x and y");
-    free(x);
-    free(y);
-    return;
-  }
-  memcpy(x, xv.data(), nx * sizeof(double));
-  const bool reg = bsrc_cuda_host_register(x, nx * sizeof(double)) == BSRC_CUDA_OK && bsrc_cuda_host_register(y, ny * sizeof(double)) == BSRC_CUDA_OK;
-  expect(reg, tag + "/register x and y", bsrc_cuda_last_error(nullptr));
-  const bsrc_cuda_kernel kernels[] = {BSRC_CUDA_KERNEL_VECTOR_UNROLLED, BSRC_CUDA_KERNEL_THREAD_PRIVATE, BSRC_CUDA_KERNEL_TEAM_SCALAR, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED};
+  registered_xy xy((size_t)nbcols * bs, (size_t)nbrows * bs, rng, tag);
+  if (!xy.ok()) return;
+  const size_t               ny = xy.ny;
+  double                    *x = xy.x, *y = xy.y;
+  const std::vector<double> &xv = xy.xv, &in = xy.in;
+  const bsrc_cuda_kernel     kernels[] = {BSRC_CUDA_KERNEL_VECTOR_UNROLLED, BSRC_CUDA_KERNEL_THREAD_PRIVATE, BSRC_CUDA_KERNEL_TEAM_SCALAR, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED};
   for (bsrk_idx tasks : {(bsrk_idx)0, (bsrk_idx)4, (bsrk_idx)5, (bsrk_idx)64}) {
     if (bsrc_cuda_set_task_count(M, tasks) != BSRC_CUDA_OK) {
       failf(tag, "set_task_count %lld: %s", (long long)tasks, bsrc_cuda_last_error(M));
@@ -992,10 +1009,7 @@ void test_task_ranges_host(bsrc_cuda_matrix *M, rng_t &rng)
     }
   }
   (void)bsrc_cuda_set_task_count(M, 0);
-  const bool unreg = bsrc_cuda_host_unregister(x) == BSRC_CUDA_OK && bsrc_cuda_host_unregister(y) == BSRC_CUDA_OK;
-  expect(unreg, tag + "/unregister x and y", bsrc_cuda_last_error(nullptr));
-  free(x);
-  free(y);
+  xy.unregister(tag);
 }
 
 void test_errors(rng_t &rng)
