@@ -324,6 +324,27 @@ static inline PetscErrorCode RunOp(const Op *op)
   PetscFunctionReturn(0);
 }
 
+/* Seconds per call of n calls of op on every rank of comm, after an MPI_Barrier (the slowest rank's time). */
+static PetscErrorCode TimeOnAllRanks(MPI_Comm comm, const Op *op, PetscInt n, double *dt)
+{
+  double t0, mine;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Barrier(comm));
+  t0 = MPI_Wtime();
+  for (PetscInt i = 0; i < n; i++) PetscCall(RunOp(op));
+  mine = (MPI_Wtime() - t0) / (double)n;
+  PetscCallMPI(MPI_Allreduce(&mine, dt, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscFunctionReturn(0);
+}
+
+/* Calls per trial: reps, or fewer (at least 1) when trials x reps calls of dt seconds would exceed budget (> 0). */
+static PetscInt RepsForBudget(PetscInt reps, PetscInt trials, PetscReal budget, double dt)
+{
+  if (budget > 0.0 && dt * (double)reps * (double)trials > (double)budget) return PetscMax(1, (PetscInt)((double)budget / ((double)trials * dt)));
+  return reps;
+}
+
 /*
   Median over trials of the time per call (max over the ranks of comm) of each of nops operations.
   Every rank calls them the same number of times, even when an operation itself is local (the local
@@ -337,29 +358,20 @@ static inline PetscErrorCode RunOp(const Op *op)
 static PetscErrorCode TimeOps(MPI_Comm comm, PetscInt nops, const Op ops[], PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, double tcall[], PetscInt repsused[], double ttrial[])
 {
   PetscReal *t;
-  PetscInt   i, j, k, nw = PetscMax(warmup, 1);
-  double     t0, dt, dtmax;
+  PetscInt   j, k;
+  double     dt;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(nops * trials, &t));
   for (j = 0; j < nops; j++) {
-    PetscCallMPI(MPI_Barrier(comm));
-    t0 = MPI_Wtime();
-    for (i = 0; i < nw; i++) PetscCall(RunOp(&ops[j]));
-    dt = (MPI_Wtime() - t0) / (double)nw;
-    PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-    repsused[j] = reps;
-    if (budget > 0.0 && dtmax * (double)reps * (double)trials > (double)budget) repsused[j] = PetscMax(1, (PetscInt)((double)budget / ((double)trials * dtmax)));
+    PetscCall(TimeOnAllRanks(comm, &ops[j], PetscMax(warmup, 1), &dt));
+    repsused[j] = RepsForBudget(reps, trials, budget, dt);
   }
   for (k = 0; k < trials; k++) {
     for (j = 0; j < nops; j++) {
-      PetscCallMPI(MPI_Barrier(comm));
-      t0 = MPI_Wtime();
-      for (i = 0; i < repsused[j]; i++) PetscCall(RunOp(&ops[j]));
-      dt = MPI_Wtime() - t0;
-      PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-      t[j * trials + k] = dtmax / (double)repsused[j];
-      if (ttrial) ttrial[j * trials + k] = t[j * trials + k];
+      PetscCall(TimeOnAllRanks(comm, &ops[j], repsused[j], &dt));
+      t[j * trials + k] = dt;
+      if (ttrial) ttrial[j * trials + k] = dt;
     }
   }
   for (j = 0; j < nops; j++) PetscCall(Median(trials, &t[j * trials], &tcall[j]));
@@ -869,20 +881,6 @@ static PetscErrorCode TimeOnRankZero(MPI_Comm comm, const RankZeroCPUs *cpus, co
   PetscFunctionReturn(0);
 }
 
-/* Seconds per call of n calls of op on every rank (the slowest rank's time). */
-static PetscErrorCode TimeOnAllRanks(MPI_Comm comm, const Op *op, PetscInt n, double *dt)
-{
-  double t0, mine;
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Barrier(comm));
-  t0 = MPI_Wtime();
-  for (PetscInt i = 0; i < n; i++) PetscCall(RunOp(op));
-  mine = (MPI_Wtime() - t0) / (double)n;
-  PetscCallMPI(MPI_Allreduce(&mine, dt, 1, MPI_DOUBLE, MPI_MAX, comm));
-  PetscFunctionReturn(0);
-}
-
 /*
   spec, seed: the matrix (as assembled in mpibaij); x: its input, filled by FillRandom(x, seed).
   Returns with row->threads = 0 (and a message) when the ranks do not share one node.
@@ -955,8 +953,7 @@ static PetscErrorCode OneRankVsRanks(const MatrixSpec *spec, PetscInt seed, Mat 
   for (j = 0; j < 3; j++) {
     if (j == 0) PetscCall(TimeOnAllRanks(comm, &ops[j], nw, &dt));
     else PetscCall(TimeOnRankZero(comm, &cpus, &ops[j], nw, &dt));
-    row->reps[j] = reps;
-    if (budget > 0.0 && dt * (double)reps * (double)trials > (double)budget) row->reps[j] = PetscMax(1, (PetscInt)((double)budget / ((double)trials * dt)));
+    row->reps[j] = RepsForBudget(reps, trials, budget, dt);
   }
   PetscCall(PetscMalloc4(3 * trials, &tk, trials, &r1, trials, &r2, trials, &tj));
   for (k = 0; k < trials; k++) {
