@@ -83,6 +83,7 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAKernel(Mat, MatBSRCustomCUDAKerne
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDADevice(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDADevice(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUSPARSEAlg(Mat, MatBSRCustomCUSPARSEAlg);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUSPARSEAlg(Mat, MatBSRCustomCUSPARSEAlg *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDAPinVectors(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAPinVectors(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetHugePages(Mat, PetscBool);

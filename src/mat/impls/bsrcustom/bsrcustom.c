@@ -5,6 +5,7 @@
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include <../src/mat/impls/bsrcustom/mpi/mpibsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/cuda/bsrcuda_kernel_list.h>
 #include <omp.h>
 #include <errno.h>
 #include <stddef.h>
@@ -12,7 +13,19 @@
 
 const char *const MatBSRCustomSharedRowsTypes[] = {"carry", "atomic", "MatBSRCustomSharedRows", "MAT_BSRCUSTOM_SHARED_ROWS_", NULL};
 const char *const MatBSRCustomBackends[]        = {"cpu", "cuda", "cusparse", "MatBSRCustomBackend", "MAT_BSRCUSTOM_BACKEND_", NULL};
-const char *const MatBSRCustomCUDAKernels[]     = {"auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "sliced", "MatBSRCustomCUDAKernel", "MAT_BSRCUSTOM_CUDA_KERNEL_", NULL};
+#define BSRC_KERNEL_NAME(id, name, what) name,
+const char *const MatBSRCustomCUDAKernels[] = {"auto", BSRC_CUDA_OWN_KERNELS(BSRC_KERNEL_NAME) "MatBSRCustomCUDAKernel", "MAT_BSRCUSTOM_CUDA_KERNEL_", NULL};
+#undef BSRC_KERNEL_NAME
+/* MatBSRCustomCUDAKernel names each kernel of the list by its position (AUTO first); a value outside
+   the list is refused by MatBSRCustomSettingsCheck_Private(), which counts the list */
+enum {
+#define BSRC_KERNEL_POSITION(id, name, what) MatBSRCustomCUDAKernelPosition_##id,
+  BSRC_CUDA_OWN_KERNELS(BSRC_KERNEL_POSITION)
+#undef BSRC_KERNEL_POSITION
+};
+#define BSRC_KERNEL_SAME(id, name, what) _Static_assert((int)MAT_BSRCUSTOM_CUDA_KERNEL_##id == 1 + (int)MatBSRCustomCUDAKernelPosition_##id, "MatBSRCustomCUDAKernel and bsrcuda_kernel_list.h disagree at " #id);
+BSRC_CUDA_OWN_KERNELS(BSRC_KERNEL_SAME)
+#undef BSRC_KERNEL_SAME
 const char *const MatBSRCustomCUSPARSEAlgs[]    = {"bsrmv", "spmv", "MatBSRCustomCUSPARSEAlg", "MAT_BSRCUSTOM_CUSPARSE_", NULL};
 
 PetscLogEvent    MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0;
@@ -102,7 +115,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->cpu_prefetch >= 0 && set->cpu_prefetch <= MATBSRCUSTOM_MAX_CPU_PREFETCH, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CPU prefetch distance must be in [0, %d] bytes (0: no prefetch), got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CPU_PREFETCH, set->cpu_prefetch);
   PetscCheck(set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown shared-rows mode %d", what, (int)set->shared_rows);
   PetscCheck(set->backend >= MAT_BSRCUSTOM_BACKEND_CPU && set->backend <= MAT_BSRCUSTOM_BACKEND_CUSPARSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown backend %d", what, (int)set->backend);
-  PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && set->cuda_kernel <= MAT_BSRCUSTOM_CUDA_KERNEL_SLICED, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
+  PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && (int)set->cuda_kernel <= BSRC_CUDA_OWN_KERNEL_COUNT, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
   PetscCheck(set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_BSRMV || set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown cuSPARSE routine %d", what, (int)set->cusparse_alg);
   PetscCheck(set->cuda_pin_vectors == PETSC_TRUE || set->cuda_pin_vectors == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: page-locking of host vectors must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pin_vectors);
   PetscCheck(set->huge_pages == PETSC_TRUE || set->huge_pages == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: huge pages must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->huge_pages);
@@ -177,6 +190,9 @@ static PetscErrorCode MatBSRCustomParseEnum(Mat A, const char *option, const cha
   SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_UNKNOWN_TYPE, "%s: unknown value \"%s\"; use one of: %s", option, text, choices);
 }
 
+/* A PETSc enum's names and their count: the array ends with the enum's name, its prefix and NULL. */
+#define BSRC_ENUM_NAMES(names) names, (PetscInt)(PETSC_STATIC_ARRAY_LENGTH(names) - 3)
+
 /* The options, one table for both readers below. */
 typedef enum { BSRC_OPT_INT, BSRC_OPT_ENUM, BSRC_OPT_BOOL } BSRCOptKind;
 typedef struct {
@@ -192,10 +208,10 @@ static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_chunks_per_thread", "Fixed-size tasks per thread, cut at assembly",                     "MatBSRCustomSetChunksPerThread", BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, chunks_per_thread)},
   {"-mat_bsrcustom_cpu_streams",       "cpu backend: tasks a thread walks at once, in lockstep (1, 2, 4; PETSC_DECIDE: 2 on one thread, else 1)",  "MatBSRCustomSetCPUStreams",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cpu_streams)      },
   {"-mat_bsrcustom_cpu_prefetch",      "cpu backend: bytes ahead of each block its values are prefetched (0: none)", "MatBSRCustomSetCPUPrefetch", BSRC_OPT_INT, NULL,                       0, offsetof(MatBSRCustomSettings, cpu_prefetch)     },
-  {"-mat_bsrcustom_shared_rows",       "How a block row split between tasks is summed",                    "MatBSRCustomSetSharedRows",      BSRC_OPT_ENUM, MatBSRCustomSharedRowsTypes, 2, offsetof(MatBSRCustomSettings, shared_rows)      },
-  {"-mat_bsrcustom_backend",           "Where MatMult runs: cpu (default), cuda or cusparse",              "MatBSRCustomSetBackend",         BSRC_OPT_ENUM, MatBSRCustomBackends,        3, offsetof(MatBSRCustomSettings, backend)          },
-  {"-mat_bsrcustom_cuda_kernel",       "CUDA kernel of the cuda backend (auto picks per matrix)",          "MatBSRCustomSetCUDAKernel",      BSRC_OPT_ENUM, MatBSRCustomCUDAKernels,     7, offsetof(MatBSRCustomSettings, cuda_kernel)      },
-  {"-mat_bsrcustom_cusparse_alg",      "cuSPARSE routine of the cusparse backend",                         "MatBSRCustomSetCUSPARSEAlg",     BSRC_OPT_ENUM, MatBSRCustomCUSPARSEAlgs,    2, offsetof(MatBSRCustomSettings, cusparse_alg)     },
+  {"-mat_bsrcustom_shared_rows",       "How a block row split between tasks is summed",                    "MatBSRCustomSetSharedRows",      BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomSharedRowsTypes), offsetof(MatBSRCustomSettings, shared_rows)      },
+  {"-mat_bsrcustom_backend",           "Where MatMult runs: cpu (default), cuda or cusparse",              "MatBSRCustomSetBackend",         BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomBackends), offsetof(MatBSRCustomSettings, backend)          },
+  {"-mat_bsrcustom_cuda_kernel",       "CUDA kernel of the cuda backend (auto picks per matrix)",          "MatBSRCustomSetCUDAKernel",      BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomCUDAKernels), offsetof(MatBSRCustomSettings, cuda_kernel)      },
+  {"-mat_bsrcustom_cusparse_alg",      "cuSPARSE routine of the cusparse backend",                         "MatBSRCustomSetCUSPARSEAlg",     BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomCUSPARSEAlgs), offsetof(MatBSRCustomSettings, cusparse_alg)     },
   {"-mat_bsrcustom_cuda_device",       "GPU of the GPU backends (-1: node-local rank modulo visible GPUs)", "MatBSRCustomSetCUDADevice",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cuda_device)      },
   {"-mat_bsrcustom_cuda_pin_vectors",  "GPU backends: page-lock big host vectors on their second use",      "MatBSRCustomSetCUDAPinVectors",  BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, cuda_pin_vectors) },
   {"-mat_bsrcustom_huge_pages",        "cpu backend: put the matrix values on transparent huge pages",     "MatBSRCustomSetHugePages",       BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, huge_pages)       },
@@ -209,6 +225,22 @@ static PetscErrorCode MatBSRCustomOptionValue(const MatBSRCustomSettings *set, c
   if (o->kind == BSRC_OPT_INT) PetscCall(PetscSNPrintf(buf, len, "%" PetscInt_FMT, *(const PetscInt *)field));
   else if (o->kind == BSRC_OPT_BOOL) PetscCall(PetscStrncpy(buf, PetscBools[*(const PetscBool *)field], len));
   else PetscCall(PetscStrncpy(buf, o->names[*(const int *)field], len));
+  PetscFunctionReturn(0);
+}
+
+/* The help line -help prints: the option's text and, for an enum or a boolean, its values. */
+static PetscErrorCode MatBSRCustomOptionHelp(const BSRCOption *o, char *help, size_t len)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(help, o->help, len));
+  if (o->kind == BSRC_OPT_INT) PetscFunctionReturn(0);
+  PetscCall(PetscStrlcat(help, " (one of: ", len));
+  if (o->kind == BSRC_OPT_BOOL) PetscCall(PetscStrlcat(help, "true, false", len));
+  for (PetscInt k = 0; o->kind == BSRC_OPT_ENUM && k < o->nnames; k++) {
+    PetscCall(PetscStrlcat(help, k ? ", " : "", len));
+    PetscCall(PetscStrlcat(help, o->names[k], len));
+  }
+  PetscCall(PetscStrlcat(help, ")", len));
   PetscFunctionReturn(0);
 }
 
@@ -239,8 +271,10 @@ PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat A, PetscOptio
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(BSRCOptions); i++) {
     const BSRCOption *o = &BSRCOptions[i];
+    char              help[512];
+    PetscCall(MatBSRCustomOptionHelp(o, help, sizeof(help)));
     PetscCall(MatBSRCustomOptionValue(set, o, buf, sizeof(buf)));
-    PetscCall(PetscOptionsString(o->name, o->help, o->man, buf, buf, sizeof(buf), &flg));
+    PetscCall(PetscOptionsString(o->name, help, o->man, buf, buf, sizeof(buf), &flg));
     if (flg) PetscCall(MatBSRCustomOptionStore(A, o, buf, set));
   }
   PetscFunctionReturn(0);
@@ -762,6 +796,32 @@ PetscErrorCode MatBSRCustomSetCUSPARSEAlg(Mat A, MatBSRCustomCUSPARSEAlg alg)
   PetscCall(MatBSRCustomGetSettings(A, &set));
   set.cusparse_alg = alg;
   PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetCUSPARSEAlg()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetCUSPARSEAlg - Gets the cuSPARSE routine of the cusparse backend.
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameter:
+.  alg - the routine
+
+   Level: intermediate
+
+.seealso: `MatBSRCustomSetCUSPARSEAlg()`
+@*/
+PetscErrorCode MatBSRCustomGetCUSPARSEAlg(Mat A, MatBSRCustomCUSPARSEAlg *alg)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidPointer(alg, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  *alg = set.cusparse_alg;
   PetscFunctionReturn(0);
 }
 

@@ -79,6 +79,10 @@ PETSC_INTERN PetscErrorCode MatBSRCustomBlockColoring_Private(Mat, ISColoring, I
 /* runs fn (BAIJ's FD coloring create or set-up) under the base type name with a block coloring */
 PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringCall_Private(Mat, MatType, MatType, PetscErrorCode (*)(Mat, ISColoring, MatFDColoring), ISColoring, MatFDColoring);
 
+/* *B, a seqbaij or mpibaij matrix that a base-type operation just made from `from` (ours), becomes
+   ours in place with from's settings; other types are left alone (bsrcustomderived.c). */
+PETSC_INTERN PetscErrorCode MatBSRCustomAdopt_Private(Mat from, Mat *B);
+
 /* X -> ours through the base BAIJ type and our in-place convert */
 PETSC_INTERN PetscErrorCode MatBSRCustomConvertViaBase_Private(Mat, MatType, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), MatType, MatReuse, Mat *);
 

@@ -54,50 +54,108 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat A, const voi
    types a coloring of scalar columns. Such a coloring becomes a block coloring in which two block
    columns share a color when all their components do: valid whenever the scalar coloring is valid for
    the block pattern, and for a DMDA exactly the node coloring the DMDA gives BAIJ, so the Jacobian
-   matches BAIJ's.
+   matches BAIJ's. A color names a set of columns across all ranks, so the block colors are numbered
+   from the tuples of every rank (gathered, sorted, deduplicated), never from one rank's alone.
 */
+
+/* Sorts n tuples of bs colors (tuple j at colors[perm0[j] * bs], colors below ncolors) into
+   lexicographic order: an LSD radix sort, each pass stable. perm holds the order on return. */
+static PetscErrorCode MatBSRCustomSortColorTuples(PetscInt n, PetscInt bs, const PetscInt colors[], PetscInt ncolors, PetscInt perm[])
+{
+  PetscInt *next, *count;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(n, &next, ncolors + 1, &count));
+  for (PetscInt j = 0; j < n; j++) perm[j] = j;
+  for (PetscInt k = bs - 1; k >= 0; k--) {
+    PetscCall(PetscArrayzero(count, ncolors + 1));
+    for (PetscInt j = 0; j < n; j++) count[colors[j * bs + k] + 1]++;
+    for (PetscInt c = 0; c < ncolors; c++) count[c + 1] += count[c];
+    for (PetscInt j = 0; j < n; j++) next[count[colors[perm[j] * bs + k]]++] = perm[j];
+    PetscCall(PetscArraycpy(perm, next, n));
+  }
+  PetscCall(PetscFree2(next, count));
+  PetscFunctionReturn(0);
+}
+
+/* -1, 0, 1 as tuple a sorts before, with, after tuple b */
+static int MatBSRCustomCompareTuples(PetscInt bs, const PetscInt a[], const PetscInt b[])
+{
+  for (PetscInt k = 0; k < bs; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
 PETSC_INTERN PetscErrorCode MatBSRCustomBlockColoring_Private(Mat A, ISColoring scalar, ISColoring *block)
 {
-  PetscInt               bs, n, ncolors, nb, nblock;
+  MPI_Comm               comm = PetscObjectComm((PetscObject)A);
+  PetscInt               bs, n, ncolors, nb, nlocal, nall, nuniq;
   const ISColoringValue *colors;
   ISColoringValue       *bcolors;
   ISColoringType         ctype;
-  PetscInt              *perm, *next, *count;
+  PetscInt              *tuples, *perm, *local, *all, *allperm, *uniq;
+  PetscMPIInt            size, mine, *counts, *displs;
+  PetscBool              expand;
 
   PetscFunctionBegin;
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(ISColoringGetColors(scalar, &n, &ncolors, &colors));
   PetscCall(ISColoringGetType(scalar, &ctype));
-  /* a global scalar coloring has one entry per local column; ghosted (IS_COLORING_LOCAL) ones are passed on */
-  if (bs == 1 || ctype != IS_COLORING_GLOBAL || n != A->cmap->n) {
+  /* a global scalar coloring has one entry per local column; block and ghosted (IS_COLORING_LOCAL)
+     colorings are passed on. Decided together: a rank without columns cannot tell the two apart. */
+  expand = (PetscBool)(bs > 1 && ctype == IS_COLORING_GLOBAL && n == A->cmap->n);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &expand, 1, MPIU_BOOL, MPI_LAND, comm));
+  if (!expand) {
     PetscCall(ISColoringReference(scalar));
     *block = scalar;
     PetscFunctionReturn(0);
   }
   nb = n / bs;
-  /* LSD radix sort of the block columns by their tuple of component colors (each pass stable) */
-  PetscCall(PetscMalloc3(nb, &perm, nb, &next, ncolors + 1, &count));
-  for (PetscInt j = 0; j < nb; j++) perm[j] = j;
-  for (PetscInt k = bs - 1; k >= 0; k--) {
-    PetscCall(PetscArrayzero(count, ncolors + 1));
-    for (PetscInt j = 0; j < nb; j++) count[colors[j * bs + k] + 1]++;
-    for (PetscInt c = 0; c < ncolors; c++) count[c + 1] += count[c];
-    for (PetscInt j = 0; j < nb; j++) next[count[colors[perm[j] * bs + k]]++] = perm[j];
-    PetscCall(PetscArraycpy(perm, next, nb));
-  }
-  /* equal tuples are now adjacent: number them */
-  PetscCall(PetscMalloc1(nb, &bcolors));
-  nblock = 0;
+  /* this rank's distinct tuples, in order */
+  PetscCall(PetscMalloc3(n, &tuples, nb, &perm, n, &local));
+  for (PetscInt i = 0; i < n; i++) tuples[i] = (PetscInt)colors[i];
+  PetscCall(MatBSRCustomSortColorTuples(nb, bs, tuples, ncolors, perm));
+  nlocal = 0;
   for (PetscInt j = 0; j < nb; j++) {
-    PetscBool same = (PetscBool)(j > 0);
-    if (same) PetscCall(PetscArraycmp(&colors[perm[j] * bs], &colors[perm[j - 1] * bs], bs, &same));
-    if (!same) nblock++;
-    bcolors[perm[j]] = (ISColoringValue)(nblock - 1);
+    if (nlocal && !MatBSRCustomCompareTuples(bs, &tuples[perm[j] * bs], &local[(nlocal - 1) * bs])) continue;
+    PetscCall(PetscArraycpy(&local[nlocal * bs], &tuples[perm[j] * bs], bs));
+    nlocal++;
   }
-  PetscCall(PetscFree3(perm, next, count));
-  PetscCall(ISColoringCreate(PetscObjectComm((PetscObject)A), nblock, nb, bcolors, PETSC_OWN_POINTER, block));
+  /* every rank's distinct tuples, sorted and deduplicated: the global block colors */
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMPIIntCast(nlocal * bs, &mine));
+  PetscCall(PetscMalloc2(size, &counts, size + 1, &displs));
+  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm));
+  displs[0] = 0;
+  for (PetscMPIInt r = 0; r < size; r++) PetscCall(PetscMPIIntCast((PetscInt)displs[r] + counts[r], &displs[r + 1]));
+  nall = displs[size] / bs;
+  PetscCall(PetscMalloc3(nall * bs + 1, &all, nall + 1, &allperm, nall * bs + 1, &uniq));
+  PetscCallMPI(MPI_Allgatherv(local, mine, MPIU_INT, all, counts, displs, MPIU_INT, comm));
+  PetscCall(MatBSRCustomSortColorTuples(nall, bs, all, ncolors, allperm));
+  nuniq = 0;
+  for (PetscInt j = 0; j < nall; j++) {
+    if (nuniq && !MatBSRCustomCompareTuples(bs, &all[allperm[j] * bs], &uniq[(nuniq - 1) * bs])) continue;
+    PetscCall(PetscArraycpy(&uniq[nuniq * bs], &all[allperm[j] * bs], bs));
+    nuniq++;
+  }
+  PetscCheck(nuniq <= IS_COLORING_MAX, comm, PETSC_ERR_SUP, "The block coloring needs %" PetscInt_FMT " colors, more than ISColoringValue holds (%d)", nuniq, (int)IS_COLORING_MAX);
+  /* each block column's color: the position of its tuple among the global ones (binary search) */
+  PetscCall(PetscMalloc1(nb, &bcolors));
+  for (PetscInt j = 0; j < nb; j++) {
+    PetscInt lo = 0, hi = nuniq - 1;
+    while (lo < hi) {
+      PetscInt mid = (lo + hi) / 2;
+      if (MatBSRCustomCompareTuples(bs, &uniq[mid * bs], &tuples[j * bs]) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    bcolors[j] = (ISColoringValue)lo;
+  }
+  PetscCall(PetscFree3(all, allperm, uniq));
+  PetscCall(PetscFree2(counts, displs));
+  PetscCall(PetscFree3(tuples, perm, local));
+  PetscCall(ISColoringCreate(comm, nuniq, nb, bcolors, PETSC_OWN_POINTER, block));
   PetscCall(ISColoringSetType(*block, ctype));
-  PetscCall(PetscInfo(A, "Block coloring of %" PetscInt_FMT " colors from a scalar coloring of %" PetscInt_FMT " colors\n", nblock, ncolors));
+  PetscCall(PetscInfo(A, "Block coloring of %" PetscInt_FMT " colors from a scalar coloring of %" PetscInt_FMT " colors\n", nuniq, ncolors));
   PetscFunctionReturn(0);
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "bsrkernels.h" /* bsrk_idx */
+#include "bsrcuda_kernel_list.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,24 +29,18 @@ typedef enum {
   BSRC_CUDA_ERR_NODEVICE = 5  /* no usable GPU */
 } bsrc_cuda_status;
 
-/* Which product runs. AUTO picks from the matrix (block size, row-length statistics). */
+/* Which product runs (bsrcuda_kernel_list.h has them all). AUTO picks from the matrix (block size,
+   row-length statistics). */
 typedef enum {
   BSRC_CUDA_KERNEL_AUTO = 0,
-  BSRC_CUDA_KERNEL_ROWMAJOR_SHARED,  /* thesis kernel 1: row-major access, shared-memory atomics */
-  BSRC_CUDA_KERNEL_THREAD_PRIVATE,   /* thesis kernel 2: thread-private accumulation */
-  BSRC_CUDA_KERNEL_TEAM_SCALAR,      /* thesis kernel 3: team-based scalar accumulation */
-  BSRC_CUDA_KERNEL_VECTOR_UNROLLED,  /* thesis kernel 4: vector accumulation, loops unrolled over bs */
-  BSRC_CUDA_KERNEL_WARP_ROW,         /* short block rows: a (sub-)warp per block row */
-  BSRC_CUDA_KERNEL_HYBRID,           /* uneven rows: short rows a group of lanes each, long ones cut into pieces of a warp each */
-  BSRC_CUDA_KERNEL_SEGMENTED,        /* strips of consecutive rows walked by a warp as one run, per-row sums by a segmented scan; long rows in pieces */
-  BSRC_CUDA_KERNEL_SLICED,           /* short even rows: a lane per block row, on a copy of the values in slices of 32 rows stored step by step */
-  BSRC_CUDA_KERNEL_CUSPARSE_BSRMV,   /* baseline: cusparseDbsrmv, column-major blocks (BAIJ's layout) */
-  BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR,/* baseline: cusparseSpMV with a BSR descriptor */
+#define BSRC_CUDA_KERNEL_ENUM(id, name, what) BSRC_CUDA_KERNEL_##id,
+  BSRC_CUDA_OWN_KERNELS(BSRC_CUDA_KERNEL_ENUM) BSRC_CUDA_CUSPARSE_KERNELS(BSRC_CUDA_KERNEL_ENUM)
+#undef BSRC_CUDA_KERNEL_ENUM
   BSRC_CUDA_KERNEL_COUNT
 } bsrc_cuda_kernel;
 
 /* Our own kernels are ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_LAST_OWN; the rest are cuSPARSE. */
-#define BSRC_CUDA_KERNEL_LAST_OWN BSRC_CUDA_KERNEL_SLICED
+#define BSRC_CUDA_KERNEL_LAST_OWN ((bsrc_cuda_kernel)BSRC_CUDA_OWN_KERNEL_COUNT)
 
 /* Names as options spell them: "auto", "rowmajor_shared", ..., "cusparse_spmv_bsr". */
 extern const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT];

@@ -58,8 +58,9 @@ struct piece_set {
 };
 } // namespace bsrc
 
-extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {
-  "auto", "rowmajor_shared", "thread_private", "team_scalar", "vector_unrolled", "warp_row", "hybrid", "segmented", "sliced", "cusparse_bsrmv", "cusparse_spmv_bsr"};
+#define BSRC_CUDA_KERNEL_NAME(id, name, what) name,
+extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {"auto", BSRC_CUDA_OWN_KERNELS(BSRC_CUDA_KERNEL_NAME) BSRC_CUDA_CUSPARSE_KERNELS(BSRC_CUDA_KERNEL_NAME)};
+#undef BSRC_CUDA_KERNEL_NAME
 
 struct bsrc_cuda_matrix {
   int               device = -1;

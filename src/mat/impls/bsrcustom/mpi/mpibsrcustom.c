@@ -339,7 +339,18 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
+  if (c->aij_unblocked && PetscAbs(bs) > 1 && !A->assembled && !A->was_assembled) {
+    MatBSRCustomSettings set = c->set;
+    /* as for seqbsrcustom: AIJ-style preallocation fixed block size 1; start again from a fresh matrix */
+    PetscCall(PetscInfo(A, "Block size %" PetscInt_FMT " asked for after AIJ-style preallocation fixed 1: the matrix is made again\n", PetscAbs(bs)));
+    PetscCall(MatSetType(A, MATMPIBAIJ));
+    PetscCall(MatSetType(A, MATMPIBSRCUSTOM));
+    ((Mat_MPIBSRCustom *)A->spptr)->set = set;
+    PetscCall(MatMPIBAIJSetPreallocation(A, bs, d_nz, d_nnz, o_nz, o_nnz));
+    PetscFunctionReturn(0);
+  }
   PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, d_nnz, o_nz, o_nnz));
+  c->aij_unblocked = PETSC_FALSE;
   if (d_nnz || o_nnz || (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE)) c->block_preallocated = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -349,9 +360,11 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
 {
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
   PetscInt          bs, mbs, dcap, ocap, *dbnnz, *obnnz;
+  PetscBool         unblocked;
 
   PetscFunctionBegin;
   if (c->block_preallocated) PetscFunctionReturn(0);
+  unblocked = (PetscBool)(A->rmap->bs < 0 && A->cmap->bs < 0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(MatGetBlockSize(A, &bs));
@@ -363,6 +376,7 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
   if (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE) d_nz = PetscMin((d_nz + bs - 1) / bs, dcap);
   if (o_nz != PETSC_DEFAULT && o_nz != PETSC_DECIDE) o_nz = PetscMin((o_nz + bs - 1) / bs, ocap);
   PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, dbnnz, o_nz, obnnz));
+  c->aij_unblocked = unblocked;
   if (bs > 1) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(PetscFree(dbnnz));
   PetscCall(PetscFree(obnnz));
@@ -422,6 +436,18 @@ static PetscErrorCode MatBSRCustomGetLocalAndGhost_MPIBSRCustom(Mat A, Mat *loca
   if (ghost_cols) *ghost_cols = c->ghost_cols;
   if (halo) *halo = c->halo;
   if (ghost_x) *ghost_x = c->ghost_x;
+  PetscFunctionReturn(0);
+}
+
+/* MPIBAIJ's MatGetMultiProcBlock() makes a MATMPIBAIJ. */
+static PetscErrorCode MatGetMultiProcBlock_MPIBSRCustom(Mat A, MPI_Comm subcomm, MatReuse scall, Mat *sub)
+{
+  Mat_MPIBSRCustom *c = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
+  PetscCall((*c->baij_getmultiprocblock)(A, subcomm, scall, sub));
+  if (scall == MAT_INITIAL_MATRIX) PetscCall(MatBSRCustomAdopt_Private(A, sub));
   PetscFunctionReturn(0);
 }
 
@@ -501,6 +527,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   c->baij_fdcoloringcreate        = MPIBAIJBaseOps.fdcoloringcreate;
   c->baij_fdcoloringsetup         = MPIBAIJBaseOps.fdcoloringsetup;
   c->baij_setvalues               = MPIBAIJBaseOps.setvalues;
+  c->baij_getmultiprocblock       = MPIBAIJBaseOps.getmultiprocblock;
   c->baij_setvaluesblocked        = MPIBAIJBaseOps.setvaluesblocked;
   c->baij_mpibaijsetpreallocation = MPIBAIJBasePreallocation;
   c->block_preallocated           = B->preallocated;
@@ -514,6 +541,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   B->ops->setfromoptions   = MatSetFromOptions_MPIBSRCustom;
   B->ops->setvalues        = MatSetValues_MPIBSRCustom;
   B->ops->setvaluesblocked = MatSetValuesBlocked_MPIBSRCustom;
+  if (c->baij_getmultiprocblock) B->ops->getmultiprocblock = MatGetMultiProcBlock_MPIBSRCustom;
   if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
   if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE));
@@ -582,6 +610,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type,
   B->ops->fdcoloringsetup  = c->baij_fdcoloringsetup;
   B->ops->setvalues        = c->baij_setvalues;
   B->ops->setvaluesblocked = c->baij_setvaluesblocked;
+  B->ops->getmultiprocblock = c->baij_getmultiprocblock;
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE));
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));

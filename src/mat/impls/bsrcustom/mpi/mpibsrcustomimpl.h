@@ -17,10 +17,12 @@ typedef struct {
   PetscErrorCode (*baij_multadd)(Mat, Vec, Vec, Vec);
   PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
+  PetscErrorCode (*baij_getmultiprocblock)(Mat, MPI_Comm, MatReuse, Mat *);
   MatBSRCustomSetValuesFn baij_setvalues;
   MatBSRCustomSetValuesFn baij_setvaluesblocked;
   PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
+  PetscBool aij_unblocked;      /* AIJ-style preallocation ran before any block size was set, so it fixed 1 */
 
   MatBSRCustomSettings set; /* handed to the local and ghost blocks */
 

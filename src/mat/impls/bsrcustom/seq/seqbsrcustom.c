@@ -305,7 +305,19 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt bs
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
+  if (b->aij_unblocked && PetscAbs(bs) > 1 && !A->assembled && !A->was_assembled) {
+    MatBSRCustomSettings set = b->set;
+    /* AIJ-style preallocation came first and fixed block size 1, which SeqBAIJ cannot change: start
+       again from a fresh matrix (nothing is lost: a new preallocation drops what was inserted) */
+    PetscCall(PetscInfo(A, "Block size %" PetscInt_FMT " asked for after AIJ-style preallocation fixed 1: the matrix is made again\n", PetscAbs(bs)));
+    PetscCall(MatSetType(A, MATSEQBAIJ));
+    PetscCall(MatSetType(A, MATSEQBSRCUSTOM));
+    ((Mat_SeqBSRCustom *)A->spptr)->set = set;
+    PetscCall(MatSeqBAIJSetPreallocation(A, bs, nz, nnz));
+    PetscFunctionReturn(0);
+  }
   PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, nnz));
+  b->aij_unblocked = PETSC_FALSE;
   if (nnz || (nz != PETSC_DEFAULT && nz != PETSC_DECIDE)) b->block_preallocated = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -314,7 +326,8 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt bs
    AIJ-style preallocation on our type, for programs written for AIJ whose type comes from the options
    (and DMDA, which takes its AIJ path for any type offering this). Where block counts were given
    already (MatXAIJSetPreallocation() passes both), they are the better information and this call does
-   nothing, as for SeqBAIJ. Otherwise a block row gets ceil(max row count / bs) blocks, exact for
+   nothing, as for SeqBAIJ; where they come after it with a block size of their own, they replace it
+   (MatSeqBAIJSetPreallocation_SeqBSRCustom). Otherwise a block row gets ceil(max row count / bs) blocks, exact for
    block-structured counts (a DMDA's, an FEM code's); scalar patterns that touch more blocks than that
    still assemble, with mallocs (PetscInfo says how many), instead of failing.
 */
@@ -322,9 +335,11 @@ static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz,
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   PetscInt          bs, nbs, *bnnz = NULL;
+  PetscBool         unblocked;
 
   PetscFunctionBegin;
   if (b->block_preallocated) PetscFunctionReturn(0);
+  unblocked = (PetscBool)(A->rmap->bs < 0 && A->cmap->bs < 0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(MatGetBlockSize(A, &bs));
@@ -332,6 +347,7 @@ static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz,
   PetscCall(MatBSRCustomBlockCounts_Private(A->rmap->n / bs, bs, nnz, nbs, &bnnz));
   if (nz != PETSC_DEFAULT && nz != PETSC_DECIDE) nz = PetscMin((nz + bs - 1) / bs, nbs);
   PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, bnnz));
+  b->aij_unblocked = unblocked;
   if (bs > 1) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(PetscFree(bnnz));
   PetscFunctionReturn(0);
@@ -341,6 +357,15 @@ static PetscErrorCode MatSetValues_SeqBSRCustom(Mat A, PetscInt m, const PetscIn
 {
   PetscFunctionBegin;
   PetscCall(MatBSRCustomSetValuesAllowNull_Private(((Mat_SeqBSRCustom *)A->spptr)->baij_setvalues, A, m, im, n, in, v, mode));
+  PetscFunctionReturn(0);
+}
+
+/* BAIJ's concatenation (MatCreateMPIMatConcatenateSeqMat(), MatCreateRedundantMatrix()) makes a MATBAIJ. */
+static PetscErrorCode MatCreateMPIMatConcatenateSeqMat_SeqBSRCustom(MPI_Comm comm, Mat inmat, PetscInt n, MatReuse scall, Mat *outmat)
+{
+  PetscFunctionBegin;
+  PetscCall((*((Mat_SeqBSRCustom *)inmat->spptr)->baij_concatenate)(comm, inmat, n, scall, outmat));
+  if (scall == MAT_INITIAL_MATRIX) PetscCall(MatBSRCustomAdopt_Private(inmat, outmat));
   PetscFunctionReturn(0);
 }
 
@@ -430,6 +455,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   B->spptr                = b;
 
   b->baij_zerorows        = B->ops->zerorows;
+  b->baij_concatenate     = B->ops->creatempimatconcatenateseqmat;
   B->ops->destroy         = MatDestroy_SeqBSRCustom;
   B->ops->duplicate       = MatDuplicate_SeqBSRCustom;
   B->ops->assemblyend     = MatAssemblyEnd_SeqBSRCustom;
@@ -437,6 +463,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   B->ops->setfromoptions  = MatSetFromOptions_SeqBSRCustom;
   B->ops->zerorows        = MatZeroRows_SeqBSRCustom;
   B->ops->setvalues       = MatSetValues_SeqBSRCustom;
+  if (b->baij_concatenate) B->ops->creatempimatconcatenateseqmat = MatCreateMPIMatConcatenateSeqMat_SeqBSRCustom;
   if (b->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_SeqBSRCustom;
   if (b->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_SeqBSRCustom;
   MatSeqBSRCustomInstallMultOps(B);
@@ -473,6 +500,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type,
   B->ops->mult            = b->baij_mult;
   B->ops->multadd         = b->baij_multadd;
   B->ops->setvalues       = b->baij_setvalues;
+  B->ops->creatempimatconcatenateseqmat = b->baij_concatenate;
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomCUDAFree(B));
   bsrk_partition_free(&b->tasks);
@@ -505,7 +533,13 @@ static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_chunks_per_thread <c> - tasks per thread (default 8)
 .  -mat_bsrcustom_cpu_streams <1,2,4,PETSC_DECIDE> - tasks a thread walks at once, in lockstep (default PETSC_DECIDE: 2 on one thread, else 1)
 .  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)
--  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
+.  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
+.  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
+.  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
+.  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
+.  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)
+.  -mat_bsrcustom_cuda_device <n> - the GPU of the GPU backends (default -1: node-local rank modulo the visible GPUs)
+-  -mat_bsrcustom_cuda_pin_vectors <true,false> - page-lock large host vectors on their second use (default true)
 
    Level: beginner
 

@@ -118,10 +118,15 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat A, const MatBSRCu
   PetscFunctionReturn(0);
 }
 
+/* how each product works, as MatView says it, indexed by bsrc_cuda_kernel */
+  #define BSRC_KERNEL_WHAT(id, name, what) what,
+static const char *const BSRCKernelLayouts[BSRC_CUDA_KERNEL_COUNT] = {"chosen per matrix", BSRC_CUDA_OWN_KERNELS(BSRC_KERNEL_WHAT) BSRC_CUDA_CUSPARSE_KERNELS(BSRC_KERNEL_WHAT)};
+  #undef BSRC_KERNEL_WHAT
+
 static bsrc_cuda_kernel MatSeqBSRCustomCUDAKernelChoice(const MatBSRCustomSettings *set)
 {
   if (set->backend == MAT_BSRCUSTOM_BACKEND_CUSPARSE) return set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV ? BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR : BSRC_CUDA_KERNEL_CUSPARSE_BSRMV;
-  /* MatBSRCustomCUDAKernel lists our kernels in the CUDA layer's order */
+  /* both enums follow bsrcuda_kernel_list.h (checked in bsrcustom.c) */
   return (bsrc_cuda_kernel)set->cuda_kernel;
 }
 
@@ -340,7 +345,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   bsrc_cuda_kernel  k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
-  int               threads = 0, grid = 0, per_sm = 0, lanes = 0;
+  int               threads = 0, grid = 0;
 
   PetscFunctionBegin;
   if (!b->gpu) {
@@ -349,10 +354,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
     PetscFunctionReturn(0);
   }
   if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
-  if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, &per_sm, &lanes), "launch info"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%d threads per block, grid %d%s), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], (int)b->gpu_device, bsrc_cuda_kernel_names[k],
-                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", threads, grid, k == BSRC_CUDA_KERNEL_SEGMENTED ? ", a warp per strip of up to 32 block rows, a warp per piece of a long one" : k == BSRC_CUDA_KERNEL_SLICED ? ", a lane per block row (a group of lanes per longer one where rows are sorted by length), on its own copy of the matrix in slices of 32 block rows" : lanes ? (k == BSRC_CUDA_KERNEL_HYBRID ? ", a group of lanes per short block row, a warp per piece of a long one" : ", a group of lanes per block row") : "", (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu),
-                                   bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
+  if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, NULL, NULL), "launch info"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%s; %d threads per block, grid %d), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], (int)b->gpu_device, bsrc_cuda_kernel_names[k],
+                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", BSRCKernelLayouts[k], threads, grid, (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu), bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
   PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&b->set, viewer));
   PetscFunctionReturn(0);
 }

@@ -23,6 +23,8 @@ typedef struct {
   PetscErrorCode (*baij_setvalues)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
   PetscErrorCode (*baij_seqbaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[]);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
+  PetscBool aij_unblocked;      /* AIJ-style preallocation ran before any block size was set, so it fixed 1 */
+  PetscErrorCode (*baij_concatenate)(MPI_Comm, Mat, PetscInt, MatReuse, Mat *);
 
   MatBSRCustomSettings set; /* threads, chunks, shared rows, backend, kernel */
 

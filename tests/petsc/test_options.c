@@ -1,0 +1,255 @@
+static const char help[] = "Every value of every -mat_bsrcustom_ option is taken, at creation and in MatSetFromOptions(),\n"
+                           "on any backend, and its getter returns it; GPU backends without a GPU give the documented errors.\n";
+
+#include "testutils.h"
+#include <string.h>
+
+/* The names of a PETSc enum: the array ends with the enum's name, its prefix and NULL. */
+static PetscInt EnumCount(const char *const *names)
+{
+  PetscInt n = 0;
+  while (names[n]) n++;
+  return n - 2;
+}
+
+/* A 6 x 6 matrix (bs 2) of our type made with the option `option value` in the database; the option
+   is read at creation, or (at_creation false) by MatSetFromOptions() on a matrix made without it.
+   *err is the error the creation or MatSetFromOptions() returned; *A is NULL then. */
+static PetscErrorCode MakeWithOption(const char *option, const char *value, PetscBool at_creation, Mat *A, PetscErrorCode *err)
+{
+  PetscFunctionBegin;
+  *A = NULL;
+  if (at_creation) PetscCall(PetscOptionsSetValue(NULL, option, value));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, 6, 6, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSize(*A, 2));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  *err = MatSetType(*A, MATBSRCUSTOM);
+  PetscCall(PetscPopErrorHandler());
+  if (!*err && !at_creation) {
+    PetscCall(PetscOptionsSetValue(NULL, option, value));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    *err = MatSetFromOptions(*A);
+    PetscCall(PetscPopErrorHandler());
+  }
+  PetscCall(PetscOptionsClearValue(NULL, option));
+  if (*err) PetscCall(MatDestroy(A));
+  PetscFunctionReturn(0);
+}
+
+typedef PetscErrorCode (*EnumGetter)(Mat, PetscInt *);
+
+static PetscErrorCode GetSharedRows(Mat A, PetscInt *v)
+{
+  MatBSRCustomSharedRows m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetSharedRows(A, &m));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetBackend(Mat A, PetscInt *v)
+{
+  MatBSRCustomBackend m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetBackend(A, &m));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetKernel(Mat A, PetscInt *v)
+{
+  MatBSRCustomCUDAKernel m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetCUDAKernel(A, &m, NULL));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetCUSPARSEAlg(Mat A, PetscInt *v)
+{
+  MatBSRCustomCUSPARSEAlg m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetCUSPARSEAlg(A, &m));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetHugePages(Mat A, PetscInt *v)
+{
+  PetscBool m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetHugePages(A, &m));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetPinVectors(Mat A, PetscInt *v)
+{
+  PetscBool m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetCUDAPinVectors(A, &m));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetThreads(Mat A, PetscInt *v)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetNumThreads(A, v));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetChunks(Mat A, PetscInt *v)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetChunksPerThread(A, v));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetStreams(Mat A, PetscInt *v)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetCPUStreams(A, v));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetPrefetch(Mat A, PetscInt *v)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetCPUPrefetch(A, v));
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetDevice(Mat A, PetscInt *v)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetCUDADevice(A, v));
+  PetscFunctionReturn(0);
+}
+
+/* Takes `option value` at creation and in MatSetFromOptions(); the getter must return want. A GPU
+   value (gpu true) where this build or machine has no GPU must instead fail with the documented code
+   and a message naming what is missing. Returns the failures. */
+static PetscErrorCode CheckValue(const char *option, const char *value, EnumGetter get, PetscInt want, PetscBool gpu, PetscInt *failures)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    const PetscBool at_creation = (PetscBool)(k == 0);
+    const char     *when        = at_creation ? "at creation" : "in MatSetFromOptions()";
+    Mat             A;
+    PetscErrorCode  err;
+    PetscCall(MakeWithOption(option, value, at_creation, &A, &err));
+    if (gpu && MatBSRCustomCUDADeviceCount() == 0) {
+      const PetscErrorCode code = MatBSRCustomHasCUDA() ? PETSC_ERR_SUP_SYS : PETSC_ERR_SUP;
+      const char          *text = NULL;
+      char                *specific = NULL;
+      PetscCall(PetscErrorMessage(err, &text, &specific));
+      TEST_CHECK(PETSC_COMM_WORLD, err == code && specific && strstr(specific, option), *failures, "%s %s %s without a GPU: error %d (%s), expected %d naming the option", option, value, when, (int)err, specific ? specific : "", (int)code);
+      PetscCall(MatDestroy(&A));
+      continue;
+    }
+    TEST_CHECK(PETSC_COMM_WORLD, !err, *failures, "%s %s refused %s (error %d)", option, value, when, (int)err);
+    if (!err) {
+      PetscInt got;
+      PetscCall(get(A, &got));
+      TEST_CHECK(PETSC_COMM_WORLD, got == want, *failures, "%s %s %s: the getter returns %" PetscInt_FMT ", expected %" PetscInt_FMT, option, value, when, got, want);
+    }
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Every value of an enum option; `gpu_from` is the first value that needs a GPU (-1: none). */
+static PetscErrorCode CheckEnum(const char *option, const char *const *names, EnumGetter get, PetscInt gpu_from, PetscInt *failures)
+{
+  PetscFunctionBegin;
+  for (PetscInt v = 0; v < EnumCount(names); v++) PetscCall(CheckValue(option, names[v], get, v, (PetscBool)(gpu_from >= 0 && v >= gpu_from), failures));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CaseSharedRows(PetscInt *failures)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckEnum("-mat_bsrcustom_shared_rows", MatBSRCustomSharedRowsTypes, GetSharedRows, -1, failures));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CaseBackend(PetscInt *failures)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckEnum("-mat_bsrcustom_backend", MatBSRCustomBackends, GetBackend, MAT_BSRCUSTOM_BACKEND_CUDA, failures));
+  PetscFunctionReturn(0);
+}
+
+/* the kernel is chosen on the cpu backend too (it applies once the backend changes) */
+static PetscErrorCode CaseCUDAKernel(PetscInt *failures)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckEnum("-mat_bsrcustom_cuda_kernel", MatBSRCustomCUDAKernels, GetKernel, -1, failures));
+  TEST_CHECK(PETSC_COMM_WORLD, EnumCount(MatBSRCustomCUDAKernels) == MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 1, *failures, "MatBSRCustomCUDAKernels names %" PetscInt_FMT " kernels, the enum %d", EnumCount(MatBSRCustomCUDAKernels), MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 1);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CaseCUSPARSEAlg(PetscInt *failures)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckEnum("-mat_bsrcustom_cusparse_alg", MatBSRCustomCUSPARSEAlgs, GetCUSPARSEAlg, -1, failures));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CaseBooleans(PetscInt *failures)
+{
+  const char *yes[] = {"true", "yes", "on", "1", ""}, *no[] = {"false", "no", "off", "0"};
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(yes); i++) {
+    PetscCall(CheckValue("-mat_bsrcustom_huge_pages", yes[i], GetHugePages, PETSC_TRUE, PETSC_FALSE, failures));
+    PetscCall(CheckValue("-mat_bsrcustom_cuda_pin_vectors", yes[i], GetPinVectors, PETSC_TRUE, PETSC_FALSE, failures));
+  }
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(no); i++) {
+    PetscCall(CheckValue("-mat_bsrcustom_huge_pages", no[i], GetHugePages, PETSC_FALSE, PETSC_FALSE, failures));
+    PetscCall(CheckValue("-mat_bsrcustom_cuda_pin_vectors", no[i], GetPinVectors, PETSC_FALSE, PETSC_FALSE, failures));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CaseIntegers(PetscInt *failures)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckValue("-mat_bsrcustom_threads", "1", GetThreads, 1, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_threads", "3", GetThreads, 3, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_chunks_per_thread", "1", GetChunks, 1, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_chunks_per_thread", "1048576", GetChunks, 1048576, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "1", GetStreams, 1, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "2", GetStreams, 2, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "4", GetStreams, 4, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "PETSC_DECIDE", GetStreams, PETSC_DECIDE, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "decide", GetStreams, PETSC_DECIDE, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_cpu_prefetch", "0", GetPrefetch, 0, PETSC_FALSE, failures));
+  PetscCall(CheckValue("-mat_bsrcustom_cpu_prefetch", "1048576", GetPrefetch, 1048576, PETSC_FALSE, failures));
+  /* -1: the automatic binding; without a GPU the device is reported as -1 */
+  PetscCall(CheckValue("-mat_bsrcustom_cuda_device", "-1", GetDevice, MatBSRCustomCUDADeviceCount() ? 0 : -1, PETSC_FALSE, failures));
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  const char *name;
+  PetscErrorCode (*run)(PetscInt *failures);
+} TestCase;
+
+int main(int argc, char **argv)
+{
+  const TestCase cases[] = {
+    {"shared_rows: every value",        CaseSharedRows },
+    {"backend: every value",            CaseBackend    },
+    {"cuda_kernel: every value, on cpu", CaseCUDAKernel },
+    {"cusparse_alg: every value",       CaseCUSPARSEAlg},
+    {"booleans: every spelling",        CaseBooleans   },
+    {"integers: limits and DECIDE",     CaseIntegers   },
+  };
+  PetscInt passed = 0, failed = 0;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatBSRCustomRegisterAll());
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(cases); i++) {
+    PetscInt failures = 0;
+    PetscCall(cases[i].run(&failures));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s\n", failures ? "FAIL" : "PASS", cases[i].name));
+    if (failures) failed++;
+    else passed++;
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", passed, failed));
+  PetscCall(PetscFinalize());
+  return failed ? 1 : 0;
+}
