@@ -451,6 +451,24 @@ static PetscErrorCode MatGetMultiProcBlock_MPIBSRCustom(Mat A, MPI_Comm subcomm,
   PetscFunctionReturn(0);
 }
 
+/* MPIBAIJ's MatAXPY() with a new pattern builds a MATMPIBAIJ and merges it into Y (MatHeaderMerge):
+   Y keeps our operations but loses our context, composed methods and blocks; they are put back at once. */
+static PetscErrorCode MatAXPY_MPIBSRCustom(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Mat_MPIBSRCustom    *c = NULL;
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(Y, &c));
+  set = c->set;
+  PetscCall((*c->baij_axpy)(Y, a, X, str));
+  if (!Y->spptr) {
+    PetscCall(MatMPIBSRCustomAttach(Y));
+    PetscCall(MatBSRCustomSetSettings_MPIBSRCustom(Y, &set));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* MPIBAIJ's converters are composed under "mpibaij" names; publish them under ours. */
 static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install)
 {
@@ -528,6 +546,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   c->baij_fdcoloringsetup         = MPIBAIJBaseOps.fdcoloringsetup;
   c->baij_setvalues               = MPIBAIJBaseOps.setvalues;
   c->baij_getmultiprocblock       = MPIBAIJBaseOps.getmultiprocblock;
+  c->baij_axpy                    = MPIBAIJBaseOps.axpy;
   c->baij_setvaluesblocked        = MPIBAIJBaseOps.setvaluesblocked;
   c->baij_mpibaijsetpreallocation = MPIBAIJBasePreallocation;
   c->block_preallocated           = B->preallocated;
@@ -542,6 +561,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   B->ops->setvalues        = MatSetValues_MPIBSRCustom;
   B->ops->setvaluesblocked = MatSetValuesBlocked_MPIBSRCustom;
   if (c->baij_getmultiprocblock) B->ops->getmultiprocblock = MatGetMultiProcBlock_MPIBSRCustom;
+  if (c->baij_axpy) B->ops->axpy = MatAXPY_MPIBSRCustom;
   if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
   if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE));
@@ -611,6 +631,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type,
   B->ops->setvalues        = c->baij_setvalues;
   B->ops->setvaluesblocked = c->baij_setvaluesblocked;
   B->ops->getmultiprocblock = c->baij_getmultiprocblock;
+  B->ops->axpy             = c->baij_axpy;
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE));
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));

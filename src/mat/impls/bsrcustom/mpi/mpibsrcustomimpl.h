@@ -18,6 +18,7 @@ typedef struct {
   PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_getmultiprocblock)(Mat, MPI_Comm, MatReuse, Mat *);
+  PetscErrorCode (*baij_axpy)(Mat, PetscScalar, Mat, MatStructure);
   MatBSRCustomSetValuesFn baij_setvalues;
   MatBSRCustomSetValuesFn baij_setvaluesblocked;
   PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
