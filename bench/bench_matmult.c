@@ -36,11 +36,16 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
                              on rank 0 alone while the other ranks sleep) are timed in interleaved trials\n\
   -bench_target_vs_ranks <1.0> : target: seqbsrcustom with P threads at least this times as fast as mpibaij on P ranks\n\
   -bench_target_vs_one <8.0>   : target (P >= 8 only): ... and at least this times as fast as seqbaij on 1 rank\n\
+  -bench_loaded <true>     : on 1 rank (Linux): seqbaij and seqbsrcustom with default settings timed in interleaved\n\
+                             trials while a CPU-bound process runs on every CPU of the rank; before that, on the\n\
+                             idle machine, seqbsrcustom with and without its busy-core fallback, interleaved\n\
+  -bench_target_loaded <1.0>   : target: seqbsrcustom at least this times as fast as seqbaij on busy cores\n\
+  -bench_target_idle_cost <0.97> : target: seqbsrcustom with the fallback at least this times as fast as without, idle\n\
 Block rows are split evenly over the MPI ranks. The STREAM triad runs on all ranks at once, each with\n\
 omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth is the aggregate of all ranks.\n\n";
 
 #if defined(__linux__) && !defined(_GNU_SOURCE)
-  #define _GNU_SOURCE /* sched_getaffinity */
+  #define _GNU_SOURCE /* sched_getaffinity, environ */
 #endif
 #include <petscmat.h>
 #include <petscmatbsrcustom.h>
@@ -48,6 +53,11 @@ omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth i
 #include <time.h>
 #if defined(__linux__)
   #include <sched.h>
+  #include <signal.h>
+  #include <spawn.h>
+  #include <sys/types.h>
+  #include <sys/wait.h>
+  #include <unistd.h>
 #endif
 #if defined(_OPENMP)
   #include <omp.h>
@@ -581,6 +591,139 @@ static int AffinityCPUs(void)
   return -1;
 }
 
+/* The busy-core case (1 rank). Busy: seqbaij and seqbsrcustom (default settings) in interleaved trials
+   while a CPU-bound process runs on every CPU this rank may use. Idle: seqbsrcustom with and without
+   its busy-core fallback, interleaved, before the load starts. Ratios are medians of per-trial ratios. */
+typedef struct {
+  char     matrix[32];
+  char     type[64];
+  PetscInt threads, trials, busy, reps[4];
+  double   t_baij, t_bsr, ratio, q1, q3;          /* busy: ms medians; seqbaij / seqbsrcustom per trial */
+  double   t_on, t_off, idle, idle_q1, idle_q3;   /* idle: ms medians; without / with the fallback per trial */
+} LoadedRow;
+
+#if defined(__linux__)
+/* n CPU-bound processes beside this one, started as another program would be (posix_spawn, so that
+   this process's memory is not shared copy-on-write with them, which alone slowed seqbaij 5x); each
+   checks every ~0.1 s that its parent lives, so none outlives a benchmark that dies. */
+static PetscErrorCode BusyStart(int n, pid_t pids[])
+{
+  char *const argv[] = {(char *)"sh", (char *)"-c", (char *)"p=$PPID; while kill -0 $p 2>/dev/null; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; done", NULL};
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < n; i++) PetscCheck(posix_spawnp(&pids[i], "sh", NULL, NULL, argv, environ) == 0, PETSC_COMM_SELF, PETSC_ERR_SYS, "posix_spawnp(sh) failed for the busy-core case");
+  PetscFunctionReturn(0);
+}
+
+static void BusyStop(int n, const pid_t pids[])
+{
+  for (int i = 0; i < n; i++) kill(pids[i], SIGKILL);
+  for (int i = 0; i < n; i++) waitpid(pids[i], NULL, 0);
+}
+#endif
+
+/* per-trial ratios a[k] / b[k]: median and quartiles */
+static PetscErrorCode TrialRatios(PetscInt trials, const double a[], const double b[], double *med, double *q1, double *q3)
+{
+  PetscReal *r;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(trials, &r));
+  for (PetscInt k = 0; k < trials; k++) r[k] = (PetscReal)(a[k] / b[k]);
+  PetscCall(Median(trials, r, med));
+  *q1 = (double)r[trials / 4];
+  *q3 = (double)r[(3 * trials) / 4 < trials ? (3 * trials) / 4 : trials - 1];
+  PetscCall(PetscFree(r));
+  PetscFunctionReturn(0);
+}
+
+/*
+  Two products timed for the busy-core case. On busy cores the operating system's turns make the
+  first batch after the other product's systematically slower (seen: 13 ms against 3.5 ms for the
+  same product, whichever came first), so: both run untimed for a while first, both get the same
+  number of calls per batch (from the slower of the two), every batch follows one untimed call of its
+  own product, and the order alternates from trial to trial. Medians per call as TimeOps gives.
+*/
+static PetscErrorCode TimeAlternating(const Op ops[2], PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, double tcall[2], PetscInt repsused[2], double ttrial[])
+{
+  PetscReal *t;
+  double     dt[2];
+  PetscInt   n;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(2 * trials, &t));
+  for (int j = 0; j < 2; j++) PetscCall(TimeOnAllRanks(PETSC_COMM_SELF, &ops[j], PetscMax(warmup, 3), &dt[j]));
+  n           = RepsForBudget(reps, trials, budget / 2, PetscMax(dt[0], dt[1]));
+  repsused[0] = repsused[1] = n;
+  for (PetscInt k = 0; k < trials; k++) {
+    for (int i = 0; i < 2; i++) {
+      const int j = (int)((k + i) % 2);
+      double    d;
+      PetscCall(RunOp(&ops[j]));
+      PetscCall(TimeOnAllRanks(PETSC_COMM_SELF, &ops[j], n, &d));
+      t[j * trials + k] = d;
+      ttrial[j * trials + k] = d;
+    }
+  }
+  for (int j = 0; j < 2; j++) PetscCall(Median(trials, &t[j * trials], &tcall[j]));
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode LoadedVsBAIJ(Mat base, Vec x, const char bsr_type[], PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, LoadedRow *row)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(row, sizeof(*row)));
+#if defined(__linux__)
+  {
+    Mat            B[3]; /* seqbaij (the assembled matrix itself); seqbsrcustom; seqbsrcustom without the busy-core fallback */
+    Vec            y[3];
+    Op             ops[3];
+    double        *tt, t[2];
+    pid_t         *pids;
+    PetscErrorCode ierr;
+
+    row->busy   = AffinityCPUs() > 0 ? AffinityCPUs() : 1;
+    row->trials = trials;
+    PetscCall(PetscStrncpy(row->type, bsr_type, sizeof(row->type)));
+    B[0] = base;
+    PetscCall(PetscObjectReference((PetscObject)base));
+    PetscCall(MatConvert(base, bsr_type, MAT_INITIAL_MATRIX, &B[1]));
+    PetscCall(MatConvert(base, bsr_type, MAT_INITIAL_MATRIX, &B[2]));
+    PetscCall(MatBSRCustomSetCPUBusyFallback(B[2], PETSC_FALSE));
+    PetscCall(MatBSRCustomGetNumThreads(B[1], &row->threads));
+    for (int k = 0; k < 3; k++) {
+      PetscCall(MatCreateVecs(B[k], NULL, &y[k]));
+      ops[k] = (Op){OP_MULT, B[k], x, NULL, y[k], NULL};
+    }
+    PetscCall(PetscMalloc2(2 * trials, &tt, row->busy, &pids));
+    /* idle: with and without the fallback */
+    PetscCall(TimeOps(PETSC_COMM_SELF, 2, &ops[1], warmup, reps, trials, budget, t, &row->reps[0], tt));
+    row->t_on  = 1e3 * t[0];
+    row->t_off = 1e3 * t[1];
+    PetscCall(TrialRatios(trials, &tt[trials], &tt[0], &row->idle, &row->idle_q1, &row->idle_q3));
+    /* busy: seqbaij and seqbsrcustom, a CPU-bound process on every CPU; stopped before any error returns */
+    PetscCall(BusyStart((int)row->busy, pids));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = TimeAlternating(ops, warmup, reps, trials, budget, t, &row->reps[2], tt);
+    PetscCall(PetscPopErrorHandler());
+    BusyStop((int)row->busy, pids);
+    PetscCall(ierr);
+    row->t_baij = 1e3 * t[0];
+    row->t_bsr  = 1e3 * t[1];
+    PetscCall(TrialRatios(trials, &tt[0], &tt[trials], &row->ratio, &row->q1, &row->q3));
+    PetscCall(PetscFree2(tt, pids));
+    for (int k = 0; k < 3; k++) {
+      PetscCall(VecDestroy(&y[k]));
+      PetscCall(MatDestroy(&B[k]));
+    }
+  }
+#else
+  (void)base, (void)x, (void)bsr_type, (void)warmup, (void)reps, (void)trials, (void)budget;
+#endif
+  PetscFunctionReturn(0);
+}
+
 /* Memory traffic model: values + column indices + row pointers, plus x read and y written (and z read). */
 static PetscErrorCode TrafficModel(Mat A, const MatrixSpec *spec, Result *res)
 {
@@ -1000,7 +1143,7 @@ static PetscErrorCode AddTarget(Target tg[], PetscInt maxtg, PetscInt *ntg, cons
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const OneRankRow one[], PetscInt none, const Target tg[], PetscInt ntg)
+static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const OneRankRow one[], PetscInt none, const LoadedRow ld[], PetscInt nld, const Target tg[], PetscInt ntg)
 {
   FILE       *fp;
   PetscMPIInt size;
@@ -1036,6 +1179,12 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"threads\": %" PetscInt_FMT ", \"mpibaij_ranks\": %d, \"t_mpibaij_ms\": %.6g, \"t_seqbaij_ms\": %.6g, \"t_bsrcustom_ms\": %.6g,", o->matrix, o->type, o->threads, (int)size, 1e3 * o->t[0], 1e3 * o->t[1], 1e3 * o->t[2]));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"vs_ranks_paired\": %.6g, \"vs_ranks_q1\": %.6g, \"vs_ranks_q3\": %.6g, \"vs_one_rank_paired\": %.6g, \"reldiff\": %.3e, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", o->vs_ranks, o->vs_ranks_q1, o->vs_ranks_q3, o->vs_one, o->diff, o->reps[0], o->reps[1], o->reps[2], i + 1 < none ? "," : ""));
   }
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"busy_cores\": [\n"));
+  for (i = 0; i < nld; i++) {
+    const LoadedRow *l = &ld[i];
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"threads\": %" PetscInt_FMT ", \"busy_processes\": %" PetscInt_FMT ", \"trials\": %" PetscInt_FMT ", \"busy_seqbaij_ms\": %.6g, \"busy_bsrcustom_ms\": %.6g, \"busy_ratio_paired\": %.6g, \"busy_ratio_q1\": %.6g, \"busy_ratio_q3\": %.6g,", l->matrix, l->type, l->threads, l->busy, l->trials, l->t_baij, l->t_bsr, l->ratio, l->q1, l->q3));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"idle_fallback_ms\": %.6g, \"idle_without_ms\": %.6g, \"idle_ratio_paired\": %.6g, \"idle_ratio_q1\": %.6g, \"idle_ratio_q3\": %.6g, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", l->t_on, l->t_off, l->idle, l->idle_q1, l->idle_q3, l->reps[0], l->reps[1], l->reps[2], l->reps[3], i + 1 < nld ? "," : ""));
+  }
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"targets\": [\n"));
   for (i = 0; i < ntg; i++) {
     const Target *t = &tg[i];
@@ -1054,7 +1203,8 @@ int main(int argc, char **argv)
   PetscInt    chunks[MAX_LIST] = {1, 2, 4, 8, 16, 64, 256}, nchunks = MAX_LIST, nsw = 0, nov = 0, ntg = 0, maxsw, maxtg;
   PetscReal   density = 0.05, stream_mb = 400.0, budget = 6.0, sweep_budget = -1.0;
   PetscReal   target_baij = 1.0, target_triad = 90.0, target_overlap = 1.10, target_vs_ranks = 1.0, target_vs_one = 8.0;
-  PetscBool   setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE, doonerank = PETSC_TRUE;
+  PetscReal   target_loaded = 1.0, target_idle_cost = 0.97;
+  PetscBool   setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE, doonerank = PETSC_TRUE, doloaded = PETSC_TRUE;
   PetscMPIInt size;
   double      triad = 0.0, *triad_by_threads;
   int         nthreads = 1, k;
@@ -1062,7 +1212,8 @@ int main(int argc, char **argv)
   SweepRow   *sw;
   OverlapRow *ov;
   OneRankRow *one;
-  PetscInt    none = 0;
+  LoadedRow  *loaded;
+  PetscInt    none = 0, nloaded = 0;
   Target     *tg;
 
   PetscFunctionBeginUser;
@@ -1093,6 +1244,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_target_overlap", "Target: overlapped MatMult / (max(exchange, local) + ghost)", "bench_matmult.c", target_overlap, &target_overlap, NULL));
   PetscCall(PetscOptionsBool("-bench_one_rank", "Several ranks of one node: seqbsrcustom with one thread per rank on rank 0 against mpibaij on all ranks, interleaved", "bench_matmult.c", doonerank, &doonerank, NULL));
   PetscCall(PetscOptionsReal("-bench_target_vs_ranks", "Target: seqbsrcustom with P threads / mpibaij on P ranks MatMult speed", "bench_matmult.c", target_vs_ranks, &target_vs_ranks, NULL));
+  PetscCall(PetscOptionsBool("-bench_loaded", "1 rank: seqbaij and seqbsrcustom with a CPU-bound process on every CPU, and the busy-core fallback's cost on the idle machine", "MatBSRCustomSetCPUBusyFallback", doloaded, &doloaded, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_loaded", "Target: seqbsrcustom / seqbaij MatMult speed on busy cores", "bench_matmult.c", target_loaded, &target_loaded, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_idle_cost", "Target: seqbsrcustom with / without the busy-core fallback MatMult speed, idle", "bench_matmult.c", target_idle_cost, &target_idle_cost, NULL));
   PetscCall(PetscOptionsReal("-bench_target_vs_one", "Target (P >= 8): seqbsrcustom with P threads / seqbaij on 1 rank MatMult speed", "bench_matmult.c", target_vs_one, &target_vs_one, NULL));
   PetscOptionsEnd();
   if (!setm || nmats == 0) {
@@ -1115,9 +1269,9 @@ int main(int argc, char **argv)
 #endif
   PetscCheck(nthreads <= MAX_THREADS, PETSC_COMM_WORLD, PETSC_ERR_SUP, "At most %d OpenMP threads", MAX_THREADS);
   maxsw = nmats * (nthreads + nchunks); /* one seqbsrcustom type per matrix is swept */
-  maxtg = nmats * (2 + ntypes);         /* 2 targets on 1 rank or 2 of the one-rank comparison, one overlap target per mpibsrcustom type */
+  maxtg = nmats * (4 + ntypes);         /* 4 targets on 1 rank or 2 of the one-rank comparison, one overlap target per mpibsrcustom type */
   PetscCall(PetscMalloc1(nmats * ntypes, &res));
-  PetscCall(PetscCalloc1(nmats, &one));
+  PetscCall(PetscCalloc2(nmats, &one, nmats, &loaded));
   PetscCall(PetscCalloc4(maxsw, &sw, nmats * ntypes, &ov, maxtg, &tg, MAX_THREADS + 1, &triad_by_threads));
   PetscCall(StreamTriad(stream_mb, nthreads, &triad));
   triad_by_threads[nthreads] = triad;
@@ -1278,6 +1432,23 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT " thread(s) MatMult at least %.0f%% of the STREAM triad with as many threads, paired", bsr_type, nt_bsr, (double)target_triad));
       PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "bsrcustom_allthreads_pct_triad", what, pt_bsr.pct_med, (double)target_triad, PETSC_TRUE));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.1f%% (median of %" PetscInt_FMT " pairs of a triad and a MatMult, quartiles %.1f-%.1f%%; median GB/s %.2f MatMult, %.2f triad; against the one best-of-10 triad at start: %.1f%% = %.2f of %.2f GB/s): %s\n", spec.name, what, pt_bsr.pct_med, pt_bsr.pairs, pt_bsr.pct_q1, pt_bsr.pct_q3, pt_bsr.mult_med, pt_bsr.triad_med, 100.0 * gbs_bsr / triad_bsr, gbs_bsr, triad_bsr, tg[ntg - 1].pass ? "PASS" : "MISS"));
+      if (doloaded) {
+        LoadedRow *l = &loaded[nloaded];
+        PetscCall(LoadedVsBAIJ(base, xref, bsr_type, warmup, reps, trials, budget, l));
+        if (l->busy > 0) {
+          PetscCall(PetscStrncpy(l->matrix, spec.name, sizeof(l->matrix)));
+          nloaded++;
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  busy cores, %s: seqbaij and %s (%" PetscInt_FMT " threads, default settings) in %" PetscInt_FMT " interleaved trials with a CPU-bound process on each of %" PetscInt_FMT " CPUs; idle before that: %s with and without the busy-core fallback\n", spec.name, bsr_type, l->threads, trials, l->busy, bsr_type));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %12s %14s %9s %16s %16s %9s\n", "matrix", "busy baij ms", "busy bsrc. ms", "ratio", "idle fallback ms", "idle without ms", "ratio"));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %12.3f %14.3f %9.3f %16.3f %16.3f %9.3f\n", spec.name, l->t_baij, l->t_bsr, l->ratio, l->t_on, l->t_off, l->idle));
+          PetscCall(PetscSNPrintf(what, sizeof(what), "%s MatMult at least %.2fx as fast as seqbaij with a CPU-bound process on every CPU, paired", bsr_type, (double)target_loaded));
+          PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "bsrcustom_busy_vs_baij", what, l->ratio, (double)target_loaded, PETSC_TRUE));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians seqbaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, l->ratio, trials, l->q1, l->q3, l->t_baij, bsr_type, l->t_bsr, tg[ntg - 1].pass ? "PASS" : "MISS"));
+          PetscCall(PetscSNPrintf(what, sizeof(what), "%s MatMult with the busy-core fallback at least %.2fx as fast as without it, idle, paired", bsr_type, (double)target_idle_cost));
+          PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "bsrcustom_fallback_idle_cost", what, l->idle, (double)target_idle_cost, PETSC_TRUE));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians %.3f ms with, %.3f ms without): %s\n", spec.name, what, l->idle, trials, l->idle_q1, l->idle_q3, l->t_on, l->t_off, tg[ntg - 1].pass ? "PASS" : "MISS"));
+        } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "busy cores, %s: not measured (needs Linux)\n", spec.name));
+      }
     }
     PetscCall(VecDestroy(&xref));
     PetscCall(VecDestroy(&yref));
@@ -1291,14 +1462,14 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGETS: %" PetscInt_FMT " of %" PetscInt_FMT " pass\n", npass, ntg));
   }
   if (hasjson && json[0]) {
-    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, one, none, tg, ntg));
+    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, one, none, loaded, nloaded, tg, ntg));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Results written to %s\n", json));
   }
 
   for (im = 0; im < nmats; im++) PetscCall(PetscFree(mats[im]));
   for (it = 0; it < ntypes; it++) PetscCall(PetscFree(types[it]));
   PetscCall(PetscFree(res));
-  PetscCall(PetscFree(one));
+  PetscCall(PetscFree2(one, loaded));
   PetscCall(PetscFree4(sw, ov, tg, triad_by_threads));
   PetscCall(PetscFinalize());
   return 0;

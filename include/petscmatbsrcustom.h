@@ -88,6 +88,8 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDAPinVectors(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAPinVectors(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetHugePages(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetHugePages(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetCPUBusyFallback(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetCPUBusyFallback(Mat, PetscBool *);
 PETSC_EXTERN PetscBool      MatBSRCustomHasCUDA(void);
 PETSC_EXTERN PetscInt       MatBSRCustomCUDADeviceCount(void);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetLocalAndGhost(Mat, Mat *, Mat *, PetscInt *, const PetscInt *[], VecScatter *, Vec *);

@@ -2,8 +2,8 @@
 """Runs bench/bench_matmult on small matrices and checks what its JSON says.
 
 bench_matmult stops with an error when a product differs from the reference type's; this adds what an
-exit code cannot show: every requested type was timed on every matrix, the sweeps (1 rank) or the overlap
-table and the one-rank comparison (several ranks) are there, with positive times and agreeing products,
+exit code cannot show: every requested type was timed on every matrix, the sweeps and the busy-cores case
+(1 rank) or the overlap table and the one-rank comparison (several ranks) are there, with positive times and agreeing products,
 and every target the run promises is listed. Timings are not judged: benchmarks do that, not tests.
 
 usage: check_bench_json.py --json FILE --ranks N --types baij,bsrcustom --matrices thesis,stencil27 -- <command...>
@@ -51,8 +51,16 @@ def main():
                 fail(f"{m} {r['type']}: products differ from {types[0]} by {r['reldiff_matmult']}, {r['reldiff_matmultadd']}")
     names = {(t["matrix"], t["target"]) for t in d["targets"]}
     if a.ranks == 1:
-        want = ["bsrcustom_1thread_vs_baij", "bsrcustom_allthreads_pct_triad"]
+        want = ["bsrcustom_1thread_vs_baij", "bsrcustom_allthreads_pct_triad", "bsrcustom_busy_vs_baij", "bsrcustom_fallback_idle_cost"]
         for m in mats:
+            busy = [b for b in d["busy_cores"] if b["matrix"] == m]
+            if len(busy) != 1:
+                fail(f"{m}: expected one busy-cores row, got {len(busy)}")
+            b = busy[0]
+            if not (b["busy_processes"] >= 1 and all(b[k] > 0 for k in ("busy_seqbaij_ms", "busy_bsrcustom_ms", "idle_fallback_ms", "idle_without_ms"))):
+                fail(f"{m}: busy-cores row without times or busy processes: {b}")
+            if not (b["busy_ratio_q1"] <= b["busy_ratio_paired"] <= b["busy_ratio_q3"] and b["idle_ratio_q1"] <= b["idle_ratio_paired"] <= b["idle_ratio_q3"]):
+                fail(f"{m}: inconsistent busy-cores ratios: {b}")
             sw = [s for s in d["sweeps"] if s["matrix"] == m]
             if not any(s["sweep"] == "threads" for s in sw) or not any(s["sweep"] == "chunks" for s in sw):
                 fail(f"{m}: thread or chunk sweep missing")

@@ -163,7 +163,7 @@ const char *mode_name(bsrk_shared_rows m) { return m == BSRK_SHARED_ROWS_CARRY ?
 // Runs the task product for one configuration and returns its result.
 // alias: in and out are the same buffer (pre-filled with `in`, or NaN when beta == 0);
 // otherwise out is pre-filled with NaN and in is nullptr when beta == 0.
-std::vector<double> run_tasks(const Bsr &A, const bsrk_partition &p, int nthreads, bsrk_shared_rows mode, double alpha, const std::vector<double> &x, double beta, const std::vector<double> &in, bool alias, int streams = 1, int prefetch = 0)
+std::vector<double> run_tasks(const Bsr &A, const bsrk_partition &p, int nthreads, bsrk_shared_rows mode, double alpha, const std::vector<double> &x, double beta, const std::vector<double> &in, bool alias, int streams = 1, int prefetch = 0, bsrk_threads kind = BSRK_THREADS_OPENMP)
 {
   const bsrk_matrix   M = A.view();
   std::vector<double> ws(bsrk_tasks_workspace_bytes(&p, A.bs) / sizeof(double) + 1, kNaN);
@@ -171,9 +171,9 @@ std::vector<double> run_tasks(const Bsr &A, const bsrk_partition &p, int nthread
   bsrk_status         st;
   if (alias) {
     if (beta != 0.0) out = in;
-    st = bsrk_tasks_multadd(&M, &p, nthreads, streams, prefetch, mode, alpha, x.data(), beta, out.data(), out.data(), ws.data());
+    st = bsrk_tasks_multadd_on(&M, &p, kind, nthreads, streams, prefetch, mode, alpha, x.data(), beta, out.data(), out.data(), ws.data());
   } else {
-    st = bsrk_tasks_multadd(&M, &p, nthreads, streams, prefetch, mode, alpha, x.data(), beta, beta == 0.0 ? nullptr : in.data(), out.data(), ws.data());
+    st = bsrk_tasks_multadd_on(&M, &p, kind, nthreads, streams, prefetch, mode, alpha, x.data(), beta, beta == 0.0 ? nullptr : in.data(), out.data(), ws.data());
   }
   EXPECT_EQ(st, BSRK_OK);
   return out;
@@ -469,4 +469,131 @@ TEST(TasksArgs, WorkspaceSizeCoversCarries)
     ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), nt, &P.p), BSRK_OK);
     EXPECT_GE(bsrk_tasks_workspace_bytes(&P.p, A.bs), (size_t)P.p.ntasks * A.bs * sizeof(double));
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// The passive team (threads that sleep between products) gives the OpenMP team's products
+
+TEST(PassiveTeam, SameProductsAsTheOpenMPTeam)
+{
+  std::mt19937_64 rng(77);
+  for (Idx bs : {1, 2, 3, 5, 8, 11})
+    for (Pattern pat : {Pattern::Random, Pattern::LongRow, Pattern::EmptyEdges})
+      for (int nthreads : {2, 3, 4})
+        for (int streams : {1, 2})
+          for (bsrk_shared_rows mode : kModes) {
+            const Bsr  A  = make_pattern(pat, bs, 1000 + (uint64_t)bs);
+            const auto x  = random_vec(A.ncols(), rng);
+            const auto in = random_vec(A.nrows(), rng);
+            Part       P;
+            ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), nthreads * 8, &P.p), BSRK_OK);
+            const std::string name = std::string(pattern_name(pat)) + " bs " + std::to_string(bs) + " threads " + std::to_string(nthreads) + " streams " + std::to_string(streams) + " " + mode_name(mode);
+            for (bool alias : {false, true}) {
+              const auto omp = run_tasks(A, P.p, nthreads, mode, 2.5, x, -0.5, in, alias, streams, 0, BSRK_THREADS_OPENMP);
+              const auto pas = run_tasks(A, P.p, nthreads, mode, 2.5, x, -0.5, in, alias, streams, 0, BSRK_THREADS_PASSIVE);
+              std::vector<double> ref(A.nrows());
+              const bsrk_matrix   M = A.view();
+              bsrk_reference_multadd(&M, 2.5, x.data(), -0.5, in.data(), ref.data());
+              EXPECT_LE(rel_err(pas, ref), kTol) << name;
+              if (mode == BSRK_SHARED_ROWS_CARRY) EXPECT_EQ(0, std::memcmp(omp.data(), pas.data(), omp.size() * sizeof(double))) << name << ": not the same bits";
+            }
+          }
+}
+
+TEST(PassiveTeam, ManyProductsInARowAndFromSeveralCallers)
+{
+  // products back to back, so helpers that wake late meet later products; and two calling threads
+  const Bsr  A = make_pattern(Pattern::LongRow, 3, 31);
+  std::mt19937_64 rng(3);
+  const auto x  = random_vec(A.ncols(), rng);
+  Part       P;
+  ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), 64, &P.p), BSRK_OK);
+  const auto first = run_tasks(A, P.p, 1, BSRK_SHARED_ROWS_CARRY, 1.0, x, 0.0, {}, false);
+  auto       work  = [&](int nthreads, int *bad) {
+    for (int rep = 0; rep < 300; ++rep) {
+      const auto out = run_tasks(A, P.p, nthreads, BSRK_SHARED_ROWS_CARRY, 1.0, x, 0.0, {}, false, 1, 0, BSRK_THREADS_PASSIVE);
+      if (std::memcmp(out.data(), first.data(), out.size() * sizeof(double))) ++*bad;
+    }
+  };
+  int bad1 = 0, bad2 = 0;
+#pragma omp parallel sections num_threads(2)
+  {
+#pragma omp section
+    work(3, &bad1);
+#pragma omp section
+    work(2, &bad2);
+  }
+  EXPECT_EQ(bad1, 0);
+  EXPECT_EQ(bad2, 0);
+}
+
+TEST(PassiveTeam, RejectsAnUnknownKind)
+{
+  const Bsr         A = make_pattern(Pattern::Random, 2, 1);
+  const bsrk_matrix M = A.view();
+  Part              P;
+  ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), 4, &P.p), BSRK_OK);
+  std::vector<double> x(A.ncols(), 1.0), out(A.nrows()), ws(bsrk_tasks_workspace_bytes(&P.p, A.bs) / sizeof(double) + 1);
+  EXPECT_EQ(bsrk_tasks_multadd_on(&M, &P.p, (bsrk_threads)7, 2, 1, 0, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()), BSRK_ERR_ARG);
+}
+
+// ---------------------------------------------------------------------------------------
+// The choice between the two teams, on a clock of our own: products take what each team
+// "costs" at the time, and the choice must follow
+
+namespace {
+
+struct Simulated {
+  bsrk_team t;
+  double    now = 100.0;
+  long      on[2] = {0, 0};
+  Simulated() { bsrk_team_init(&t); }
+  // runs products for `seconds` of simulated time, each costing cost[kind] seconds
+  void run_for(double seconds, double openmp_cost, double passive_cost)
+  {
+    const double end = now + seconds;
+    while (now < end) {
+      const bsrk_threads k = bsrk_team_begin(&t, now);
+      now += k == BSRK_THREADS_OPENMP ? openmp_cost : passive_cost;
+      bsrk_team_end(&t, now);
+      on[k]++;
+    }
+  }
+};
+
+} // namespace
+
+TEST(TeamChoice, IdleMachineStaysOnTheOpenMPTeam)
+{
+  Simulated s;
+  s.run_for(60.0, 1e-3, 1.6e-3);
+  EXPECT_EQ(s.t.mode, BSRK_THREADS_OPENMP);
+  EXPECT_EQ(s.on[BSRK_THREADS_PASSIVE], 2) << "only the opening's two products on the passive team";
+  EXPECT_EQ(s.t.switches, 0);
+}
+
+TEST(TeamChoice, BusyCoresMoveToThePassiveTeamAndTryTheOpenMPTeamRarely)
+{
+  Simulated s;
+  s.run_for(0.05, 8e-3, 3e-3);
+  EXPECT_EQ(s.t.mode, BSRK_THREADS_PASSIVE);
+  EXPECT_EQ(s.on[BSRK_THREADS_OPENMP], 2) << "the opening ends after its first pair";
+  s.run_for(60.0, 8e-3, 3e-3);
+  EXPECT_EQ(s.t.mode, BSRK_THREADS_PASSIVE);
+  // one OpenMP product per try, the gap doubling from 0.25 s to 2 s: about 33 tries in a minute
+  EXPECT_LE(s.on[BSRK_THREADS_OPENMP], 2 + 40);
+  EXPECT_GE(s.on[BSRK_THREADS_OPENMP], 2 + 25);
+}
+
+TEST(TeamChoice, FollowsLoadThatComesAndGoes)
+{
+  Simulated s;
+  s.run_for(5.0, 1e-3, 1.6e-3);
+  ASSERT_EQ(s.t.mode, BSRK_THREADS_OPENMP);
+  s.run_for(0.1, 8e-3, 3e-3); // load arrives: within a tenth of a second
+  EXPECT_EQ(s.t.mode, BSRK_THREADS_PASSIVE);
+  s.run_for(30.0, 8e-3, 3e-3);
+  s.run_for(2.5, 1e-3, 1.6e-3); // load goes: back within the longest gap
+  EXPECT_EQ(s.t.mode, BSRK_THREADS_OPENMP);
+  EXPECT_GE(s.t.switches, 2);
 }

@@ -101,6 +101,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSett
   set->cuda_device       = -1;
   set->cuda_pin_vectors  = PETSC_TRUE;
   set->huge_pages        = PETSC_TRUE;
+  set->cpu_busy_fallback = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -119,6 +120,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_BSRMV || set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown cuSPARSE routine %d", what, (int)set->cusparse_alg);
   PetscCheck(set->cuda_pin_vectors == PETSC_TRUE || set->cuda_pin_vectors == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: page-locking of host vectors must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pin_vectors);
   PetscCheck(set->huge_pages == PETSC_TRUE || set->huge_pages == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: huge pages must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->huge_pages);
+  PetscCheck(set->cpu_busy_fallback == PETSC_TRUE || set->cpu_busy_fallback == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: the busy-core fallback must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cpu_busy_fallback);
   PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
   if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) {
     PetscCall(MatBSRCustomCUDAAvailable_Private(A, what));
@@ -215,6 +217,7 @@ static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_cuda_device",       "GPU of the GPU backends (-1: node-local rank modulo visible GPUs)", "MatBSRCustomSetCUDADevice",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cuda_device)      },
   {"-mat_bsrcustom_cuda_pin_vectors",  "GPU backends: page-lock big host vectors on their second use",      "MatBSRCustomSetCUDAPinVectors",  BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, cuda_pin_vectors) },
   {"-mat_bsrcustom_huge_pages",        "cpu backend: put the matrix values on transparent huge pages",     "MatBSRCustomSetHugePages",       BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, huge_pages)       },
+  {"-mat_bsrcustom_cpu_busy_fallback", "cpu backend: products on a team whose threads sleep between them while that is faster (cores busy with other work)", "MatBSRCustomSetCPUBusyFallback", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cpu_busy_fallback)},
 };
 
 static PetscErrorCode MatBSRCustomOptionValue(const MatBSRCustomSettings *set, const BSRCOption *o, char *buf, size_t len)
@@ -964,6 +967,74 @@ PetscErrorCode MatBSRCustomSetHugePages(Mat A, PetscBool huge)
   PetscCall(MatBSRCustomGetSettings(A, &set));
   set.huge_pages = huge;
   PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetHugePages()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetCPUBusyFallback - Chooses whether the cpu backend may run its products on a team
+   of threads that sleep between products instead of its OpenMP team, when other work keeps the
+   cores busy.
+
+   Logically Collective
+
+   Input Parameters:
++  A - a MATBSRCUSTOM matrix
+-  fallback - PETSC_TRUE (default) or PETSC_FALSE (always the OpenMP team)
+
+   Options Database Key:
+.  -mat_bsrcustom_cpu_busy_fallback <true,false> - the busy-core fallback
+
+   Notes:
+   An OpenMP team waits for its slowest thread at the end of each product, and its idle threads
+   spin between products. When other processes (a compile, more ranks than cores) keep the cores
+   busy, the spinning threads use up their turns and products can take many times longer than on an
+   idle machine. With the fallback, each matrix times its products: its first ones alternate between
+   the OpenMP team and the passive team (whose threads sleep, and whose calling thread never waits
+   for a thread that took no task), and the faster becomes the matrix's choice. While the OpenMP
+   team's products keep their usual time nothing more happens; when they slow down, the passive team
+   is tried again, and while it is the choice, the OpenMP team is tried about every 0.25 to 2
+   seconds. The product is the same, bit for bit (shared rows by carry). -info says when a matrix
+   changes team, MatView which it uses and the times measured.
+
+   Level: advanced
+
+.seealso: `MatBSRCustomGetCPUBusyFallback()`, `MatBSRCustomSetNumThreads()`
+@*/
+PetscErrorCode MatBSRCustomSetCPUBusyFallback(Mat A, PetscBool fallback)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveBool(A, fallback, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.cpu_busy_fallback = fallback;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetCPUBusyFallback()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetCPUBusyFallback - Gets whether the cpu backend falls back to one thread on busy cores.
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameter:
+.  fallback - whether the fallback is on
+
+   Level: advanced
+
+.seealso: `MatBSRCustomSetCPUBusyFallback()`
+@*/
+PetscErrorCode MatBSRCustomGetCPUBusyFallback(Mat A, PetscBool *fallback)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidBoolPointer(fallback, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  *fallback = set.cpu_busy_fallback;
   PetscFunctionReturn(0);
 }
 

@@ -25,6 +25,7 @@ typedef struct {
   PetscInt               cuda_device; /* GPU of the GPU backends; -1: node-local rank modulo visible GPUs */
   PetscBool              cuda_pin_vectors; /* GPU backends: page-lock host vectors' arrays on their second use */
   PetscBool              huge_pages;       /* cpu backend: the values on transparent huge pages, asked at each new partition */
+  PetscBool              cpu_busy_fallback; /* cpu backend: the passive team while it is measured faster than OpenMP's (bsrk_team) */
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);

@@ -38,6 +38,7 @@
    parts in the order the tasks get there, which streams change, as thread timing does).
 */
 #include "bsrkernels.h"
+#include "bsrk_passive_team.h"
 
 #include <omp.h>
 
@@ -392,12 +393,29 @@ inline void init_shared_row(const Ctx &c, int64_t t)
   }
 }
 
+/* the items of a product, for the passive team's work function */
+struct Items {
+  const Ctx *c;
+  int64_t    ntasks;
+  int        streams;
+};
+
+template <class K, bool ATOMIC>
+void run_item_of(const void *items, int64_t i)
+{
+  const Items *it = static_cast<const Items *>(items);
+  run_item<K, ATOMIC>(*it->c, it->ntasks, it->streams, i);
+}
+
 template <class K>
-void run_carry(const Ctx &c, int64_t ntasks, int nthreads, int streams)
+void run_carry(const Ctx &c, int64_t ntasks, bsrk_threads kind, int nthreads, int streams)
 {
   const int64_t nitems = item_count(c, ntasks, streams);
   if (nthreads == 1) {
     for (int64_t i = 0; i < nitems; ++i) run_item<K, false>(c, ntasks, streams, i);
+  } else if (kind == BSRK_THREADS_PASSIVE) {
+    const Items items{&c, ntasks, streams};
+    bsrk_passive_run(nthreads, nitems, run_item_of<K, false>, &items);
   } else {
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
     for (int64_t i = 0; i < nitems; ++i) run_item<K, false>(c, ntasks, streams, i);
@@ -412,12 +430,17 @@ void run_carry(const Ctx &c, int64_t ntasks, int nthreads, int streams)
 }
 
 template <class K>
-void run_atomic(const Ctx &c, int64_t ntasks, int nthreads, int streams)
+void run_atomic(const Ctx &c, int64_t ntasks, bsrk_threads kind, int nthreads, int streams)
 {
   const int64_t nitems = item_count(c, ntasks, streams);
-  if (nthreads == 1) {
-    for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t);
-    for (int64_t i = 0; i < nitems; ++i) run_item<K, true>(c, ntasks, streams, i);
+  if (nthreads == 1 || kind == BSRK_THREADS_PASSIVE) {
+    for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t); /* before any task adds to a shared row */
+    if (nthreads == 1) {
+      for (int64_t i = 0; i < nitems; ++i) run_item<K, true>(c, ntasks, streams, i);
+    } else {
+      const Items items{&c, ntasks, streams};
+      bsrk_passive_run(nthreads, nitems, run_item_of<K, true>, &items);
+    }
   } else {
 #pragma omp parallel num_threads(nthreads)
     {
@@ -431,10 +454,10 @@ void run_atomic(const Ctx &c, int64_t ntasks, int nthreads, int streams)
 }
 
 template <class K>
-void run(const Ctx &c, int64_t ntasks, int nthreads, int streams, bsrk_shared_rows mode)
+void run(const Ctx &c, int64_t ntasks, bsrk_threads kind, int nthreads, int streams, bsrk_shared_rows mode)
 {
-  if (mode == BSRK_SHARED_ROWS_CARRY) run_carry<K>(c, ntasks, nthreads, streams);
-  else run_atomic<K>(c, ntasks, nthreads, streams);
+  if (mode == BSRK_SHARED_ROWS_CARRY) run_carry<K>(c, ntasks, kind, nthreads, streams);
+  else run_atomic<K>(c, ntasks, kind, nthreads, streams);
 }
 
 } // namespace
@@ -447,7 +470,13 @@ extern "C" size_t bsrk_tasks_workspace_bytes(const bsrk_partition *p, bsrk_idx b
 
 extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace)
 {
+  return bsrk_tasks_multadd_on(A, p, BSRK_THREADS_OPENMP, nthreads, streams, prefetch_bytes, mode, alpha, x, beta, in, out, workspace);
+}
+
+extern "C" bsrk_status bsrk_tasks_multadd_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace)
+{
   if (!A || !p || nthreads < 1) return BSRK_ERR_ARG;
+  if (kind != BSRK_THREADS_OPENMP && kind != BSRK_THREADS_PASSIVE) return BSRK_ERR_ARG;
   if (streams != 1 && streams != 2 && streams != 4) return BSRK_ERR_ARG;
   if (prefetch_bytes < 0 || prefetch_bytes > BSRK_MAX_PREFETCH_BYTES) return BSRK_ERR_ARG;
   if (mode != BSRK_SHARED_ROWS_CARRY && mode != BSRK_SHARED_ROWS_ATOMIC) return BSRK_ERR_ARG;
@@ -482,15 +511,15 @@ extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_parti
 
   static_assert(BSRK_MAX_FIXED_BS == 8, "a case below for each block size that bsrk_streams_used counts as fixed");
   switch (A->bs) {
-  case 1: run<FixedRow<1>>(c, ntasks, nthreads, streams, mode); break;
-  case 2: run<FixedRow<2>>(c, ntasks, nthreads, streams, mode); break;
-  case 3: run<FixedRow<3>>(c, ntasks, nthreads, streams, mode); break;
-  case 4: run<FixedRow<4>>(c, ntasks, nthreads, streams, mode); break;
-  case 5: run<FixedRow<5>>(c, ntasks, nthreads, streams, mode); break;
-  case 6: run<FixedRow<6>>(c, ntasks, nthreads, streams, mode); break;
-  case 7: run<FixedRow<7>>(c, ntasks, nthreads, streams, mode); break;
-  case 8: run<FixedRow<8>>(c, ntasks, nthreads, streams, mode); break;
-  default: run<GenericRow>(c, ntasks, nthreads, streams, mode); break;
+  case 1: run<FixedRow<1>>(c, ntasks, kind, nthreads, streams, mode); break;
+  case 2: run<FixedRow<2>>(c, ntasks, kind, nthreads, streams, mode); break;
+  case 3: run<FixedRow<3>>(c, ntasks, kind, nthreads, streams, mode); break;
+  case 4: run<FixedRow<4>>(c, ntasks, kind, nthreads, streams, mode); break;
+  case 5: run<FixedRow<5>>(c, ntasks, kind, nthreads, streams, mode); break;
+  case 6: run<FixedRow<6>>(c, ntasks, kind, nthreads, streams, mode); break;
+  case 7: run<FixedRow<7>>(c, ntasks, kind, nthreads, streams, mode); break;
+  case 8: run<FixedRow<8>>(c, ntasks, kind, nthreads, streams, mode); break;
+  default: run<GenericRow>(c, ntasks, kind, nthreads, streams, mode); break;
   }
   return BSRK_OK;
 }

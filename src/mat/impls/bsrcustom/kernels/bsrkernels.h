@@ -87,6 +87,42 @@ static inline int bsrk_streams_used(bsrk_idx bs, int streams)
 }
 bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace);
 
+/* Which threads run a product of several: an OpenMP team (idle threads spin between products: the
+   fastest on an idle machine), or a team of our own whose threads sleep between products and whose
+   caller never waits for a thread that took no task (the faster on cores busy with other work;
+   bsrk_passive_team.cpp). */
+typedef enum { BSRK_THREADS_OPENMP = 0, BSRK_THREADS_PASSIVE = 1 } bsrk_threads;
+/* bsrk_tasks_multadd on the chosen threads (bsrk_tasks_multadd itself: OpenMP). */
+bsrk_status bsrk_tasks_multadd_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace);
+
+/* The threads of a matrix's products (bsrk_team.cpp): the OpenMP team, or the passive team while
+   that is measured to be faster (cores busy with other work). One per matrix; its state is what the
+   products measured. A caller wraps each product on several threads:
+     kind = bsrk_team_begin(&t, bsrk_team_clock());
+     bsrk_tasks_multadd_on(..., kind, nthreads, ...);
+     bsrk_team_end(&t, bsrk_team_clock());
+   The product is the same on either (CARRY: bit for bit). */
+typedef struct {
+  int    mode;      /* the bsrk_threads kind products run on */
+  double mean[2];   /* running mean seconds of a product on each kind; < 0: not measured yet */
+  double fastest;   /* the OpenMP team's fastest product */
+  int    opening;   /* products of the opening sequence run so far */
+  int    trying;    /* products of the other kind still to run in the current try */
+  double burst_sum; /* measured seconds of the current try, and its products */
+  int    burst_n;
+  double gap;       /* seconds between tries */
+  double last_try, started;
+  int    running;   /* the kind of the product under way */
+  long   switches;  /* changes of kind so far */
+} bsrk_team;
+void bsrk_team_init(bsrk_team *t);
+/* Seconds on the clock that begin and end take (monotonic; omp_get_wtime). */
+double bsrk_team_clock(void);
+/* The kind of threads for the product that starts now. */
+bsrk_threads bsrk_team_begin(bsrk_team *t, double now);
+/* The end of that product: its time is noted and the kind chosen for the next ones. */
+void bsrk_team_end(bsrk_team *t, double now);
+
 #ifdef __cplusplus
 }
 #endif

@@ -97,6 +97,7 @@ static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
   /* the values the threads stream onto huge pages, once per partition (already huge pages stay) */
   b->huge_granted = PETSC_FALSE;
   if (b->set.huge_pages && b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomAdviseHugePages_Private(A, M.values, (size_t)M.rowptr[M.nbrows] * (size_t)(M.bs * M.bs) * sizeof(PetscScalar), &b->huge_granted));
+  bsrk_team_init(&b->team); /* new tasks, new times */
   b->tasks_built        = PETSC_TRUE;
   b->tasks_nonzerostate = A->nonzerostate;
   b->tasks_wanted       = wanted;
@@ -120,6 +121,8 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
   bsrk_matrix        M;
   const PetscScalar *xa, *ina = NULL;
   PetscScalar       *outa;
+  PetscBool          adapt;
+  bsrk_threads       kind;
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
@@ -140,7 +143,14 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
     PetscCall(VecGetArrayWrite(out, &outa));
   }
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  PetscCall(BSRKCheck(A, bsrk_tasks_multadd(&M, &b->tasks, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, b->workspace), "the task kernel"));
+  adapt = (PetscBool)(b->set.cpu_busy_fallback && b->set.nthreads > 1);
+  kind  = adapt ? bsrk_team_begin(&b->team, bsrk_team_clock()) : BSRK_THREADS_OPENMP;
+  PetscCall(BSRKCheck(A, bsrk_tasks_multadd_on(&M, &b->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, b->workspace), "the task kernel"));
+  if (adapt) {
+    const int mode = b->team.mode;
+    bsrk_team_end(&b->team, bsrk_team_clock());
+    if (mode != b->team.mode) PetscCall(PetscInfo(A, "%s (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team)\n", b->team.mode == BSRK_THREADS_PASSIVE ? "Cores busy: products on the passive team" : "Products on the OpenMP team again", 1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE]));
+  }
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
   PetscCall(VecRestoreArrayRead(x, &xa));
   if (beta == (PetscScalar)0.0) {
@@ -221,7 +231,8 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
   if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
   if (b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[b->set.shared_rows], !b->set.huge_pages ? "not asked for" : b->huge_granted ? "granted" : "asked for, not granted (-info says why)"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s, busy-core fallback %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[b->set.shared_rows], !b->set.huge_pages ? "not asked for" : b->huge_granted ? "granted" : "asked for, not granted (-info says why)", b->set.cpu_busy_fallback ? "on" : "off"));
+    if (b->set.cpu_busy_fallback && b->set.nthreads > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", b->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP", 1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE], b->team.switches));
   } else PetscCall(MatSeqBSRCustomCUDAView(A, viewer));
   PetscFunctionReturn(0);
 }
@@ -451,6 +462,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCheck(b->baij_seqbaijsetpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ preallocation routine missing");
   b->block_preallocated = B->preallocated;
   b->gpu_structure        = -1;
+  bsrk_team_init(&b->team);
   PetscCall(MatBSRCustomSettingsDefault_Private(&b->set));
   B->spptr                = b;
 
@@ -535,6 +547,7 @@ static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
+.  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that measures faster than the OpenMP team (busy cores; default true)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
 .  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)

@@ -39,6 +39,7 @@ typedef struct {
   PetscInt         nonzero_block_rows;   /* for flop counts */
   PetscInt         structure_generation; /* counts changes of the block structure (rows or columns) */
   void            *workspace;          /* carry buffers of the tasks */
+  bsrk_team        team;               /* OpenMP or passive team, as the products measure (busy-core fallback) */
   size_t           workspace_bytes;
 
   /* the device copy (GPU backends): a bsrc_cuda_matrix, and what it holds */
