@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 
-HELP_LINE = re.compile(r"^\s*(-mat_bsrcustom_\w+) <[^>]*>: (.*)$")
+HELP_LINE = re.compile(r"^\s*(-mat_bsrcustom_\w+):? <[^>]*>: (.*)$")  # 3.25 puts a colon after the name
 CHOICES = re.compile(r"\(one of: ([^)]*)\)")
 README_ROW = re.compile(r"^\|\s*`(-mat_bsrcustom_\w+)(?:\s*<([^>]*)>)?`\s*\|")
 

@@ -308,7 +308,7 @@ int main(int argc, char **argv)
       ok = (PetscBool)(rel <= 1e-12);
       if (!ok) PetscCall(PetscSNPrintf(why, sizeof(why), "the products differ by %g", (double)rel));
     }
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, BSRC_MPI_BOOL, MPI_LAND, PETSC_COMM_WORLD));
     /* a sequential result lives on each rank: the types printed are rank 0's */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %-38s baij -> %-14s bsrcustom -> %-14s%s%s\n", ok ? "PASS" : "FAIL", cases[i].name, type[0], type[1], why[0] ? ": " : "", why));
     if (ok) passed++;

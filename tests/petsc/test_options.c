@@ -133,7 +133,7 @@ static PetscErrorCode CheckValue(const char *option, const char *value, EnumGett
     if (gpu && MatBSRCustomCUDADeviceCount() == 0) {
       const PetscErrorCode code = MatBSRCustomHasCUDA() ? PETSC_ERR_SUP_SYS : PETSC_ERR_SUP;
       const char          *text = NULL;
-      char                *specific = NULL;
+      BSRCErrorText        specific = NULL;
       PetscCall(PetscErrorMessage(err, &text, &specific));
       TEST_CHECK(PETSC_COMM_WORLD, err == code && specific && strstr(specific, option), *failures, "%s %s %s without a GPU: error %d (%s), expected %d naming the option", option, value, when, (int)err, specific ? specific : "", (int)code);
       PetscCall(MatDestroy(&A));

@@ -3,6 +3,7 @@
 #define BSRC_TESTUTILS_H
 
 #include <petscmatbsrcustom.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomcompat.h> /* PETSc version differences */
 
 /* Random block-sparse pattern on the given communicator: nbrows_local block rows per rank,
    bs x bs blocks; every third block row empty when with_empty_rows; block row 1 (global) long

@@ -266,7 +266,7 @@ static PetscErrorCode MatBSRCustomOptionStore(Mat A, const BSRCOption *o, const 
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat A, PetscOptionItems *PetscOptionsObject, MatBSRCustomSettings *set)
+PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat A, BSRCOptionItems PetscOptionsObject, MatBSRCustomSettings *set)
 {
   char      buf[64];
   PetscBool flg;
@@ -320,7 +320,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat A, MatBS
 PetscErrorCode MatCreateBSRCustom(MPI_Comm comm, PetscInt bs, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[], Mat *A)
 {
   PetscFunctionBegin;
-  PetscValidPointer(A, 11);
+  PetscAssertPointer(A, 11);
   PetscCall(MatBSRCustomInitializePackage());
   PetscCall(MatCreate(comm, A));
   PetscCall(MatSetSizes(*A, m, n, M, N));
@@ -397,7 +397,7 @@ PetscErrorCode MatBSRCustomGetChunksPerThread(Mat A, PetscInt *chunks)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidIntPointer(chunks, 2);
+  PetscAssertPointer(chunks, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *chunks = set.chunks_per_thread;
   PetscFunctionReturn(0);
@@ -496,7 +496,7 @@ PetscErrorCode MatBSRCustomGetCPUPrefetch(Mat A, PetscInt *bytes)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidIntPointer(bytes, 2);
+  PetscAssertPointer(bytes, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *bytes = set.cpu_prefetch;
   PetscFunctionReturn(0);
@@ -522,7 +522,7 @@ PetscErrorCode MatBSRCustomGetCPUStreams(Mat A, PetscInt *streams)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidIntPointer(streams, 2);
+  PetscAssertPointer(streams, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *streams = set.cpu_streams;
   PetscFunctionReturn(0);
@@ -576,7 +576,7 @@ PetscErrorCode MatBSRCustomGetNumThreads(Mat A, PetscInt *nthreads)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidIntPointer(nthreads, 2);
+  PetscAssertPointer(nthreads, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *nthreads = set.nthreads;
   PetscFunctionReturn(0);
@@ -633,7 +633,7 @@ PetscErrorCode MatBSRCustomGetSharedRows(Mat A, MatBSRCustomSharedRows *mode)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidPointer(mode, 2);
+  PetscAssertPointer(mode, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *mode = set.shared_rows;
   PetscFunctionReturn(0);
@@ -696,7 +696,7 @@ PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidPointer(backend, 2);
+  PetscAssertPointer(backend, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *backend = set.backend;
   PetscFunctionReturn(0);
@@ -822,7 +822,7 @@ PetscErrorCode MatBSRCustomGetCUSPARSEAlg(Mat A, MatBSRCustomCUSPARSEAlg *alg)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidPointer(alg, 2);
+  PetscAssertPointer(alg, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *alg = set.cusparse_alg;
   PetscFunctionReturn(0);
@@ -922,7 +922,7 @@ PetscErrorCode MatBSRCustomGetCUDAPinVectors(Mat A, PetscBool *pin)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidBoolPointer(pin, 2);
+  PetscAssertPointer(pin, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *pin = set.cuda_pin_vectors;
   PetscFunctionReturn(0);
@@ -1032,7 +1032,7 @@ PetscErrorCode MatBSRCustomGetCPUBusyFallback(Mat A, PetscBool *fallback)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidBoolPointer(fallback, 2);
+  PetscAssertPointer(fallback, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *fallback = set.cpu_busy_fallback;
   PetscFunctionReturn(0);
@@ -1058,7 +1058,7 @@ PetscErrorCode MatBSRCustomGetHugePages(Mat A, PetscBool *huge)
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
-  PetscValidBoolPointer(huge, 2);
+  PetscAssertPointer(huge, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   *huge = set.huge_pages;
   PetscFunctionReturn(0);
@@ -1086,7 +1086,7 @@ PetscErrorCode MatBSRCustomGetCUDADevice(Mat A, PetscInt *device)
   char                 how[8];
 
   PetscFunctionBegin;
-  PetscValidIntPointer(device, 2);
+  PetscAssertPointer(device, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
   PetscCall(MatBSRCustomCUDADevice_Private(A, &set, device, how, sizeof(how)));
   PetscFunctionReturn(0);
@@ -1112,7 +1112,7 @@ PetscErrorCode MatBSRCustomGetNumTasks(Mat A, PetscInt *ntasks)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscValidIntPointer(ntasks, 2);
+  PetscAssertPointer(ntasks, 2);
   PetscUseMethod(A, "MatBSRCustomGetNumTasks_C", (Mat, PetscInt *), (A, ntasks));
   PetscFunctionReturn(0);
 }

@@ -4,6 +4,7 @@
 
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomcompat.h>
 
 #define MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD 8
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
@@ -41,7 +42,7 @@ static inline PetscInt MatBSRCustomCPUStreams_Private(const MatBSRCustomSettings
 /* checks every field; `what` names the source (an option or a function) in the error */
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat, const MatBSRCustomSettings *, const char *);
 /* inside PetscOptionsBegin/End (MatSetFromOptions) */
-PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat, PetscOptionItems *, MatBSRCustomSettings *);
+PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat, BSRCOptionItems, MatBSRCustomSettings *);
 /* straight from the options database, with the matrix's prefix (at creation) */
 PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRCustomSettings *);
 
@@ -83,6 +84,15 @@ PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringCall_Private(Mat, MatType, Mat
 /* *B, a seqbaij or mpibaij matrix that a base-type operation just made from `from` (ours), becomes
    ours in place with from's settings; other types are left alone (bsrcustomderived.c). */
 PETSC_INTERN PetscErrorCode MatBSRCustomAdopt_Private(Mat from, Mat *B);
+PETSC_INTERN PetscErrorCode MatBSRCustomAdoptAll_Private(Mat from, PetscInt n, Mat B[]);
+/* the base type's operations that make matrices, wrapped by both our types so that what they make is ours */
+typedef struct {
+  PetscErrorCode (*createsubmatrix)(Mat, IS, IS, MatReuse, Mat *);
+  PetscErrorCode (*createsubmatrices)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
+  PetscErrorCode (*permute)(Mat, IS, IS, Mat *);
+} MatBSRCustomMakers;
+/* saves the base type's operations (base) in m and installs the wrappers on A (install), or puts them back */
+PETSC_INTERN PetscErrorCode MatBSRCustomMakersInstall_Private(Mat A, const struct _MatOps *base, MatBSRCustomMakers *m, PetscBool install);
 
 /* X -> ours through the base BAIJ type and our in-place convert */
 PETSC_INTERN PetscErrorCode MatBSRCustomConvertViaBase_Private(Mat, MatType, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), MatType, MatReuse, Mat *);

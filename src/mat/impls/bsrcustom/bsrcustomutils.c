@@ -104,7 +104,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomBlockColoring_Private(Mat A, ISColoring 
   /* a global scalar coloring has one entry per local column; block and ghosted (IS_COLORING_LOCAL)
      colorings are passed on. Decided together: a rank without columns cannot tell the two apart. */
   expand = (PetscBool)(bs > 1 && ctype == IS_COLORING_GLOBAL && n == A->cmap->n);
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &expand, 1, MPIU_BOOL, MPI_LAND, comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &expand, 1, BSRC_MPI_BOOL, MPI_LAND, comm));
   if (!expand) {
     PetscCall(ISColoringReference(scalar));
     *block = scalar;

@@ -14,6 +14,7 @@
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 
 static PetscErrorCode MatMPIBSRCustomAttach(Mat);
+static PetscErrorCode MatMPIBSRCustomDetach(Mat, PetscBool);
 
 /* MPIBAIJ's own operations, taken once from a pristine MPIBAIJ matrix (the first one converted). */
 static struct _MatOps MPIBAIJBaseOps;
@@ -97,7 +98,7 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   nghost = Ao ? Ao->cmap->n / bs : 0;
   if (c->halo && nghost == c->nghost) PetscCall(PetscArraycmp(garray, c->ghost_cols, nghost, &same));
   /* the scatter is collective: rebuild everywhere if any rank's ghosts changed */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (same) PetscFunctionReturn(0);
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
@@ -198,7 +199,7 @@ static PetscErrorCode MatAssemblyEnd_MPIBSRCustom(Mat A, MatAssemblyType mode)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSetFromOptions_MPIBSRCustom(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatSetFromOptions_MPIBSRCustom(Mat A, BSRCOptionItems PetscOptionsObject)
 {
   Mat_MPIBSRCustom *c = NULL;
 
@@ -339,7 +340,7 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  if (c->aij_unblocked && PetscAbs(bs) > 1 && !A->assembled && !A->was_assembled) {
+  if (c->aij_bs1 && PetscAbs(bs) > 1 && !A->assembled && !A->was_assembled) {
     MatBSRCustomSettings set = c->set;
     /* as for seqbsrcustom: AIJ-style preallocation fixed block size 1; start again from a fresh matrix */
     PetscCall(PetscInfo(A, "Block size %" PetscInt_FMT " asked for after AIJ-style preallocation fixed 1: the matrix is made again\n", PetscAbs(bs)));
@@ -350,7 +351,7 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs
     PetscFunctionReturn(0);
   }
   PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, d_nnz, o_nz, o_nnz));
-  c->aij_unblocked = PETSC_FALSE;
+  c->aij_bs1 = PETSC_FALSE;
   if (d_nnz || o_nnz || (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE)) c->block_preallocated = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -360,11 +361,9 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
 {
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
   PetscInt          bs, mbs, dcap, ocap, *dbnnz, *obnnz;
-  PetscBool         unblocked;
 
   PetscFunctionBegin;
   if (c->block_preallocated) PetscFunctionReturn(0);
-  unblocked = (PetscBool)(A->rmap->bs < 0 && A->cmap->bs < 0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(MatGetBlockSize(A, &bs));
@@ -376,7 +375,7 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
   if (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE) d_nz = PetscMin((d_nz + bs - 1) / bs, dcap);
   if (o_nz != PETSC_DEFAULT && o_nz != PETSC_DECIDE) o_nz = PetscMin((o_nz + bs - 1) / bs, ocap);
   PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, dbnnz, o_nz, obnnz));
-  c->aij_unblocked = unblocked;
+  c->aij_bs1 = (PetscBool)(bs == 1);
   if (bs > 1) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(PetscFree(dbnnz));
   PetscCall(PetscFree(obnnz));
@@ -470,7 +469,9 @@ static PetscErrorCode MatAXPY_MPIBSRCustom(Mat Y, PetscScalar a, Mat X, MatStruc
 }
 
 /* MPIBAIJ's converters are composed under "mpibaij" names; publish them under ours. */
-static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install)
+/* install: ours; otherwise removes ours and, with restore, puts MPIBAIJ's preallocation back (not
+   before a destroy: PETSc 3.25's MatHeaderMerge would then leak the list it went into) */
+static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, PetscBool restore)
 {
   const char       *targets[] = {MATMPIAIJ, MATMPISBAIJ, MATIS, MATHYPRE};
   char              from[128], to[128];
@@ -487,7 +488,7 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install)
   if (install) {
     BSRC_COMPOSE("MatMPIBAIJSetPreallocation_C", MatMPIBAIJSetPreallocation_MPIBSRCustom);
   } else {
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIBAIJSetPreallocation_C", MPIBAIJBasePreallocation));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIBAIJSetPreallocation_C", restore ? MPIBAIJBasePreallocation : NULL));
   }
 #undef BSRC_COMPOSE
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(targets); i++) {
@@ -508,7 +509,7 @@ static PetscErrorCode MatDestroy_MPIBSRCustom(Mat A)
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
   baij_destroy = c->baij_destroy;
-  PetscCall(MatConvert_MPIBSRCustom_MPIBAIJ(A, MATMPIBAIJ, MAT_INPLACE_MATRIX, &A));
+  PetscCall(MatMPIBSRCustomDetach(A, PETSC_FALSE));
   PetscCall((*baij_destroy)(A));
   PetscFunctionReturn(0);
 }
@@ -562,9 +563,10 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   B->ops->setvaluesblocked = MatSetValuesBlocked_MPIBSRCustom;
   if (c->baij_getmultiprocblock) B->ops->getmultiprocblock = MatGetMultiProcBlock_MPIBSRCustom;
   if (c->baij_axpy) B->ops->axpy = MatAXPY_MPIBSRCustom;
+  PetscCall(MatBSRCustomMakersInstall_Private(B, &MPIBAIJBaseOps, &c->makers, PETSC_TRUE));
   if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
   if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
-  PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE));
+  PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBSRCUSTOM));
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->set));
   if (B->assembled) PetscCall(MatMPIBSRCustomSetUp(B));
@@ -597,19 +599,15 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat A, MatType type,
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+/* Takes our operations, methods, context and blocks off B (an mpibsrcustom), which is MPIBAIJ again;
+   restore: MPIBAIJ's own preallocation method is composed back (not before a destroy). */
+static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
 {
-  Mat               B = *newmat, blk[2];
   Mat_MPIBSRCustom *c = NULL;
+  Mat               blk[2];
   const PetscInt   *garray;
 
   PetscFunctionBegin;
-  (void)type;
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(0);
-  }
   c = (Mat_MPIBSRCustom *)B->spptr;
   /* the blocks go back to seqbaij (MatDestroy of the base frees them) */
   PetscCall(MatMPIBSRCustomQueryBlocks(B, &blk[0], &blk[1], &garray));
@@ -632,12 +630,28 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type,
   B->ops->setvaluesblocked = c->baij_setvaluesblocked;
   B->ops->getmultiprocblock = c->baij_getmultiprocblock;
   B->ops->axpy             = c->baij_axpy;
-  PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE));
+  PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &c->makers, PETSC_FALSE));
+  PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
   PetscCall(PetscFree(c->ghost_cols));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJ));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B = *newmat;
+
+  PetscFunctionBegin;
+  (void)type;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatMPIBSRCustomDetach(B, PETSC_TRUE));
   *newmat = B;
   PetscFunctionReturn(0);
 }

@@ -12,18 +12,19 @@ typedef struct {
   PetscErrorCode (*baij_duplicate)(Mat, MatDuplicateOption, Mat *);
   PetscErrorCode (*baij_assemblyend)(Mat, MatAssemblyType);
   PetscErrorCode (*baij_view)(Mat, PetscViewer);
-  PetscErrorCode (*baij_setfromoptions)(Mat, PetscOptionItems *);
+  PetscErrorCode (*baij_setfromoptions)(Mat, BSRCOptionItems);
   PetscErrorCode (*baij_mult)(Mat, Vec, Vec);
   PetscErrorCode (*baij_multadd)(Mat, Vec, Vec, Vec);
   PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_getmultiprocblock)(Mat, MPI_Comm, MatReuse, Mat *);
   PetscErrorCode (*baij_axpy)(Mat, PetscScalar, Mat, MatStructure);
+  MatBSRCustomMakers makers; /* MPIBAIJ's sub-matrix and permutation operations, wrapped */
   MatBSRCustomSetValuesFn baij_setvalues;
   MatBSRCustomSetValuesFn baij_setvaluesblocked;
   PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
-  PetscBool aij_unblocked;      /* AIJ-style preallocation ran before any block size was set, so it fixed 1 */
+  PetscBool aij_bs1;      /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
 
   MatBSRCustomSettings set; /* handed to the local and ghost blocks */
 

@@ -189,7 +189,7 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec v, PetscBool *
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(v, VEC_CLASSID, 1);
-  PetscValidBoolPointer(pinned, 2);
+  PetscAssertPointer(pinned, 2);
   PetscCall(VecPinGetState(v, &st));
   *pinned = (PetscBool)(st && st->owner == ((PetscObject)v)->id && st->pinned);
   PetscFunctionReturn(0);

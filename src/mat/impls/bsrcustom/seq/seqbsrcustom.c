@@ -205,7 +205,7 @@ static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSetFromOptions_SeqBSRCustom(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatSetFromOptions_SeqBSRCustom(Mat A, BSRCOptionItems PetscOptionsObject)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
@@ -237,6 +237,8 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MatSeqBSRCustomDetach(Mat, PetscBool);
+
 /* FD coloring: BAIJ's, under the base type name (see MatBSRCustomFDColoringCall_Private()). */
 static PetscErrorCode MatFDColoringCreate_SeqBSRCustom(Mat A, ISColoring iscoloring, MatFDColoring c)
 {
@@ -258,7 +260,7 @@ static PetscErrorCode MatDestroy_SeqBSRCustom(Mat A)
   PetscErrorCode (*baij_destroy)(Mat) = b->baij_destroy;
 
   PetscFunctionBegin;
-  PetscCall(MatConvert_SeqBSRCustom_SeqBAIJ(A, MATSEQBAIJ, MAT_INPLACE_MATRIX, &A));
+  PetscCall(MatSeqBSRCustomDetach(A, PETSC_FALSE));
   PetscCall((*baij_destroy)(A));
   PetscFunctionReturn(0);
 }
@@ -316,7 +318,7 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt bs
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  if (b->aij_unblocked && PetscAbs(bs) > 1 && !A->assembled && !A->was_assembled) {
+  if (b->aij_bs1 && PetscAbs(bs) > 1 && !A->assembled && !A->was_assembled) {
     MatBSRCustomSettings set = b->set;
     /* AIJ-style preallocation came first and fixed block size 1, which SeqBAIJ cannot change: start
        again from a fresh matrix (nothing is lost: a new preallocation drops what was inserted) */
@@ -328,7 +330,7 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt bs
     PetscFunctionReturn(0);
   }
   PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, nnz));
-  b->aij_unblocked = PETSC_FALSE;
+  b->aij_bs1 = PETSC_FALSE;
   if (nnz || (nz != PETSC_DEFAULT && nz != PETSC_DECIDE)) b->block_preallocated = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -346,11 +348,9 @@ static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz,
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   PetscInt          bs, nbs, *bnnz = NULL;
-  PetscBool         unblocked;
 
   PetscFunctionBegin;
   if (b->block_preallocated) PetscFunctionReturn(0);
-  unblocked = (PetscBool)(A->rmap->bs < 0 && A->cmap->bs < 0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
   PetscCall(MatGetBlockSize(A, &bs));
@@ -358,7 +358,7 @@ static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz,
   PetscCall(MatBSRCustomBlockCounts_Private(A->rmap->n / bs, bs, nnz, nbs, &bnnz));
   if (nz != PETSC_DEFAULT && nz != PETSC_DECIDE) nz = PetscMin((nz + bs - 1) / bs, nbs);
   PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, bnnz));
-  b->aij_unblocked = unblocked;
+  b->aij_bs1 = (PetscBool)(bs == 1);
   if (bs > 1) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(PetscFree(bnnz));
   PetscFunctionReturn(0);
@@ -397,7 +397,9 @@ static PetscErrorCode MatSeqBSRCustomComposeBAIJConverters(Mat A, PetscBool inst
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install)
+/* install: ours; otherwise removes ours and, with restore, puts SeqBAIJ's preallocation back (not
+   before a destroy: PETSc 3.25's MatHeaderMerge would then leak the list it went into) */
+static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, PetscBool restore)
 {
 #define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
   PetscFunctionBegin;
@@ -410,7 +412,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install)
   if (install) {
     BSRC_COMPOSE("MatSeqBAIJSetPreallocation_C", MatSeqBAIJSetPreallocation_SeqBSRCustom);
   } else {
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqBAIJSetPreallocation_C", ((Mat_SeqBSRCustom *)A->spptr)->baij_seqbaijsetpreallocation));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqBAIJSetPreallocation_C", restore ? ((Mat_SeqBSRCustom *)A->spptr)->baij_seqbaijsetpreallocation : NULL));
   }
   PetscCall(MatSeqBSRCustomComposeBAIJConverters(A, install));
 #undef BSRC_COMPOSE
@@ -476,10 +478,11 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   B->ops->zerorows        = MatZeroRows_SeqBSRCustom;
   B->ops->setvalues       = MatSetValues_SeqBSRCustom;
   if (b->baij_concatenate) B->ops->creatempimatconcatenateseqmat = MatCreateMPIMatConcatenateSeqMat_SeqBSRCustom;
+  PetscCall(MatBSRCustomMakersInstall_Private(B, B->ops, &b->makers, PETSC_TRUE));
   if (b->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_SeqBSRCustom;
   if (b->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_SeqBSRCustom;
   MatSeqBSRCustomInstallMultOps(B);
-  PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_TRUE));
+  PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_TRUE, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBSRCUSTOM));
   /* settings given on the command line apply even where the program never calls MatSetFromOptions() */
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &b->set));
@@ -488,19 +491,13 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+/* Takes our operations, methods and context off B (a seqbsrcustom), which is SeqBAIJ again; restore:
+   SeqBAIJ's own preallocation method is composed back (not before a destroy). */
+static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
 {
-  Mat               B = *newmat;
-  Mat_SeqBSRCustom *b;
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)B->spptr;
 
   PetscFunctionBegin;
-  (void)type;
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(0);
-  }
-  b = (Mat_SeqBSRCustom *)B->spptr;
   B->ops->destroy         = b->baij_destroy;
   B->ops->duplicate       = b->baij_duplicate;
   B->ops->assemblyend     = b->baij_assemblyend;
@@ -513,13 +510,29 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type,
   B->ops->multadd         = b->baij_multadd;
   B->ops->setvalues       = b->baij_setvalues;
   B->ops->creatempimatconcatenateseqmat = b->baij_concatenate;
-  PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE));
+  PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &b->makers, PETSC_FALSE));
+  PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(MatSeqBSRCustomCUDAFree(B));
   bsrk_partition_free(&b->tasks);
   PetscCall(PetscFree(b->workspace));
   PetscCall(PetscFree(b->rowptr_copy));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJ));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B = *newmat;
+
+  PetscFunctionBegin;
+  (void)type;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatSeqBSRCustomDetach(B, PETSC_TRUE));
   *newmat = B;
   PetscFunctionReturn(0);
 }

@@ -14,7 +14,7 @@ typedef struct {
   PetscErrorCode (*baij_duplicate)(Mat, MatDuplicateOption, Mat *);
   PetscErrorCode (*baij_assemblyend)(Mat, MatAssemblyType);
   PetscErrorCode (*baij_view)(Mat, PetscViewer);
-  PetscErrorCode (*baij_setfromoptions)(Mat, PetscOptionItems *);
+  PetscErrorCode (*baij_setfromoptions)(Mat, BSRCOptionItems);
   PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
   PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
@@ -23,8 +23,9 @@ typedef struct {
   PetscErrorCode (*baij_setvalues)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
   PetscErrorCode (*baij_seqbaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[]);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
-  PetscBool aij_unblocked;      /* AIJ-style preallocation ran before any block size was set, so it fixed 1 */
+  PetscBool aij_bs1;      /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
   PetscErrorCode (*baij_concatenate)(MPI_Comm, Mat, PetscInt, MatReuse, Mat *);
+  MatBSRCustomMakers makers; /* SeqBAIJ's sub-matrix and permutation operations, wrapped */
 
   MatBSRCustomSettings set; /* threads, chunks, shared rows, backend, kernel */
 
