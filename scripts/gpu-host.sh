@@ -15,6 +15,16 @@
 #   scale       MatMult weak and strong scaling over the visible GPUs (one rank each), bench_matmult
 #               with -mat_bsrcustom_backend cuda: thesis-type band (bs 5) and 27-point stencil (bs 3),
 #               >= 1 GB of matrix per GPU; results in $OUT/bench (scale-*.json, scale-*.log)
+#   overlap16   bench_matmult on 16 CPU ranks (the halo overlap at 16 ranks); results in $OUT/bench
+# The current PETSc with CUDA (device vectors), in the same call or while the machine is held:
+#   petsc-cuda  scripts/petsc-build.sh cuda: PETSc 3.25.4 with CUDA into /tmp/petsc-3.25.4-cuda (the
+#               kit's Open MPI and BLAS/LAPACK; about 4 minutes; kept while the machine is held)
+#   build-325   the project against it into build-gpu-325/ (needs petsc-cuda first)
+#   run-325     the whole test suite against it (gpu label included, PETSc 3.25's own programs, the
+#               petsc-examples sweep with the cuda backend), compute-sanitizer memcheck and racecheck
+#   nvml        copies nvml.h and the NVML stub library to $OUT (to build PETSc with CUDA elsewhere)
+# A device call holds the machine while it runs and 30 s after: put petsc-cuda, build-325 and run-325
+# in one call (`bash scripts/gpu-host.sh petsc-cuda build-325 run-325`), or chain calls at once.
 # Logs go to $OUT. valgrind is not on those hosts: memcheck is off.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,9 +41,45 @@ prepare)
     /usr/lib/x86_64-linux-gnu/libgtest*.a /usr/lib/x86_64-linux-gnu/libgmock*.a 2>/dev/null | xz -T0 > .gpu-extra/gtest.tar.xz
   # the kit's include/petsc is a relative link to share/petsc/3.18/include/petsc, which it does not carry
   tar -cf - /usr/share/petsc/3.18/include 2>/dev/null | xz -T0 > .gpu-extra/petsc-include.tar.xz
+  # the current PETSc's source, for petsc-cuda
+  cp ../shared/vendor/petsc-3.25.4.tar.xz .gpu-extra/
   du -sh .kit .gpu-extra
   ;;
-build | run | bench-gpu | bench-cpu | scale)
+petsc-cuda | build-325 | run-325 | nvml)
+  : "${OUT:=/tmp/out}"
+  mkdir -p "$OUT"
+  export KIT_MPI_ONLY=1 PATH=/usr/local/cuda/bin:$PATH
+  source .kit/env.sh
+  [[ -d /usr/include/gtest ]] || tar -xJf .gpu-extra/gtest.tar.xz -C / 2>/dev/null
+  P=/tmp/petsc-3.25.4-cuda
+  B=$root/build-gpu-325
+  for step in "$@"; do
+    case $step in
+    petsc-cuda)
+      PETSC_TARBALL=$root/.gpu-extra/petsc-3.25.4.tar.xz PETSC_BUILD_JOBS=$(nproc) scripts/petsc-build.sh cuda "$P" > "$OUT/petsc-cuda.log" 2>&1 || { tail -40 "$OUT/petsc-cuda.log"; exit 1; }
+      grep -E "took|installed" "$OUT/petsc-cuda.log"
+      ;;
+    build-325)
+      cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DPETSC_DIR="$P" -DBSRCUSTOM_MEMCHECK=OFF > "$OUT/configure-325.log" 2>&1 || { tail -30 "$OUT/configure-325.log"; exit 1; }
+      grep -E "PETSc .* at|CUDA backend" "$OUT/configure-325.log"
+      cmake --build "$B" -j "$(nproc)" -- -k > "$OUT/build-325.log" 2>&1 || { grep -E "error" "$OUT/build-325.log" | head -30; exit 1; }
+      ;;
+    run-325)
+      (cd "$B" && { ctest -j8 --output-on-failure --timeout 300 > "$OUT/ctest-325.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-325.log" | tail -25)
+      S=/usr/local/cuda/bin/compute-sanitizer
+      $S --tool memcheck --leak-check full "$B/tests/petsc/test_gpu_backend" > "$OUT/memcheck-325.log" 2>&1; tail -2 "$OUT/memcheck-325.log"
+      $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/test_gpu_backend" > "$OUT/racecheck-325.log" 2>&1; tail -2 "$OUT/racecheck-325.log"
+      ;;
+    nvml)
+      cp /usr/local/cuda/include/nvml.h "$OUT/" 2>/dev/null || find / -name nvml.h -path "*cuda*" -exec cp {} "$OUT/" \; -quit
+      cp /usr/local/cuda/lib64/stubs/libnvidia-ml.so "$OUT/" 2>/dev/null || true
+      ls -la "$OUT"
+      ;;
+    *) echo "unknown step $step" >&2 ;;
+    esac
+  done
+  ;;
+build | run | bench-gpu | bench-cpu | scale | overlap16)
   : "${OUT:=/tmp/out}"
   mkdir -p "$OUT" "$OUT/bench"
   source .kit/env.sh
@@ -101,6 +147,13 @@ build | run | bench-gpu | bench-cpu | scale)
       cp "$OUT/bench/scale-weak-${ngpu}gpu.json" "$OUT/bench/scale-strong-${ngpu}gpu.json"
       scale_run "scale-$((2 * ngpu))ranks-${ngpu}gpu" $((2 * ngpu)) "${sg[@]}" # two ranks per GPU, for comparison
       ;;
+    overlap16)
+      exe=$B/bench/bench_matmult
+      for t in 1; do
+        OMP_NUM_THREADS=$t mpiexec --bind-to core -n 16 "$exe" -bench_types baij,bsrcustom -bench_sweep false -bench_one_rank false -bench_trials 7 -bench_time_budget 2 -bench_json "$OUT/bench/overlap16.json" > "$OUT/bench/overlap16.log" 2>&1 || echo "overlap16 failed"
+        grep -A3 "overlap of" "$OUT/bench/overlap16.log" | grep -v "^--"
+      done
+      ;;
     *) echo "unknown step $step" >&2 ;;
     esac
   done
@@ -108,7 +161,7 @@ build | run | bench-gpu | bench-cpu | scale)
   if [[ -d $OUT/bench ]]; then tar -czf "$OUT/bench.tgz" -C "$OUT" bench && rm -rf "$OUT/bench"; fi
   ;;
 *)
-  echo "usage: scripts/gpu-host.sh prepare | build | run | bench-gpu | bench-cpu | scale ..." >&2
+  echo "usage: scripts/gpu-host.sh prepare | build | run | bench-gpu | bench-cpu | scale | overlap16 | petsc-cuda | build-325 | run-325 | nvml ..." >&2
   exit 2
   ;;
 esac
