@@ -10,7 +10,8 @@ rm -rf "$scratch" && mkdir -p "$scratch"
 cmake --install "$build" --prefix "$scratch/prefix" > "$scratch/install.log"
 export PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig:$(sed -n 's/^PETSC_PC_DIR:INTERNAL=//p' "$build/CMakeCache.txt"):${PKG_CONFIG_PATH:-}"
 echo "--- pkg-config: $(pkg-config --modversion petscbsrcustom), requires $(pkg-config --print-requires petscbsrcustom | tr '\n' ' ')"
-mpicc -o "$scratch/use_pkgconfig" "$src/use_bsrcustom.c" $(pkg-config --cflags --libs petscbsrcustom)
+# a PETSc outside the loader's path needs its library folder as a run path, as for any program linking it
+mpicc -o "$scratch/use_pkgconfig" "$src/use_bsrcustom.c" $(pkg-config --cflags --libs petscbsrcustom) -Wl,-rpath,"$(pkg-config --variable=libdir PETSc)"
 $mpiexec -n 1 "$scratch/use_pkgconfig"
 echo "--- CMake: find_package(PETScBSRCustom)"
 cmake -S "$src" -B "$scratch/cmake" -DCMAKE_PREFIX_PATH="$scratch/prefix" > "$scratch/cmake.log"
