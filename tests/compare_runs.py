@@ -6,9 +6,11 @@ must agree to a relative tolerance (rounding may differ: the kernels sum in anot
 Lines matching --ignore (timings, type names, addresses) are dropped from both outputs first.
 
 usage: compare_runs.py --ref "<options>" --ours "<options>" [--rtol 1e-6] [--atol 1e-12] [--ignore REGEX]...
-                       [--expect REGEX]... -- <command...>
+                       [--strip REGEX]... [--expect REGEX]... -- <command...>
 """
 import argparse
+import glob
+import os
 import re
 import shlex
 import subprocess
@@ -54,7 +56,9 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-6)
     ap.add_argument("--atol", type=float, default=1e-12)
     ap.add_argument("--ignore", action="append", default=[])
-    ap.add_argument("--expect", action="append", default=[], help="regex that must appear in our run's output")
+    ap.add_argument("--strip", action="append", default=[], help="regex removed from every line before comparing (e.g. type names in brackets)")
+    ap.add_argument("--expect", action="append", default=[], help="regex that must appear in our run's output (with --info-dir: in its -info log)")
+    ap.add_argument("--info-dir", help="our run logs -info of the Mat class to files here (not to stdout, where ranks would interleave it with the program's lines)")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--require-gpu", action="store_true", help="exit 77 (CTest: skipped) where no NVIDIA GPU is visible")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -63,13 +67,21 @@ def main():
     if not cmd:
         ap.error("no command")
     ignore = [re.compile(r) for r in a.ignore]
+    strip = [re.compile(r) for r in a.strip]
     if a.require_gpu and not gpu_visible():
         print("SKIPPED: no NVIDIA GPU visible")
         return 77
 
     outs, raw = [], []
+    info = ""
+    if a.info_dir:
+        os.makedirs(a.info_dir, exist_ok=True)
+        for f in glob.glob(os.path.join(a.info_dir, "info*")):
+            os.remove(f)
     for label, opts in (("reference", a.ref), ("bsrcustom", a.ours)):
         full = cmd + shlex.split(opts)
+        if label == "bsrcustom" and a.info_dir:
+            full += ["-info", os.path.join(a.info_dir, "info") + ":mat"]
         rc, out, err = run(full, a.timeout)
         print(f"--- {label}: {' '.join(full)} (exit {rc})")
         print(out.rstrip())
@@ -80,11 +92,17 @@ def main():
             print(f"FAIL: the {label} run exited with {rc}")
             return 1
         raw.append(out)
-        outs.append([l for l in out.splitlines() if l.strip() and not any(r.search(l) for r in ignore)])
+        kept = [l for l in out.splitlines() if l.strip() and not any(r.search(l) for r in ignore)]
+        for rx in strip:
+            kept = [rx.sub("", l) for l in kept]
+        outs.append(kept)
 
+    if a.info_dir:
+        for f in sorted(glob.glob(os.path.join(a.info_dir, "info*"))):
+            info += open(f, errors="replace").read()
     failures = 0
     for rx in a.expect:
-        if not re.search(rx, raw[1]):
+        if not re.search(rx, info if a.info_dir else raw[1]):
             print(f"FAIL: expected /{rx}/ in the bsrcustom run")
             failures += 1
     ref, ours = outs

@@ -43,4 +43,24 @@ typedef char *BSRCErrorText;
 typedef const char *BSRCErrorText;
 #endif
 
+/* Destroy callbacks of contexts (PetscContainer, MatProduct data): given the context until 3.22, a
+   pointer to it since 3.23 (PetscCtxDestroyFn). Ours take `void *arg` and read the context with
+   BSRC_CTX_OF(arg). */
+#if PETSC_VERSION_LT(3, 23, 0)
+  #define BSRC_CTX_OF(arg)                 (arg)
+  #define BSRCContainerSetDestroy(c, fn)   PetscContainerSetUserDestroy(c, fn)
+#else
+  #define BSRC_CTX_OF(arg)                 (*(void **)(arg))
+  #define BSRCContainerSetDestroy(c, fn)   PetscContainerSetCtxDestroy(c, fn)
+#endif
+
+/* MatCreateGraph() and its operation: an index of the components that measure strength since 3.21 */
+#if PETSC_VERSION_LT(3, 21, 0)
+  #define BSRC_CREATEGRAPH_PARAMS  Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph
+  #define BSRC_CREATEGRAPH_ARGS(M) M, sym, scale, filter, graph
+#else
+  #define BSRC_CREATEGRAPH_PARAMS  Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph
+  #define BSRC_CREATEGRAPH_ARGS(M) M, sym, scale, filter, num_idx, index, graph
+#endif
+
 #endif

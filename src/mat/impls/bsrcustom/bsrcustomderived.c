@@ -73,13 +73,16 @@ PETSC_INTERN PetscErrorCode MatBSRCustomMakersInstall_Private(Mat A, const struc
     m->createsubmatrix   = base->createsubmatrix;
     m->createsubmatrices = base->createsubmatrices;
     m->permute           = base->permute;
+    m->creategraph       = base->creategraph;
     if (m->createsubmatrix) A->ops->createsubmatrix = MatCreateSubMatrix_BSRCustom;
     if (m->createsubmatrices) A->ops->createsubmatrices = MatCreateSubMatrices_BSRCustom;
     if (m->permute) A->ops->permute = MatPermute_BSRCustom;
+    A->ops->creategraph = MatCreateGraph_BSRCustom;
   } else {
     A->ops->createsubmatrix   = m->createsubmatrix;
     A->ops->createsubmatrices = m->createsubmatrices;
     A->ops->permute           = m->permute;
+    A->ops->creategraph       = m->creategraph;
   }
   PetscFunctionReturn(0);
 }

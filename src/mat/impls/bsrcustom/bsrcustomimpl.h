@@ -90,9 +90,18 @@ typedef struct {
   PetscErrorCode (*createsubmatrix)(Mat, IS, IS, MatReuse, Mat *);
   PetscErrorCode (*createsubmatrices)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
   PetscErrorCode (*permute)(Mat, IS, IS, Mat *);
+  PetscErrorCode (*creategraph)(BSRC_CREATEGRAPH_PARAMS); /* none in BAIJ: ours answers through an AIJ copy */
 } MatBSRCustomMakers;
 /* saves the base type's operations (base) in m and installs the wrappers on A (install), or puts them back */
 PETSC_INTERN PetscErrorCode MatBSRCustomMakersInstall_Private(Mat A, const struct _MatOps *base, MatBSRCustomMakers *m, PetscBool install);
+
+/* What GAMG asks beyond MatMult, through an AIJ copy of the matrix (bsrcustomaijtwin.c): the copy
+   (borrowed, kept up to date), the graph of the blocks, sparse products with AIJ matrices */
+PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij);
+PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BSRCustom_AIJ(Mat C);
+/* composes MatProductSetFromOptions_<ours>_<AIJ types>_C on A (install) or removes them */
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeAIJProducts_Private(Mat A, const char ours[], PetscBool install);
 
 /* X -> ours through the base BAIJ type and our in-place convert */
 PETSC_INTERN PetscErrorCode MatBSRCustomConvertViaBase_Private(Mat, MatType, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), MatType, MatReuse, Mat *);

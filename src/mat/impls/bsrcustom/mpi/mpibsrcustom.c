@@ -366,6 +366,12 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
   if (c->block_preallocated) PetscFunctionReturn(0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
+  if (A->rmap->bs != A->cmap->bs) { /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
+    PetscCall(PetscInfo(A, "Row block size %" PetscInt_FMT " and column block size %" PetscInt_FMT ": made a MATMPIAIJ, which holds any blocks\n", A->rmap->bs, A->cmap->bs));
+    PetscCall(MatSetType(A, MATMPIAIJ));
+    PetscCall(MatMPIAIJSetPreallocation(A, d_nz, d_nnz, o_nz, o_nnz));
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatGetBlockSize(A, &bs));
   mbs  = A->rmap->n / bs;
   dcap = A->cmap->n / bs;
@@ -491,6 +497,7 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, Pe
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIBAIJSetPreallocation_C", restore ? MPIBAIJBasePreallocation : NULL));
   }
 #undef BSRC_COMPOSE
+  PetscCall(MatBSRCustomComposeAIJProducts_Private(A, MATMPIBSRCUSTOM, install));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(targets); i++) {
     void (*f)(void) = NULL;
     PetscCall(PetscSNPrintf(from, sizeof(from), "MatConvert_mpibaij_%s_C", targets[i]));

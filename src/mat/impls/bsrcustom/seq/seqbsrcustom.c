@@ -353,6 +353,12 @@ static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz,
   if (b->block_preallocated) PetscFunctionReturn(0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
+  if (A->rmap->bs != A->cmap->bs) { /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
+    PetscCall(PetscInfo(A, "Row block size %" PetscInt_FMT " and column block size %" PetscInt_FMT ": made a MATSEQAIJ, which holds any blocks\n", A->rmap->bs, A->cmap->bs));
+    PetscCall(MatSetType(A, MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocation(A, nz, nnz));
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatGetBlockSize(A, &bs));
   nbs = A->cmap->n / bs;
   PetscCall(MatBSRCustomBlockCounts_Private(A->rmap->n / bs, bs, nnz, nbs, &bnnz));
@@ -415,6 +421,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, Pe
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqBAIJSetPreallocation_C", restore ? ((Mat_SeqBSRCustom *)A->spptr)->baij_seqbaijsetpreallocation : NULL));
   }
   PetscCall(MatSeqBSRCustomComposeBAIJConverters(A, install));
+  PetscCall(MatBSRCustomComposeAIJProducts_Private(A, MATSEQBSRCUSTOM, install));
 #undef BSRC_COMPOSE
   PetscFunctionReturn(0);
 }

@@ -1,0 +1,167 @@
+/*
+   What algebraic multigrid (PCGAMG) asks of a matrix beyond products with vectors, answered through
+   an AIJ copy of ours: the graph of its blocks (MatCreateGraph) and sparse products with AIJ matrices
+   (MatMatMult, MatPtAP, ...). BAIJ answers neither, so GAMG refuses it; AIJ answers both, and the copy
+   makes GAMG's hierarchy exactly AIJ's (same graph, same aggregates, same coarse operators), so its
+   iteration counts are AIJ's. The copy is made at the first such request, kept with the matrix
+   (composed as "BSRCustom_AIJTwin") and made again when the matrix changed; it costs the matrix's
+   memory once more while it lives. Products return AIJ matrices, as they do for AIJ.
+*/
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+
+typedef struct {
+  Mat              aij;
+  PetscObjectState state; /* of the matrix when the copy was made */
+} AIJTwin;
+
+static PetscErrorCode AIJTwinDestroy(void *arg)
+{
+  AIJTwin *t = (AIJTwin *)BSRC_CTX_OF(arg);
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&t->aij));
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(0);
+}
+
+/* The AIJ copy of A, up to date with A's values and structure (borrowed: A keeps it). */
+PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij)
+{
+  PetscContainer   c;
+  AIJTwin         *t;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_AIJTwin", (PetscObject *)&c));
+  if (!c) {
+    PetscCall(PetscNew(&t));
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, t));
+    PetscCall(BSRCContainerSetDestroy(c, AIJTwinDestroy));
+    PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_AIJTwin", (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c)); /* A holds it */
+  } else PetscCall(PetscContainerGetPointer(c, (void **)&t));
+  if (!t->aij || t->state != state) {
+    PetscCall(MatDestroy(&t->aij));
+    PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &t->aij));
+    t->state = state;
+    PetscCall(PetscInfo(A, "AIJ copy made for a graph or a sparse product (its memory kept while the matrix is unchanged)\n"));
+  }
+  *aij = t->aij;
+  PetscFunctionReturn(0);
+}
+
+/* MatCreateGraph: AIJ's graph of the copy */
+PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS)
+{
+  Mat aij;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomAIJTwin_Private(A, &aij));
+  PetscCall(MatCreateGraph(BSRC_CREATEGRAPH_ARGS(aij)));
+  PetscFunctionReturn(0);
+}
+
+/*
+   Sparse products of ours with AIJ: the same product of the AIJ copy (an inner product D, kept in C's
+   product data) whose result C copies; C is an AIJ matrix from then on. The inner product runs its
+   numeric phase at once (the values are there), so that C starts as an assembled copy of its result.
+*/
+typedef struct {
+  Mat              D;
+  PetscObjectState a, b, c; /* the operands' states at D's last numeric phase */
+} ProductViaAIJ;
+
+static PetscErrorCode ProductViaAIJDestroy(void *arg)
+{
+  ProductViaAIJ *p = (ProductViaAIJ *)BSRC_CTX_OF(arg);
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&p->D));
+  PetscCall(PetscFree(p));
+  PetscFunctionReturn(0);
+}
+
+/* D's numeric phase on the operands' current values, unless they did not change since the last one */
+static PetscErrorCode ProductViaAIJUpdate(Mat_Product *product, ProductViaAIJ *p, PetscBool *updated)
+{
+  PetscObjectState a, b, c = 0;
+  Mat              aij;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)product->A, &a));
+  PetscCall(PetscObjectStateGet((PetscObject)product->B, &b));
+  if (product->C) PetscCall(PetscObjectStateGet((PetscObject)product->C, &c));
+  *updated = (PetscBool)(a != p->a || b != p->b || c != p->c);
+  if (!*updated) PetscFunctionReturn(0);
+  PetscCall(MatBSRCustomAIJTwin_Private(product->A, &aij));
+  PetscCall(MatProductReplaceMats(aij, product->B, product->C, p->D));
+  PetscCall(MatProductNumeric(p->D));
+  p->a = a;
+  p->b = b;
+  p->c = c;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatProductNumeric_BSRCustom_AIJ(Mat C)
+{
+  ProductViaAIJ *p       = (ProductViaAIJ *)C->product->data;
+  PetscBool      updated = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(ProductViaAIJUpdate(C->product, p, &updated));
+  if (updated) PetscCall(MatCopy(p->D, C, SAME_NONZERO_PATTERN));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatProductSymbolic_BSRCustom_AIJ(Mat C)
+{
+  Mat_Product   *product = C->product;
+  ProductViaAIJ *p;
+  Mat            aij, E;
+  PetscBool      updated;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&p));
+  PetscCall(MatBSRCustomAIJTwin_Private(product->A, &aij));
+  PetscCall(MatProductCreate(aij, product->B, product->C, &p->D));
+  PetscCall(MatProductSetType(p->D, product->type));
+  PetscCall(MatProductSetFill(p->D, product->fill));
+  PetscCall(MatProductSetFromOptions(p->D));
+  PetscCall(MatProductSymbolic(p->D));
+  p->a = p->b = p->c = (PetscObjectState)-1;
+  PetscCall(ProductViaAIJUpdate(product, p, &updated));
+  /* C becomes a copy of D's result, its own product data kept aside meanwhile */
+  PetscCall(MatDuplicate(p->D, MAT_COPY_VALUES, &E));
+  C->product = NULL;
+  PetscCall(MatHeaderReplace(C, &E));
+  C->product              = product;
+  product->data           = p;
+  product->destroy        = ProductViaAIJDestroy;
+  C->ops->productsymbolic = MatProductSymbolic_BSRCustom_AIJ;
+  C->ops->productnumeric  = MatProductNumeric_BSRCustom_AIJ;
+  PetscCall(PetscInfo(C, "MatProduct %s of %s with %s computed on an AIJ copy of the first\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name));
+  PetscFunctionReturn(0);
+}
+
+/* composed as MatProductSetFromOptions_<ours>_<aij type>_C: every product type that AIJ offers */
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BSRCustom_AIJ(Mat C)
+{
+  PetscFunctionBegin;
+  C->ops->productsymbolic = MatProductSymbolic_BSRCustom_AIJ;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeAIJProducts_Private(Mat A, const char ours[], PetscBool install)
+{
+  const char *aij[] = {MATSEQAIJ, MATMPIAIJ, "seqaijcusparse", "mpiaijcusparse"};
+  char        name[128];
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(aij); i++) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", ours, aij[i]));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? MatProductSetFromOptions_BSRCustom_AIJ : NULL));
+  }
+  PetscFunctionReturn(0);
+}
