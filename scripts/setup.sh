@@ -2,12 +2,18 @@
 # Sets up a fresh Debian 12 machine for bsrcustom and builds it: installs what is missing through apt
 # (as root; otherwise prints the exact apt line and stops), configures with CMake, builds.
 #   scripts/setup.sh [build-dir]        (default: build)
+#   scripts/setup.sh --packages-only    only the packages (for building against another PETSc)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+packages_only=0
+if [[ ${1:-} == --packages-only ]]; then
+  packages_only=1
+  shift
+fi
 build=${1:-$root/build}
 
 packages=(build-essential cmake pkg-config python3 python3-matplotlib valgrind
-          petsc-dev libpetsc3.18-dev-examples libopenmpi-dev openmpi-bin
+          petsc-dev libpetsc3.18-dev-examples libopenmpi-dev openmpi-bin libblas-dev liblapack-dev
           googletest libgtest-dev)
 missing=()
 for p in "${packages[@]}"; do
@@ -24,6 +30,8 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sh -c "$line"
 fi
+
+(( packages_only )) && exit 0
 
 # Open MPI refuses to run as root without these (CI and the GPU hosts run as root).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
