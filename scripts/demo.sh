@@ -15,8 +15,13 @@ backend=cpu
 if grep -q "BSRCUSTOM_HAVE_CUDA:INTERNAL=ON" "$build/CMakeCache.txt" 2>/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU; then
   backend=cuda
 fi
-echo "demo: backend $backend, OMP_NUM_THREADS=$OMP_NUM_THREADS"
+# vectors on the device where PETSc has CUDA vectors (a PETSc configured with CUDA; Debian's has none)
+vecopts=()
+if [[ $backend == cuda ]] && grep -q "BSRCUSTOM_PETSC_HAS_CUDA:INTERNAL=ON" "$build/CMakeCache.txt"; then
+  vecopts=(-dm_vec_type cuda -use_gpu_aware_mpi 0)
+fi
+echo "demo: backend $backend${vecopts:+, CUDA vectors}, OMP_NUM_THREADS=$OMP_NUM_THREADS"
 # --bind-to none: Open MPI pins a rank to one core by default, which would stack the OpenMP threads there
 exec mpiexec --bind-to none -n 1 "$build/examples/ksp_block_elasticity" -dll_append "$lib" \
   -dm_mat_type bsrcustom -mat_bsrcustom_backend "$backend" -compare_type baij -compare_assemble \
-  -ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 "$@"
+  -ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 "${vecopts[@]}" "$@"

@@ -17,11 +17,15 @@
 #               >= 1 GB of matrix per GPU; results in $OUT/bench (scale-*.json, scale-*.log)
 #   overlap16   bench_matmult on 16 CPU ranks (the halo overlap at 16 ranks); results in $OUT/bench
 # The current PETSc with CUDA (device vectors), in the same call or while the machine is held:
-#   petsc-cuda  scripts/petsc-build.sh cuda: PETSc 3.25.4 with CUDA into /tmp/petsc-3.25.4-cuda (the
-#               kit's Open MPI and BLAS/LAPACK; about 4 minutes; kept while the machine is held)
+#   petsc-cuda  PETSc 3.25.4 with CUDA into /tmp/petsc-3.25.4-cuda: unpacked from
+#               .gpu-extra/petsc-3.25.4-cuda.tar.xz where `prepare-cuda` put one (built on the build
+#               machine with the same Debian Open MPI and CUDA 13: seconds), else built from the source
+#               tarball by scripts/petsc-build.sh cuda (the kit's Open MPI and BLAS/LAPACK; about 5 minutes)
 #   build-325   the project against it into build-gpu-325/ (needs petsc-cuda first)
 #   run-325     the whole test suite against it (gpu label included, PETSc 3.25's own programs, the
 #               petsc-examples sweep with the cuda backend), compute-sanitizer memcheck and racecheck
+#   gpu-325     run-325's gpu label and sanitizers only
+#   solve-325   the main job on CUDA vectors against MATAIJCUSPARSE, and on 16 CPU ranks against MATBAIJ
 #   nvml        copies nvml.h and the NVML stub library to $OUT (to build PETSc with CUDA elsewhere)
 # A device call holds the machine while it runs and 30 s after: put petsc-cuda, build-325 and run-325
 # in one call (`bash scripts/gpu-host.sh petsc-cuda build-325 run-325`), or chain calls at once.
@@ -41,9 +45,20 @@ prepare)
     /usr/lib/x86_64-linux-gnu/libgtest*.a /usr/lib/x86_64-linux-gnu/libgmock*.a 2>/dev/null | xz -T0 > .gpu-extra/gtest.tar.xz
   # the kit's include/petsc is a relative link to share/petsc/3.18/include/petsc, which it does not carry
   tar -cf - /usr/share/petsc/3.18/include 2>/dev/null | xz -T0 > .gpu-extra/petsc-include.tar.xz
-  # the current PETSc's source, for petsc-cuda
-  cp ../shared/vendor/petsc-3.25.4.tar.xz .gpu-extra/
+  cp $E/ksp/ksp/tutorials/ex56.c .gpu-extra/examples/ksp/ksp/tutorials/
+  # the current PETSc with CUDA: prebuilt (prepare-cuda) or its source, for petsc-cuda
+  if [[ -d /tmp/petsc-3.25.4-cuda/lib ]]; then
+    tar -C /tmp -cf - petsc-3.25.4-cuda | xz -T0 > .gpu-extra/petsc-3.25.4-cuda.tar.xz
+  else
+    cp ../shared/vendor/petsc-3.25.4.tar.xz .gpu-extra/
+  fi
   du -sh .kit .gpu-extra
+  ;;
+prepare-cuda)
+  # PETSc 3.25.4 with CUDA, built here for the GPU hosts (needs nvml.h and the NVML stub, which the
+  # `nvml` step fetches from a GPU host, in /usr/local/cuda), then `prepare`
+  scripts/petsc-build.sh cuda /tmp/petsc-3.25.4-cuda
+  "$0" prepare
   ;;
 petsc-cuda | build-325 | run-325 | nvml)
   : "${OUT:=/tmp/out}"
@@ -56,6 +71,11 @@ petsc-cuda | build-325 | run-325 | nvml)
   for step in "$@"; do
     case $step in
     petsc-cuda)
+      if [[ -f .gpu-extra/petsc-3.25.4-cuda.tar.xz ]]; then
+        [[ -d $P/lib ]] || tar -xJf .gpu-extra/petsc-3.25.4-cuda.tar.xz -C /tmp
+        echo "petsc-cuda: prebuilt PETSc 3.25.4 with CUDA unpacked into $P"
+        continue
+      fi
       PETSC_TARBALL=$root/.gpu-extra/petsc-3.25.4.tar.xz PETSC_BUILD_JOBS=$(nproc) scripts/petsc-build.sh cuda "$P" > "$OUT/petsc-cuda.log" 2>&1 || { tail -40 "$OUT/petsc-cuda.log"; exit 1; }
       grep -E "took|installed" "$OUT/petsc-cuda.log"
       ;;
@@ -64,11 +84,29 @@ petsc-cuda | build-325 | run-325 | nvml)
       grep -E "PETSc .* at|CUDA backend" "$OUT/configure-325.log"
       cmake --build "$B" -j "$(nproc)" -- -k > "$OUT/build-325.log" 2>&1 || { grep -E "error" "$OUT/build-325.log" | head -30; exit 1; }
       ;;
-    run-325)
-      (cd "$B" && { ctest -j8 --output-on-failure --timeout 300 > "$OUT/ctest-325.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-325.log" | tail -25)
+    run-325 | gpu-325)
+      # a failing test must not stop the rest (set -e)
+      (cd "$B" && { ctest -L gpu -j4 --output-on-failure --timeout 300 > "$OUT/ctest-325-gpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout|Skipped" "$OUT/ctest-325-gpu.log" | tail -40)
       S=/usr/local/cuda/bin/compute-sanitizer
-      $S --tool memcheck --leak-check full "$B/tests/petsc/test_gpu_backend" > "$OUT/memcheck-325.log" 2>&1; tail -2 "$OUT/memcheck-325.log"
-      $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/test_gpu_backend" > "$OUT/racecheck-325.log" 2>&1; tail -2 "$OUT/racecheck-325.log"
+      for t in test_gpu_backend test_device_vectors; do
+        $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
+        $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/racecheck-325-$t.log" 2>&1; echo "racecheck $t: $(tail -1 "$OUT/racecheck-325-$t.log")"
+      done
+      [[ $step == gpu-325 ]] && continue
+      (cd "$B" && { ctest -LE gpu -j8 --output-on-failure --timeout 300 > "$OUT/ctest-325-cpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-325-cpu.log" | tail -25)
+      ;;
+    solve-325)
+      # the main job on CUDA vectors: (a) bsrcustom cuda vs (b) MATAIJCUSPARSE in one process, then
+      # (d) bsrcustom cpu vs (c) MATBAIJ on 16 ranks, at 60^3 nodes (648,000 unknowns) and SOLVE_BIG^3
+      E=$B/examples/ksp_block_elasticity L=$B/src/mat/impls/bsrcustom/libpetscbsrcustom.so
+      common=(-ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 -mult_reps 200 -compare_assemble)
+      for n in 60 ${SOLVE_BIG:-100}; do
+        mpiexec -n 1 "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda -dm_vec_type cuda -use_gpu_aware_mpi 0 \
+          -compare_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n > "$OUT/solve-gpu-$n.log" 2>&1 || echo "solve-gpu-$n failed"
+        OMP_NUM_THREADS=1 mpiexec -n 16 --bind-to core "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_threads 1 \
+          -compare_type baij "${common[@]}" -nx $n -ny $n -nz $n > "$OUT/solve-cpu16-$n.log" 2>&1 || echo "solve-cpu16-$n failed"
+        for f in "$OUT/solve-gpu-$n.log" "$OUT/solve-cpu16-$n.log"; do echo "== $(basename "$f")"; grep -E "^Solve \[|Timing: (KSPSolve|MatMult loop)" "$f"; done
+      done
       ;;
     nvml)
       cp /usr/local/cuda/include/nvml.h "$OUT/" 2>/dev/null || find / -name nvml.h -path "*cuda*" -exec cp {} "$OUT/" \; -quit

@@ -193,3 +193,48 @@ PetscErrorCode TestViewInfoText(Mat A, char *text, size_t len)
   (void)remove(name);
   PetscFunctionReturn(0);
 }
+
+/* SPD block operator: diagonal block D = 6 I + C, off-diagonal blocks -I - C/8 per neighbour, with C
+   a fixed symmetric coupling (so it is a genuine block system, not bs decoupled scalar ones). */
+PetscErrorCode TestBlockDiffusionMatrix(MPI_Comm comm, MatType type, PetscInt n, PetscInt bs, Mat *A)
+{
+  PetscInt     N = n * n * n, *d;
+  PetscScalar *diag, *off;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N * bs, N * bs));
+  PetscCall(MatSetBlockSize(*A, bs));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetUp(*A));
+  PetscCall(PetscMalloc3(N, &d, bs * bs, &diag, bs * bs, &off));
+  for (PetscInt i = 0; i < N; i++) d[i] = 7;
+  PetscCall(MatXAIJSetPreallocation(*A, bs, d, d, NULL, NULL));
+  for (PetscInt r = 0; r < bs; r++) {
+    for (PetscInt c = 0; c < bs; c++) {
+      PetscScalar coupling = (r == c) ? 0.0 : 0.5 / (1.0 + PetscAbsInt(r - c));
+      diag[r * bs + c]     = (r == c ? 6.0 + 0.1 * r : 0.0) + coupling;
+      off[r * bs + c]      = (r == c ? -1.0 : 0.0) - coupling / 8.0;
+    }
+  }
+  {
+    PetscInt rs, re;
+    PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+    for (PetscInt gi = rs / bs; gi < re / bs; gi++) {
+      PetscInt i = gi % n, j = (gi / n) % n, k = gi / (n * n);
+      PetscInt nb[6], cnt = 0;
+      if (i > 0) nb[cnt++] = gi - 1;
+      if (i < n - 1) nb[cnt++] = gi + 1;
+      if (j > 0) nb[cnt++] = gi - n;
+      if (j < n - 1) nb[cnt++] = gi + n;
+      if (k > 0) nb[cnt++] = gi - n * n;
+      if (k < n - 1) nb[cnt++] = gi + n * n;
+      PetscCall(MatSetValuesBlocked(*A, 1, &gi, 1, &gi, diag, INSERT_VALUES));
+      for (PetscInt q = 0; q < cnt; q++) PetscCall(MatSetValuesBlocked(*A, 1, &gi, 1, &nb[q], off, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree3(d, diag, off));
+  PetscFunctionReturn(0);
+}

@@ -11,6 +11,10 @@
    `type` with BAIJ-style preallocation. Same seed -> same matrix for any type. */
 PetscErrorCode TestRandomBlockMatrix(MPI_Comm comm, MatType type, PetscInt bs, PetscInt nbrows_local, PetscInt nbcols_global, PetscInt blocks_per_row, PetscBool with_empty_rows, PetscBool with_long_row, unsigned seed, Mat *A);
 
+/* The SPD system of the KSP tests: a 3D block diffusion operator on an n^3 grid (7-point coupling
+   between nodes), bs x bs blocks with a fixed symmetric coupling inside, assembled as `type`. */
+PetscErrorCode TestBlockDiffusionMatrix(MPI_Comm comm, MatType type, PetscInt n, PetscInt bs, Mat *A);
+
 /* Where the options ask for a GPU backend (-mat_bsrcustom_backend cuda|cusparse) and this build or
    machine has none: prints "SKIPPED: ..." and returns PETSC_TRUE; the test then exits with 77, which
    CTest reports as skipped (SKIP_RETURN_CODE). */

@@ -63,4 +63,15 @@ typedef const char *BSRCErrorText;
   #define BSRC_CREATEGRAPH_ARGS(M) M, sym, scale, filter, num_idx, index, graph
 #endif
 
+/* PETSc's own device support. A PETSc configured with a GPU has Mat::boundtocpu and MatBindToCPU's
+   operation (PETSC_HAVE_DEVICE); one configured with CUDA, 3.21 or later, also has CUDA vectors and
+   device contexts whose stream (PetscDeviceContextGetStreamHandle) our products join. Debian's 3.18
+   has neither: there vectors live on the host and the GPU backends stage them. */
+#if defined(PETSC_HAVE_DEVICE)
+  #define BSRC_HAVE_DEVICE_BINDING 1
+#endif
+#if defined(PETSC_HAVE_CUDA) && PETSC_VERSION_GE(3, 21, 0)
+  #define BSRC_HAVE_PETSC_CUDA 1
+#endif
+
 #endif

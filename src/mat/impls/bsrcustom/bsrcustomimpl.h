@@ -65,6 +65,23 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat, const MatBSRCust
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(Mat, Vec);
 /* Whether v's own array is page-locked by MatBSRCustomCUDAPinVec_Private() now (exported for the tests). */
 PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec, PetscBool *);
+/* PETSc's own device support (bsrcustomdevice.c), where PETSc has it (BSRC_HAVE_PETSC_CUDA):
+   - VecTypeFollow: A's MatCreateVecs type follows where its products run (VECCUDA on a GPU backend
+     of a CUDA-enabled PETSc, VECSTANDARD otherwise) and A->boundtocpu says whether they run on the CPU;
+     called whenever the backend or the binding changes;
+   - Stream: the cudaStream_t (as void *) of PETSc's current device context, NULL without one;
+   - DeviceId: PETSc's CUDA device, -1 without one;
+   - VecOnDevice: whether v is a CUDA vector not bound to the CPU (its arrays are device memory). */
+PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A, MatBSRCustomBackend backend, PetscBool bound);
+PETSC_INTERN PetscErrorCode MatBSRCustomPETScStream_Private(void **stream);
+PETSC_INTERN PetscErrorCode MatBSRCustomPETScDeviceId_Private(PetscInt *id);
+PETSC_INTERN PetscErrorCode MatBSRCustomVecOnDevice_Private(Vec v, PetscBool *on_device);
+/* PCPBJACOBI on the device: A's diagonal blocks as an aijcusparse matrix (bsrcustomblockdiag.c);
+   installs or removes the MATOP_GET_BLOCK_DIAGONAL operation where PETSc has it */
+PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, PetscBool install);
+/* MatView (ascii_info): where vectors and halo live with PETSc's device vectors, or that PETSc has none */
+PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscViewer viewer);
+
 /* MatView (ascii_info) of a GPU backend: how host vectors reach the device */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *, PetscViewer);
 

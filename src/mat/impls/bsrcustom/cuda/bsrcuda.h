@@ -92,6 +92,14 @@ size_t bsrc_cuda_device_bytes(const bsrc_cuda_matrix *M);
    matrix's stream (bsrc_cuda_stream) and only launch errors are reported here; errors while it runs
    surface at the next synchronising call. For callers that time or overlap the product. */
 bsrc_cuda_status bsrc_cuda_multadd_device_async(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
+/* The product on device arrays queued on the caller's stream (a cudaStream_t passed as void *; NULL
+   is the legacy default stream), as a library that owns the vectors' stream (PETSc's device
+   context) needs it: nothing waits on the host, x and in are read after the work queued before on
+   that stream, and work queued after it there sees out. Only launch errors are reported here.
+   M orders itself: its later uploads (set_values, set_structure), host products and destruction
+   wait for this product on the device, and a product queued here waits for async work left on M's
+   own stream. */
+bsrc_cuda_status bsrc_cuda_multadd_device_on(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, void *stream, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
 /* The matrix's cudaStream_t (as void * to keep CUDA headers out of C callers): a blocking stream,
    so it runs after work queued earlier on the legacy default stream. Work on other streams that
    fills x / in must be synchronised by the caller first. */

@@ -130,6 +130,13 @@ struct bsrc_cuda_matrix {
   bool             have_events = false;
   bool             split_open  = false; /* bsrc_cuda_split_begin ran, bsrc_cuda_split_end not yet */
 
+  /* products queued on a caller's stream (bsrc_cuda_multadd_device_on) and work left running on M's
+     own stream are ordered against each other through these, without host waits */
+  cudaEvent_t caller_done   = nullptr; /* recorded after the last product on a caller's stream */
+  bool        caller_queued = false;   /* caller_done not yet waited for by M's stream */
+  cudaEvent_t own_done      = nullptr; /* recorded on M's stream when async work there must precede a caller's product */
+  bool        own_queued    = false;   /* async work queued on M's stream since the last synchronisation */
+
   bsrc::cusparse_state *cus = nullptr;
 };
 
@@ -916,8 +923,34 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
   return cusparse_multadd(&M->cus, view(M), s, v, alpha, x, beta, in, out, &M->bytes, sink(M));
 }
 
+/* M's own stream waits for products queued on a caller's stream (no host wait): every entry point
+   that works on M's stream, or changes what a queued product reads, calls this first. */
+bsrc_cuda_status join_caller(bsrc_cuda_matrix *M, const char *what)
+{
+  if (!M->caller_queued) return BSRC_CUDA_OK;
+  const cudaError_t err = cudaStreamWaitEvent(M->stream, M->caller_done, 0);
+  if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
+  M->caller_queued = false;
+  return BSRC_CUDA_OK;
+}
+
+/* The caller's stream s waits for async work left on M's stream (the async and benchmark entry
+   points), so a product queued on s never overlaps another product of M. */
+bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
+{
+  if (!M->own_queued) return BSRC_CUDA_OK;
+  cudaError_t err = cudaSuccess;
+  if (!M->own_done) err = cudaEventCreateWithFlags(&M->own_done, cudaEventDisableTiming);
+  if (err == cudaSuccess) err = cudaEventRecord(M->own_done, M->stream);
+  if (err == cudaSuccess) err = cudaStreamWaitEvent(s, M->own_done, 0);
+  if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
+  M->own_queued = false;
+  return BSRC_CUDA_OK;
+}
+
 bsrc_cuda_status finish(bsrc_cuda_matrix *M, const char *what)
 {
+  M->own_queued = false;
   const cudaError_t err = cudaStreamSynchronize(M->stream);
   if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
   return BSRC_CUDA_OK;
@@ -930,6 +963,9 @@ bsrc_cuda_status bench_baseline(bsrc_cuda_matrix *M, cusparse_variant v, double 
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
   if (M->nbrows == 0) return BSRC_CUDA_OK;
+  s = join_caller(M, "benchmark baseline: ordering after queued products");
+  if (s != BSRC_CUDA_OK) return s;
+  M->own_queued = true;
   return cusparse_multadd(&M->cus, view(M), M->stream, v, alpha, x, beta, in, out, &M->bytes, sink(M));
 }
 
@@ -1030,9 +1066,14 @@ extern "C" void bsrc_cuda_destroy(bsrc_cuda_matrix *M)
 {
   if (!M) return;
   device_scope ds(M->device);
-  if (M->stream) (void)cudaStreamSynchronize(M->stream);
+  if (M->stream) {
+    (void)join_caller(M, "destroy");
+    (void)cudaStreamSynchronize(M->stream);
+  }
   release_structure(M);
   destroy_events(M);
+  if (M->caller_done) (void)cudaEventDestroy(M->caller_done);
+  if (M->own_done) (void)cudaEventDestroy(M->own_done);
   if (M->stream) (void)cudaStreamDestroy(M->stream);
   delete M;
 }
@@ -1061,6 +1102,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
 
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  (void)join_caller(M, "set_structure");
   (void)cudaStreamSynchronize(M->stream);
   release_structure(M);
 
@@ -1126,7 +1168,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_values(bsrc_cuda_matrix *M, const doub
   if (M->nblocks > 0 && !values) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_values: values is NULL");
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
-  const bsrc_cuda_status s = upload(M, M->values, values, M->values.bytes, "upload of the values");
+  bsrc_cuda_status s = join_caller(M, "set_values: ordering after queued products");
+  if (s == BSRC_CUDA_OK) s = upload(M, M->values, values, M->values.bytes, "upload of the values");
   if (s != BSRC_CUDA_OK) return s;
   M->has_values = true;
   ++M->values_epoch;
@@ -1198,6 +1241,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   if (M->nbrows == 0) return BSRC_CUDA_OK;
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  s = join_caller(M, "host product: ordering after queued products");
+  if (s != BSRC_CUDA_OK) return s;
   const staging_plan plan = staging_settings();
   s                       = stage_inputs(M, plan, x, beta, in, "host-to-device copy of x / in");
   if (s != BSRC_CUDA_OK) return s;
@@ -1230,7 +1275,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda
   if (L->split_open) return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_begin: the previous split product was not ended (bsrc_cuda_split_end)");
   device_scope ds(L->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(L), ds.error(), "cudaSetDevice");
-  s = stage_inputs(L, staging_settings(), x, beta, in, "host-to-device copy of x / in (split product)");
+  s = join_caller(L, "split product: ordering after queued products");
+  if (s == BSRC_CUDA_OK) s = stage_inputs(L, staging_settings(), x, beta, in, "host-to-device copy of x / in (split product)");
   if (s != BSRC_CUDA_OK) return s;
   double *dx = (double *)L->d_x.ptr, *dy = (double *)L->d_y.ptr;
   s          = queue_product(L, kl, alpha, dx, beta, dy, dy);
@@ -1265,6 +1311,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_m
     else if (!ghost_x) s = fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: ghost_x is NULL");
     else if ((s = check_product_args(G, kg, ghost_x, 1.0, dy, dy)) != BSRC_CUDA_OK) (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);
     else if ((s = ensure_staging(G)) != BSRC_CUDA_OK) (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);
+    else if ((s = join_caller(G, "split product: ordering after queued products")) != BSRC_CUDA_OK) (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);
     if (s != BSRC_CUDA_OK) {
       (void)cudaStreamSynchronize(L->stream);
       return s;
@@ -1293,7 +1340,30 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_async(bsrc_cuda_matrix *M, 
   if (s != BSRC_CUDA_OK) return s;
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  const bsrc_cuda_status j = join_caller(M, "device product: ordering after queued products");
+  if (j != BSRC_CUDA_OK) return j;
+  M->own_queued = true;
   return queue_product(M, k, alpha, x_dev, beta, in_dev, out_dev);
+}
+
+extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_on(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, void *stream, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
+{
+  const bsrc_cuda_status s = check_product_args(M, k, x_dev, beta, in_dev, out_dev);
+  if (s != BSRC_CUDA_OK) return s;
+  if (M->split_open) return fail(sink(M), BSRC_CUDA_ERR_ARG, "multadd_device_on: a split product is open (bsrc_cuda_split_begin without its end)");
+  device_scope ds(M->device);
+  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  const cudaStream_t cs = stream ? (cudaStream_t)stream : cudaStreamLegacy;
+  bsrc_cuda_status   st = join_own(M, cs, "device product: ordering after M's own stream");
+  if (st != BSRC_CUDA_OK) return st;
+  st = queue_product(M, k, alpha, x_dev, beta, in_dev, out_dev, cs);
+  if (st != BSRC_CUDA_OK) return st;
+  cudaError_t err = cudaSuccess;
+  if (!M->caller_done) err = cudaEventCreateWithFlags(&M->caller_done, cudaEventDisableTiming);
+  if (err == cudaSuccess) err = cudaEventRecord(M->caller_done, cs);
+  if (err != cudaSuccess) return fail_cuda(sink(M), err, "device product: recording its completion");
+  M->caller_queued = true;
+  return BSRC_CUDA_OK;
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_multadd_device(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
@@ -1351,6 +1421,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_task_count(bsrc_cuda_matrix *M, bsrk_i
   if (!M->has_structure) return BSRC_CUDA_OK;
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  (void)join_caller(M, "set_task_count");
   (void)cudaStreamSynchronize(M->stream);
   const bsrc_cuda_status s = build_tasks(M);
   if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */
@@ -1387,6 +1458,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_k
   if (k != BSRC_CUDA_KERNEL_HYBRID || !M->has_structure) return BSRC_CUDA_OK;
   device_scope ds(M->device);
   if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  (void)join_caller(M, "set_lanes");
   (void)cudaStreamSynchronize(M->stream); /* a queued product may still read the old pieces */
   const bsrc_cuda_status s = build_hybrid_work(M);
   if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */

@@ -77,6 +77,8 @@ static PetscErrorCode MatMPIBSRCustomConvertBlocks(Mat A)
     PetscCall(PetscObjectTypeCompare((PetscObject)blk[k], MATSEQBSRCUSTOM, &ours));
     if (!ours) PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(blk[k], MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, &blk[k]));
     PetscUseMethod(blk[k], "MatBSRCustomSetSettings_C", (Mat, const MatBSRCustomSettings *), (blk[k], &c->set));
+    ((Mat_SeqBSRCustom *)blk[k]->spptr)->bound = c->bound;
+    PetscCall(MatBSRCustomVecTypeFollow_Private(blk[k], c->set.backend, c->bound));
   }
   PetscFunctionReturn(0);
 }
@@ -102,6 +104,7 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   if (same) PetscFunctionReturn(0);
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
+  PetscCall(VecDestroy(&c->ghost_x_dev));
   PetscCall(PetscFree(c->ghost_cols));
   PetscCall(PetscMalloc1(nghost, &c->ghost_cols));
   PetscCall(PetscArraycpy(c->ghost_cols, garray, nghost));
@@ -126,35 +129,53 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
    accumulates into the device y and y comes back once (MatSeqBSRCustomCUDASplitEnd). Large host
    vectors, the ghost vector included, are page-locked on their second use so that these transfers
    skip the pinned buffers.
+   GPU backends with CUDA vectors (a CUDA-enabled PETSc): the ghost vector is a CUDA vector too, so
+   PetscSF packs x's ghost entries on the GPU and unpacks them there; the local kernel is queued on
+   PETSc's stream between the two, so it runs while the messages move, and the ghost kernel after.
 */
 static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
   Mat_MPIBSRCustom *c = NULL;
   Mat               Ad, Ao;
   const PetscInt   *garray;
-  PetscBool         split = PETSC_FALSE;
+  PetscBool         split = PETSC_FALSE, gpu, on_device = PETSC_FALSE;
+  Vec               ghost;
+  const char       *path;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
-  if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) { /* before the exchange and the split take their arrays */
+  gpu = (PetscBool)(c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !c->bound);
+  if (gpu) PetscCall(MatBSRCustomVecOnDevice_Private(x, &on_device));
+  if (on_device) {
+    if (!c->ghost_x_dev) {
+      PetscInt n;
+      PetscCall(VecGetLocalSize(c->ghost_x, &n));
+      PetscCall(VecCreate(PETSC_COMM_SELF, &c->ghost_x_dev));
+      PetscCall(VecSetSizes(c->ghost_x_dev, n, n));
+      PetscCall(VecSetType(c->ghost_x_dev, VECSEQCUDA));
+    }
+    ghost = c->ghost_x_dev;
+  } else ghost = c->ghost_x;
+  if (gpu && !on_device) { /* before the exchange and the split take their arrays */
     PetscCall(MatBSRCustomCUDAPinVec_Private(A, x));
     PetscCall(MatBSRCustomCUDAPinVec_Private(A, out));
     if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(A, in));
     PetscCall(MatBSRCustomCUDAPinVec_Private(A, c->ghost_x));
   }
-  PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
-  if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDASplitBegin(Ad, Ao, 1.0, x, beta, in, &split));
+  PetscCall(VecScatterBegin(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
+  if (gpu && !on_device) PetscCall(MatSeqBSRCustomCUDASplitBegin(Ad, Ao, 1.0, x, beta, in, &split));
   if (!split) { /* the seq kernels read the local parts of x, in and out */
     if (beta == (PetscScalar)0.0) PetscCall((*Ad->ops->mult)(Ad, x, out));
     else PetscCall((*Ad->ops->multadd)(Ad, x, in, out));
   }
-  PetscCall(VecScatterEnd(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
   if (split) PetscCall(MatSeqBSRCustomCUDASplitEnd(Ad, Ao, 1.0, c->ghost_x, out));
-  else PetscCall((*Ao->ops->multadd)(Ao, c->ghost_x, out, out));
-  if (split != c->gpu_split) { /* say once which path runs */
-    c->gpu_split = split;
-    PetscCall(PetscInfo(A, "MatMult path: %s\n", split ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)" : "per-block products"));
+  else PetscCall((*Ao->ops->multadd)(Ao, ghost, out, out));
+  path = !gpu ? "CPU kernels" : on_device ? "GPU, CUDA vectors: halo packed and unpacked on the GPU by PetscSF into a device ghost vector, local kernel queued while it moves, ghost kernel after" : split ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)" : "GPU, per-block products";
+  if (path != c->path) { /* say once which path runs */
+    c->path = path;
+    PetscCall(PetscInfo(A, "MatMult path: %s\n", path));
   }
   PetscFunctionReturn(0);
 }
@@ -209,6 +230,7 @@ static PetscErrorCode MatSetFromOptions_MPIBSRCustom(Mat A, BSRCOptionItems Pets
   PetscOptionsHeadBegin(PetscOptionsObject, "MPIBSRCustom options");
   PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &c->set));
   PetscOptionsHeadEnd();
+  PetscCall(MatBSRCustomVecTypeFollow_Private(A, c->set.backend, c->bound));
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
 }
@@ -240,13 +262,16 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(MatGetInfo(Ao, MAT_LOCAL, &ig));
     PetscCall(MatBSRCustomGetNumTasks(Ad, &tl));
     PetscCall(MatBSRCustomGetNumTasks(Ao, &tg));
-    if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&c->set, viewer));
+    if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
+      PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
+      PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&c->set, viewer));
+    }
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
     if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
       PetscInt device;
       char     how[128];
       PetscCall(MatBSRCustomCUDADevice_Private(A, &c->set, &device, how, sizeof(how)));
-      PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] CUDA device %" PetscInt_FMT " (%s); halo %s\n", rank, device, how, c->gpu_split ? "host-staged: exchange on the host, local kernel queued before it ends, ghost kernel into the same device y" : "not yet used on the GPU (or device vectors: per-block products)"));
+      PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] CUDA device %" PetscInt_FMT " (%s); last product: %s\n", rank, device, how, c->path ? c->path : "none yet"));
     }
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank, Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));
     PetscCall(PetscViewerFlush(viewer));
@@ -397,8 +422,23 @@ static PetscErrorCode MatBSRCustomGetSettings_MPIBSRCustom(Mat A, MatBSRCustomSe
 
 static PetscErrorCode MatBSRCustomSetSettings_MPIBSRCustom(Mat A, const MatBSRCustomSettings *set)
 {
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
   PetscFunctionBegin;
-  ((Mat_MPIBSRCustom *)A->spptr)->set = *set;
+  c->set = *set;
+  PetscCall(MatBSRCustomVecTypeFollow_Private(A, c->set.backend, c->bound));
+  if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
+  PetscFunctionReturn(0);
+}
+
+/* MatBindToCPU: the bound matrix and its blocks run the CPU kernel on host vectors */
+static PetscErrorCode MatBindToCPU_MPIBSRCustom(Mat A, PetscBool flg)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  c->bound = flg;
+  PetscCall(MatBSRCustomVecTypeFollow_Private(A, c->set.backend, c->bound));
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
 }
@@ -529,8 +569,10 @@ static PetscErrorCode MatDuplicate_MPIBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall((*c->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(*M, MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, M));
-  d      = (Mat_MPIBSRCustom *)(*M)->spptr;
-  d->set = c->set;
+  d        = (Mat_MPIBSRCustom *)(*M)->spptr;
+  d->set   = c->set;
+  d->bound = c->bound;
+  PetscCall(MatBSRCustomVecTypeFollow_Private(*M, d->set.backend, d->bound));
   if ((*M)->assembled) PetscCall(MatMPIBSRCustomSetUp(*M));
   PetscFunctionReturn(0);
 }
@@ -555,6 +597,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   c->baij_setvalues               = MPIBAIJBaseOps.setvalues;
   c->baij_getmultiprocblock       = MPIBAIJBaseOps.getmultiprocblock;
   c->baij_axpy                    = MPIBAIJBaseOps.axpy;
+  c->baij_bindtocpu               = MPIBAIJBaseOps.bindtocpu;
   c->baij_setvaluesblocked        = MPIBAIJBaseOps.setvaluesblocked;
   c->baij_mpibaijsetpreallocation = MPIBAIJBasePreallocation;
   c->block_preallocated           = B->preallocated;
@@ -570,12 +613,15 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   B->ops->setvaluesblocked = MatSetValuesBlocked_MPIBSRCustom;
   if (c->baij_getmultiprocblock) B->ops->getmultiprocblock = MatGetMultiProcBlock_MPIBSRCustom;
   if (c->baij_axpy) B->ops->axpy = MatAXPY_MPIBSRCustom;
+  B->ops->bindtocpu        = MatBindToCPU_MPIBSRCustom;
+  PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_TRUE));
   PetscCall(MatBSRCustomMakersInstall_Private(B, &MPIBAIJBaseOps, &c->makers, PETSC_TRUE));
   if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
   if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBSRCUSTOM));
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->set));
+  PetscCall(MatBSRCustomVecTypeFollow_Private(B, c->set.backend, c->bound));
   if (B->assembled) PetscCall(MatMPIBSRCustomSetUp(B));
   PetscFunctionReturn(0);
 }
@@ -637,10 +683,14 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   B->ops->setvaluesblocked = c->baij_setvaluesblocked;
   B->ops->getmultiprocblock = c->baij_getmultiprocblock;
   B->ops->axpy             = c->baij_axpy;
+  B->ops->bindtocpu        = c->baij_bindtocpu;
+  PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
+  PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* MPIBAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &c->makers, PETSC_FALSE));
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
+  PetscCall(VecDestroy(&c->ghost_x_dev));
   PetscCall(PetscFree(c->ghost_cols));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJ));

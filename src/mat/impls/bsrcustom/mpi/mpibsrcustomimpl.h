@@ -27,6 +27,8 @@ typedef struct {
   PetscBool aij_bs1;      /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
 
   MatBSRCustomSettings set; /* handed to the local and ghost blocks */
+  PetscBool            bound; /* MatBindToCPU(A, PETSC_TRUE): passed on to the blocks */
+  PetscErrorCode (*baij_bindtocpu)(Mat, PetscBool);
 
   /* the local and ghost blocks (MPIBAIJ's, borrowed), as of the last assembly */
   Mat local, ghost;
@@ -36,8 +38,9 @@ typedef struct {
   PetscInt  *ghost_cols;
   PetscInt   nghost;
   Vec        ghost_x;
+  Vec        ghost_x_dev; /* the same on the device (a CUDA vector), for products on CUDA vectors; made on first use */
   VecScatter halo;
-  PetscBool  gpu_split; /* the last product took the GPU split path (MatSeqBSRCustomCUDASplitBegin/End) */
+  const char *path; /* how the last product ran (MatView, -info) */
 } Mat_MPIBSRCustom;
 
 PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);

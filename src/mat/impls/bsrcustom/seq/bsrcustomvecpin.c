@@ -52,8 +52,10 @@ typedef struct {
   PetscErrorCode (*replacearray)(Vec, const PetscScalar *);
 } VecPinState;
 
-static PetscErrorCode VecPinStateFree(void *ctx)
+static PetscErrorCode VecPinStateFree(void *arg)
 {
+  void *ctx = BSRC_CTX_OF(arg);
+
   PetscFunctionBegin;
   PetscCall(PetscFree(ctx));
   PetscFunctionReturn(0);
@@ -158,7 +160,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(Mat A, Vec v)
     st->owner = ((PetscObject)v)->id;
     PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
     PetscCall(PetscContainerSetPointer(c, st));
-    PetscCall(PetscContainerSetUserDestroy(c, VecPinStateFree));
+    PetscCall(BSRCContainerSetDestroy(c, VecPinStateFree));
     PetscCall(PetscObjectCompose((PetscObject)v, MATBSRCUSTOM_PIN_STATE, (PetscObject)c));
     PetscCall(PetscContainerDestroy(&c)); /* v holds it now (replacing a duplicated one) */
   }

@@ -127,9 +127,8 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomGetBSR(A, &M));
-  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
+  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !b->bound) { /* it logs its flops, as GPU flops */
     PetscCall(MatSeqBSRCustomCUDAApply(A, &M, alpha, x, beta, in, out));
-    PetscCall(PetscLogFlops(2.0 * M.rowptr[M.nbrows] * M.bs * M.bs));
     PetscFunctionReturn(0);
   }
   PetscCall(VecGetArrayRead(x, &xa));
@@ -214,6 +213,7 @@ static PetscErrorCode MatSetFromOptions_SeqBSRCustom(Mat A, BSRCOptionItems Pets
   PetscOptionsHeadBegin(PetscOptionsObject, "SeqBSRCustom options");
   PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &b->set));
   PetscOptionsHeadEnd();
+  PetscCall(MatBSRCustomVecTypeFollow_Private(A, b->set.backend, b->bound));
   PetscFunctionReturn(0);
 }
 
@@ -230,7 +230,8 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
   if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
-  if (b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) {
+  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
+  if (b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || b->bound) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s, busy-core fallback %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[b->set.shared_rows], !b->set.huge_pages ? "not asked for" : b->huge_granted ? "granted" : "asked for, not granted (-info says why)", b->set.cpu_busy_fallback ? "on" : "off"));
     if (b->set.cpu_busy_fallback && b->set.nthreads > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", b->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP", 1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE], b->team.switches));
   } else PetscCall(MatSeqBSRCustomCUDAView(A, viewer));
@@ -272,7 +273,9 @@ static PetscErrorCode MatDuplicate_SeqBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscFunctionBegin;
   PetscCall((*b->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(*M, MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, M));
-  ((Mat_SeqBSRCustom *)(*M)->spptr)->set = b->set; /* the copy goes to the device at its first product */
+  ((Mat_SeqBSRCustom *)(*M)->spptr)->set   = b->set; /* the copy goes to the device at its first product */
+  ((Mat_SeqBSRCustom *)(*M)->spptr)->bound = b->bound;
+  PetscCall(MatBSRCustomVecTypeFollow_Private(*M, b->set.backend, b->bound));
   PetscFunctionReturn(0);
 }
 
@@ -291,6 +294,19 @@ static PetscErrorCode MatBSRCustomSetSettings_SeqBSRCustom(Mat A, const MatBSRCu
   PetscFunctionBegin;
   if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && set->backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDAFree(A)); /* give the device memory back */
   b->set = *set;
+  PetscCall(MatBSRCustomVecTypeFollow_Private(A, b->set.backend, b->bound));
+  PetscFunctionReturn(0);
+}
+
+/* MatBindToCPU: a bound matrix runs the CPU kernel and makes host vectors; the device copy is kept
+   (it is brought up to date at the first product after unbinding) */
+static PetscErrorCode MatBindToCPU_SeqBSRCustom(Mat A, PetscBool flg)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  b->bound = flg;
+  PetscCall(MatBSRCustomVecTypeFollow_Private(A, b->set.backend, b->bound));
   PetscFunctionReturn(0);
 }
 
@@ -467,6 +483,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   b->baij_mult            = B->ops->mult;
   b->baij_multadd         = B->ops->multadd;
   b->baij_setvalues       = B->ops->setvalues;
+  b->baij_bindtocpu       = B->ops->bindtocpu;
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", &b->baij_seqbaijsetpreallocation));
   PetscCheck(b->baij_seqbaijsetpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ preallocation routine missing");
   b->block_preallocated = B->preallocated;
@@ -484,6 +501,8 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   B->ops->setfromoptions  = MatSetFromOptions_SeqBSRCustom;
   B->ops->zerorows        = MatZeroRows_SeqBSRCustom;
   B->ops->setvalues       = MatSetValues_SeqBSRCustom;
+  B->ops->bindtocpu       = MatBindToCPU_SeqBSRCustom;
+  PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_TRUE));
   if (b->baij_concatenate) B->ops->creatempimatconcatenateseqmat = MatCreateMPIMatConcatenateSeqMat_SeqBSRCustom;
   PetscCall(MatBSRCustomMakersInstall_Private(B, B->ops, &b->makers, PETSC_TRUE));
   if (b->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_SeqBSRCustom;
@@ -493,6 +512,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBSRCUSTOM));
   /* settings given on the command line apply even where the program never calls MatSetFromOptions() */
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &b->set));
+  PetscCall(MatBSRCustomVecTypeFollow_Private(B, b->set.backend, b->bound));
   if (B->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(B, PETSC_TRUE));
   *newmat = B;
   PetscFunctionReturn(0);
@@ -516,7 +536,10 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   B->ops->mult            = b->baij_mult;
   B->ops->multadd         = b->baij_multadd;
   B->ops->setvalues       = b->baij_setvalues;
+  B->ops->bindtocpu       = b->baij_bindtocpu;
   B->ops->creatempimatconcatenateseqmat = b->baij_concatenate;
+  PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
+  PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* BAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &b->makers, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(MatSeqBSRCustomCUDAFree(B));

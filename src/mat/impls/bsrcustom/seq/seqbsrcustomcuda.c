@@ -60,7 +60,8 @@ static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
   PetscFunctionReturn(0);
 }
 
-/* Device binding. The node-local rank comes from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), taken
+/* Device binding: -mat_bsrcustom_cuda_device, else PETSc's own CUDA device where PETSc has one, else the
+   node-local rank modulo the visible GPUs. The node-local rank comes from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), taken
    once when the first MATMPIBSRCUSTOM is created (a collective moment); a process that never creates
    one (sequential matrices only) falls back on the launcher's node-local rank variables. */
 static PetscMPIInt bsrc_node_rank = -1, bsrc_node_size = 0;
@@ -98,6 +99,16 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat A, const MatBSRCu
     *device = set->cuda_device;
     PetscCall(PetscSNPrintf(how, len, "-mat_bsrcustom_cuda_device %" PetscInt_FMT ", %d visible", set->cuda_device, n));
     PetscFunctionReturn(0);
+  }
+  {
+    PetscInt petsc_device; /* a CUDA-enabled PETSc has chosen one: its vectors live there */
+
+    PetscCall(MatBSRCustomPETScDeviceId_Private(&petsc_device));
+    if (petsc_device >= 0) {
+      *device = petsc_device;
+      PetscCall(PetscSNPrintf(how, len, "PETSc's CUDA device (its current device context), %d visible", n));
+      PetscFunctionReturn(0);
+    }
   }
   if (bsrc_node_rank >= 0) {
     local = bsrc_node_rank;
@@ -217,17 +228,31 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
     }
     plain = PETSC_TRUE;
   }
-  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  PetscCall(PetscLogGpuTimeBegin());
-  if (device) PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_device((bsrc_cuda_matrix *)b->gpu, k, alpha, xa, beta, ina, outa), "the GPU product"));
-  else PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_host((bsrc_cuda_matrix *)b->gpu, k, alpha, xa, beta, ina, outa), "the GPU product"));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  if (!device) {
+  if (device) {
+    /* device arrays (PETSc's CUDA vectors): queued on PETSc's current stream, behind the vector
+       kernels that filled x and in and ahead of those that read out; nothing waits here */
+    void    *stream;
+    PetscInt petsc_device;
+
+    PetscCall(MatBSRCustomPETScDeviceId_Private(&petsc_device));
+    PetscCheck(petsc_device < 0 || petsc_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The vectors live on CUDA device %" PetscInt_FMT " (PETSc's) and the matrix on device %" PetscInt_FMT " (-mat_bsrcustom_cuda_device): leave the option out or give PETSc the same device (-device_select_cuda)", petsc_device, b->gpu_device);
+    PetscCall(MatBSRCustomPETScStream_Private(&stream));
+    PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_device_on((bsrc_cuda_matrix *)b->gpu, k, stream, alpha, xa, beta, ina, outa), "the GPU product"));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
+  } else {
+    PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_host((bsrc_cuda_matrix *)b->gpu, k, alpha, xa, beta, ina, outa), "the GPU product"));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
     PetscCall(PetscLogCpuToGpu((M->nbcols * M->bs + (beta != (PetscScalar)0.0 ? M->nbrows * M->bs : 0)) * sizeof(PetscScalar)));
     PetscCall(PetscLogGpuToCpu(M->nbrows * M->bs * sizeof(PetscScalar)));
   }
-  PetscCall(PetscLogGpuFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs));
+  /* counted once, as GPU flops (which PETSc adds to the total too); the same count as the CPU kernel's */
+  PetscCall(PetscLogGpuFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)b->nonzero_block_rows * M->bs : 0.0)));
   if (plain) {
     PetscCall(VecRestoreArrayRead(x, &xa));
     if (beta == (PetscScalar)0.0) PetscCall(VecRestoreArrayWrite(out, &outa));

@@ -28,6 +28,8 @@ typedef struct {
   MatBSRCustomMakers makers; /* SeqBAIJ's sub-matrix and permutation operations, wrapped */
 
   MatBSRCustomSettings set; /* threads, chunks, shared rows, backend, kernel */
+  PetscBool            bound; /* MatBindToCPU(A, PETSC_TRUE): the CPU kernel runs whatever the backend */
+  PetscErrorCode (*baij_bindtocpu)(Mat, PetscBool);
 
   /* the task partition and what it was built for: rebuilt only when one of these changes */
   bsrk_partition   tasks;

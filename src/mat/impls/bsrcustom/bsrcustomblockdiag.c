@@ -1,0 +1,102 @@
+/*
+   The diagonal blocks of a bsrcustom matrix as a matrix of their own (MATOP_GET_BLOCK_DIAGONAL), so
+   that PCPBJACOBI applies its inverse blocks on the GPU.
+
+   PETSc's PBJacobi applies on the device only when the operator, or the block-diagonal matrix the
+   operator gives, is MATAIJCUSPARSE. On a GPU backend of a CUDA-enabled PETSc we give it the diagonal
+   blocks as a (seq|mpi)aijcusparse matrix with our block size: PBJacobi inverts them on the host once
+   per setup, as for BAIJ, and then applies them with a batched GEMV on CUDA vectors, so a CG + PBJacobi
+   iteration never copies a vector to the host. Elsewhere (CPU backend, bound to the CPU, no CUDA in
+   PETSc, a block row without its diagonal block) we give nothing and PBJacobi runs BAIJ's host path,
+   with BAIJ's errors.
+*/
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+
+#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
+/* diag (NULL when a block row lacks its diagonal block): the diagonal blocks of A, an aijcusparse matrix */
+static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
+{
+  Mat                Ad;
+  PetscInt           bs, nbrows, rstart, *nnz;
+  const PetscInt    *ia, *ja;
+  PetscScalar       *aa;
+  PetscBool          done, complete = PETSC_TRUE;
+  PetscInt          *where; /* where[r]: the position of block row r's diagonal block */
+  PetscMPIInt        size;
+
+  PetscFunctionBegin;
+  *diag = NULL;
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(MatGetDiagonalBlock(A, &Ad));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The local block did not give its block structure");
+  PetscCall(PetscMalloc1(nbrows, &where));
+  for (PetscInt r = 0; r < nbrows; r++) {
+    PetscInt lo = ia[r], hi = ia[r + 1]; /* columns sorted within a row */
+    where[r] = -1;
+    while (lo < hi) {
+      const PetscInt mid = lo + (hi - lo) / 2;
+      if (ja[mid] < r) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < ia[r + 1] && ja[lo] == r) where[r] = lo;
+    else complete = PETSC_FALSE;
+  }
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
+  /* every rank must agree: the matrix made below is collective */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &complete, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (!complete) {
+    PetscCall(PetscInfo(A, "A block row has no diagonal block: PCPBJACOBI gets no device block diagonal\n"));
+    PetscCall(PetscFree(where));
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), diag));
+  PetscCall(MatSetSizes(*diag, A->rmap->n, A->rmap->n, A->rmap->N, A->rmap->N));
+  PetscCall(MatSetBlockSize(*diag, bs));
+  PetscCall(MatSetType(*diag, size > 1 ? MATMPIAIJCUSPARSE : MATSEQAIJCUSPARSE));
+  PetscCall(PetscMalloc1(nbrows, &nnz));
+  for (PetscInt r = 0; r < nbrows; r++) nnz[r] = 1;
+  PetscCall(MatXAIJSetPreallocation(*diag, bs, nnz, NULL, NULL, NULL));
+  PetscCall(PetscFree(nnz));
+  PetscCall(MatSetOption(*diag, MAT_ROW_ORIENTED, PETSC_FALSE)); /* BAIJ keeps each block column-major */
+  PetscCall(MatSeqBAIJGetArray(Ad, &aa));
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  for (PetscInt r = 0; r < nbrows; r++) {
+    const PetscInt row = rstart / bs + r;
+    PetscCall(MatSetValuesBlocked(*diag, 1, &row, 1, &row, aa + (size_t)where[r] * bs * bs, INSERT_VALUES));
+  }
+  PetscCall(MatSeqBAIJRestoreArray(Ad, &aa));
+  PetscCall(PetscFree(where));
+  PetscCall(MatAssemblyBegin(*diag, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*diag, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscInfo(A, "Diagonal blocks (bs %" PetscInt_FMT ") given to PCPBJACOBI as %s, applied on the GPU\n", bs, ((PetscObject)*diag)->type_name));
+  PetscFunctionReturn(0);
+}
+#endif
+
+PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
+{
+  PetscFunctionBegin;
+  *diag = NULL;
+#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
+  {
+    PetscBool bound;
+
+    PetscCall(MatBoundToCPU(A, &bound)); /* true for the CPU backend as well */
+    if (!bound) PetscCall(MatBSRCustomDiagonalBlocksCUDA(A, diag));
+  }
+#endif
+  (void)A;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, PetscBool install)
+{
+  PetscFunctionBegin;
+#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL)
+  A->ops->getblockdiagonal = install ? MatGetBlockDiagonal_BSRCustom : NULL;
+#endif
+  (void)A, (void)install;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,423 @@
+static const char help[] = "bsrcustom on the CUDA vectors of a CUDA-enabled PETSc (3.21 or later), against MATAIJCUSPARSE and\n"
+                           "MATBAIJ: MatCreateVecs gives CUDA vectors; MatMult / MatMultAdd to 1e-13 on block sizes 1, 3, 5;\n"
+                           "KSP CG / GMRES / BCGS with none, jacobi, pbjacobi and bjacobi (ILU on the host) take MATBAIJ's\n"
+                           "iteration counts (and MATAIJCUSPARSE's, but for the block ILU); a repeated solve moves no more\n"
+                           "between host and device than MATAIJCUSPARSE's (nothing on one rank), while host vectors\n"
+                           "(-vec_type standard) are staged and still give the same iterations; MatBindToCPU both ways;\n"
+                           "MatScale, MatShift, MatDiagonalScale, MatZeroRows, MatAXPY, MatGetDiagonal between products, with\n"
+                           "uploads only after a change. -n grid size, -bs block size of the KSP system.\n"
+                           "Exits with 77 (CTest: skipped) where PETSc has no CUDA vectors or no GPU is visible.\n";
+
+#include "testutils.h"
+#include <petscksp.h>
+#include <string.h>
+
+static PetscInt failures = 0;
+
+#if defined(BSRC_HAVE_PETSC_CUDA)
+/* Host <-> device copies PETSc has logged, summed over the ranks: counts and bytes (scalars that
+   reductions bring back are logged apart and not included). */
+typedef struct {
+  PetscLogDouble to_gpu, to_cpu, bytes;
+} Copies;
+
+static PetscErrorCode CopiesNow(Copies *c)
+{
+  PetscLogDouble v[3] = {petsc_ctog_ct, petsc_gtoc_ct, petsc_ctog_sz + petsc_gtoc_sz};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  c->to_gpu = v[0];
+  c->to_cpu = v[1];
+  c->bytes  = v[2];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CopiesSince(const Copies *before, Copies *moved)
+{
+  Copies now;
+
+  PetscFunctionBegin;
+  PetscCall(CopiesNow(&now));
+  moved->to_gpu = now.to_gpu - before->to_gpu;
+  moved->to_cpu = now.to_cpu - before->to_cpu;
+  moved->bytes  = now.bytes - before->bytes;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode IsCUDAVec(Vec v, PetscBool *cuda)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, cuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscFunctionReturn(0);
+}
+
+/* b_i = sin(global i): the same values in every vector type */
+static PetscErrorCode FillRhs(Vec b, PetscReal shift)
+{
+  PetscScalar *a;
+  PetscInt     rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(b, &rs, &re));
+  PetscCall(VecGetArrayWrite(b, &a));
+  for (PetscInt i = rs; i < re; i++) a[i - rs] = PetscSinReal(0.37 * (PetscReal)i + shift);
+  PetscCall(VecRestoreArrayWrite(b, &a));
+  PetscFunctionReturn(0);
+}
+
+/* y = A x, z = A x + w, w = A x + w on vectors of A's MatCreateVecs, against Cu (MATAIJCUSPARSE) and
+   Ref (MATBAIJ) on the same vectors; then the same products again with x already on the device must
+   move nothing between host and device on one rank, and no more than Cu's on several. */
+static PetscErrorCode Products(Mat A, Mat Cu, Mat Ref, const char *what)
+{
+  Vec         x, y, z, w, w0, r;
+  PetscReal   rel;
+  PetscBool   cuda;
+  PetscMPIInt size;
+  Copies      before = {0, 0, 0}, ours, theirs;
+  Mat         refs[2] = {Cu, Ref};
+  const char *names[2] = {"MATAIJCUSPARSE", "MATBAIJ"};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(IsCUDAVec(x, &cuda));
+  {
+    VecType vt;
+    PetscCall(VecGetType(x, &vt));
+    TEST_CHECK(PETSC_COMM_WORLD, cuda, failures, "%s: MatCreateVecs gave a %s vector, not a CUDA one", what, vt);
+  }
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecDuplicate(y, &w));
+  PetscCall(VecDuplicate(y, &w0));
+  PetscCall(VecDuplicate(y, &r));
+  PetscCall(FillRhs(x, 0.0));
+  PetscCall(FillRhs(w0, 1.0));
+  for (int k = 0; k < 2; k++) {
+    Vec zr, wr;
+    PetscCall(VecDuplicate(y, &zr));
+    PetscCall(VecDuplicate(y, &wr));
+    PetscCall(VecSet(y, 1e300)); /* MatMult must overwrite it */
+    PetscCall(MatMult(A, x, y));
+    PetscCall(MatMult(refs[k], x, r));
+    PetscCall(TestRelDiff(y, r, &rel));
+    TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMult differs from %s's by %g", what, names[k], (double)rel);
+    PetscCall(MatMultAdd(A, x, w0, z));
+    PetscCall(MatMultAdd(refs[k], x, w0, zr));
+    PetscCall(TestRelDiff(z, zr, &rel));
+    TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd differs from %s's by %g", what, names[k], (double)rel);
+    PetscCall(VecCopy(w0, w));
+    PetscCall(VecCopy(w0, wr));
+    PetscCall(MatMultAdd(A, x, w, w));
+    PetscCall(MatMultAdd(refs[k], x, wr, wr));
+    PetscCall(TestRelDiff(w, wr, &rel));
+    TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd in place differs from %s's by %g", what, names[k], (double)rel);
+    PetscCall(VecDestroy(&zr));
+    PetscCall(VecDestroy(&wr));
+  }
+  /* the MATBAIJ products read x and w0 on the host; these put what the counted products read and
+     write on the device again */
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMultAdd(A, x, w0, z));
+  PetscCall(MatMult(Cu, x, r));
+  PetscCall(CopiesNow(&before));
+  for (int i = 0; i < 3; i++) {
+    PetscCall(MatMult(A, x, y));
+    PetscCall(MatMultAdd(A, x, w0, z));
+    PetscCall(MatMultAdd(A, x, z, z));
+  }
+  PetscCall(CopiesSince(&before, &ours));
+  PetscCall(CopiesNow(&before));
+  for (int i = 0; i < 3; i++) {
+    PetscCall(MatMult(Cu, x, y));
+    PetscCall(MatMultAdd(Cu, x, w0, z));
+    PetscCall(MatMultAdd(Cu, x, z, z));
+  }
+  PetscCall(CopiesSince(&before, &theirs));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: 9 products on device vectors moved %g+%g copies, %g bytes (MATAIJCUSPARSE: %g+%g, %g bytes)\n", what, ours.to_gpu, ours.to_cpu, ours.bytes, theirs.to_gpu, theirs.to_cpu, theirs.bytes));
+  if (size == 1) TEST_CHECK(PETSC_COMM_WORLD, ours.to_gpu + ours.to_cpu == 0, failures, "%s: products on device vectors copied %g times between host and device", what, ours.to_gpu + ours.to_cpu);
+  else TEST_CHECK(PETSC_COMM_WORLD, ours.bytes <= theirs.bytes, failures, "%s: products on device vectors moved %g bytes between host and device, MATAIJCUSPARSE %g", what, ours.bytes, theirs.bytes);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&w0));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+/* Two solves of A x = b from zero (the second measured: no setup left), b and x of A's MatCreateVecs
+   unless host is set (VECSTANDARD vectors). */
+static PetscErrorCode Solve(Mat A, KSPType ksptype, PCType pctype, PetscBool host, PetscInt *its, PetscReal *rnorm, Copies *moved, Vec *sol)
+{
+  KSP                ksp;
+  PC                 pc;
+  KSPConvergedReason reason;
+  Vec                b, x;
+  Copies             before;
+
+  PetscFunctionBegin;
+  if (host) {
+    PetscInt n, N;
+    PetscCall(MatGetLocalSize(A, &n, NULL));
+    PetscCall(MatGetSize(A, &N, NULL));
+    PetscCall(VecCreateMPI(PETSC_COMM_WORLD, n, N, &b));
+    PetscCall(VecDuplicate(b, &x));
+  } else PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(FillRhs(b, 0.5));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, ksptype));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pctype));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(VecZeroEntries(x));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(VecZeroEntries(x));
+  PetscCall(CopiesNow(&before));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(CopiesSince(&before, moved));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  {
+    MatType mt;
+    PetscCall(MatGetType(A, &mt));
+    TEST_CHECK(PETSC_COMM_WORLD, reason > 0, failures, "%s/%s on %s did not converge (%s)", ksptype, pctype, mt, KSPConvergedReasons[reason]);
+  }
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetResidualNorm(ksp, rnorm));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&b));
+  *sol = x;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Solves(PetscInt n, PetscInt bs)
+{
+  Mat A, Cu, Ref;
+  const struct {
+    KSPType ksp;
+    PCType  pc;
+  } cases[] = {
+    {KSPCG,    PCNONE    },
+    {KSPCG,    PCJACOBI  },
+    {KSPCG,    PCPBJACOBI},
+    {KSPCG,    PCBJACOBI },
+    {KSPGMRES, PCJACOBI  },
+    {KSPGMRES, PCPBJACOBI},
+    {KSPGMRES, PCBJACOBI },
+    {KSPBCGS,  PCNONE    },
+    {KSPBCGS,  PCJACOBI  },
+    {KSPBCGS,  PCPBJACOBI},
+  };
+  PetscInt    N;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(TestBlockDiffusionMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, n, bs, &A));
+  PetscCall(TestBlockDiffusionMatrix(PETSC_COMM_WORLD, MATBAIJ, n, bs, &Ref));
+  PetscCall(MatConvert(Ref, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &Cu));
+  PetscCall(MatGetSize(A, &N, NULL));
+  for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(cases); c++) {
+    PetscInt        its, itsc, itsr, itsh;
+    PetscReal       rn, rnc, rnr, rnh, rel;
+    Copies          ours, theirs, baij, host;
+    Vec             x, xc, xr, xh;
+    const PetscBool point_ilu = (PetscBool)!strcmp(cases[c].pc, PCBJACOBI); /* AIJ's ILU(0) is by entries, BAIJ's by blocks */
+
+    PetscCall(Solve(A, cases[c].ksp, cases[c].pc, PETSC_FALSE, &its, &rn, &ours, &x));
+    PetscCall(Solve(Cu, cases[c].ksp, cases[c].pc, PETSC_FALSE, &itsc, &rnc, &theirs, &xc));
+    PetscCall(Solve(Ref, cases[c].ksp, cases[c].pc, PETSC_FALSE, &itsr, &rnr, &baij, &xr));
+    PetscCall(Solve(A, cases[c].ksp, cases[c].pc, PETSC_TRUE, &itsh, &rnh, &host, &xh));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-6s %-9s bs %" PetscInt_FMT ": iterations %4" PetscInt_FMT " (aijcusparse %4" PetscInt_FMT ", baij %4" PetscInt_FMT ", ours on host vectors %4" PetscInt_FMT "); copies in the repeated solve: %g+%g, %g bytes (aijcusparse %g+%g, %g bytes; host vectors %g bytes)\n", cases[c].ksp, cases[c].pc, bs, its, itsc, itsr, itsh, ours.to_gpu, ours.to_cpu, ours.bytes,
+                          theirs.to_gpu, theirs.to_cpu, theirs.bytes, host.bytes));
+    TEST_CHECK(PETSC_COMM_WORLD, its == itsr, failures, "%s/%s: %" PetscInt_FMT " iterations on CUDA vectors, MATBAIJ %" PetscInt_FMT, cases[c].ksp, cases[c].pc, its, itsr);
+    TEST_CHECK(PETSC_COMM_WORLD, itsh == itsr, failures, "%s/%s: %" PetscInt_FMT " iterations on host vectors, MATBAIJ %" PetscInt_FMT, cases[c].ksp, cases[c].pc, itsh, itsr);
+    if (!point_ilu) TEST_CHECK(PETSC_COMM_WORLD, its == itsc, failures, "%s/%s: %" PetscInt_FMT " iterations, MATAIJCUSPARSE %" PetscInt_FMT, cases[c].ksp, cases[c].pc, its, itsc);
+    TEST_CHECK(PETSC_COMM_WORLD, PetscAbsReal(rn - rnr) <= 1e-6 * rnr, failures, "%s/%s: residual %g, MATBAIJ %g", cases[c].ksp, cases[c].pc, (double)rn, (double)rnr);
+    PetscCall(TestRelDiff(x, xr, &rel));
+    TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-8, failures, "%s/%s: solution differs from MATBAIJ's by %g", cases[c].ksp, cases[c].pc, (double)rel);
+    if (!point_ilu) {
+      /* the block ILU applies on the host with either type; elsewhere a solve on CUDA vectors moves
+         nothing that MATAIJCUSPARSE's does not (halo buffers on several ranks without CUDA-aware MPI) */
+      TEST_CHECK(PETSC_COMM_WORLD, ours.bytes <= theirs.bytes, failures, "%s/%s: the repeated solve moved %g bytes between host and device (%g+%g copies), MATAIJCUSPARSE %g", cases[c].ksp, cases[c].pc, ours.bytes, ours.to_gpu, ours.to_cpu, theirs.bytes);
+      /* on one rank (no halo) less than one vector in the whole solve: no vector crosses per iteration */
+      if (size == 1) TEST_CHECK(PETSC_COMM_WORLD, ours.bytes < (PetscLogDouble)N * sizeof(PetscScalar), failures, "%s/%s: %g bytes moved in %" PetscInt_FMT " iterations on one rank", cases[c].ksp, cases[c].pc, ours.bytes, its);
+    }
+    /* the counters see copies: host vectors on a GPU backend are staged at every product */
+    TEST_CHECK(PETSC_COMM_WORLD, host.bytes >= (PetscLogDouble)itsh * N * sizeof(PetscScalar), failures, "%s/%s: host vectors moved only %g bytes in %" PetscInt_FMT " iterations: the copy counters do not see the staging", cases[c].ksp, cases[c].pc, host.bytes, itsh);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&xc));
+    PetscCall(VecDestroy(&xr));
+    PetscCall(VecDestroy(&xh));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Cu));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
+/* MatBindToCPU both ways: host vectors and the CPU kernel while bound, CUDA vectors after */
+static PetscErrorCode Binding(PetscInt bs)
+{
+  Mat            A, Ref;
+  Vec            x, y, r;
+  PetscBool      cuda, bound;
+  PetscReal      rel;
+  PetscLogDouble up0, up1;
+  PetscMPIInt    size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, 40, 40 * size, 6, PETSC_TRUE, PETSC_FALSE, 11, &A));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, 40, 40 * size, 6, PETSC_TRUE, PETSC_FALSE, 11, &Ref));
+  PetscCall(MatBindToCPU(A, PETSC_TRUE));
+  PetscCall(MatBoundToCPU(A, &bound));
+  TEST_CHECK(PETSC_COMM_WORLD, bound, failures, "MatBoundToCPU after MatBindToCPU(A, PETSC_TRUE) says false");
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(IsCUDAVec(x, &cuda));
+  {
+    VecType vt;
+    PetscCall(VecGetType(x, &vt));
+    TEST_CHECK(PETSC_COMM_WORLD, !cuda, failures, "bound to the CPU, MatCreateVecs still gave a %s vector", vt);
+  }
+  PetscCall(VecDuplicate(y, &r));
+  PetscCall(FillRhs(x, 0.2));
+  PetscCall(TestEventCount("BSRCustomUpload", &up0));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMult(Ref, x, r));
+  PetscCall(TestEventCount("BSRCustomUpload", &up1));
+  PetscCall(TestRelDiff(y, r, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "bound to the CPU: MatMult differs from MATBAIJ's by %g", (double)rel);
+  TEST_CHECK(PETSC_COMM_WORLD, up1 == up0, failures, "bound to the CPU, the product still uploaded the matrix to the GPU");
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&r));
+  PetscCall(MatBindToCPU(A, PETSC_FALSE));
+  PetscCall(MatBoundToCPU(A, &bound));
+  TEST_CHECK(PETSC_COMM_WORLD, !bound, failures, "MatBoundToCPU after MatBindToCPU(A, PETSC_FALSE) says true");
+  {
+    Mat Cu;
+    PetscCall(MatConvert(Ref, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &Cu));
+    PetscCall(Products(A, Cu, Ref, "after MatBindToCPU(A, PETSC_FALSE)"));
+    PetscCall(MatDestroy(&Cu));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
+/* What KSPs and PCs call between products changes the values; the device copy follows them, and only
+   them: two products of an unchanged matrix upload nothing. */
+static PetscErrorCode BetweenProducts(PetscInt bs)
+{
+  Mat            A, Ref, Cu, X;
+  Vec            l, r, d, dr;
+  PetscInt       rows[3], rs, re;
+  PetscReal      rel;
+  PetscLogDouble up0, up1;
+
+  PetscFunctionBegin;
+  PetscCall(TestBlockDiffusionMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 6, bs, &A));
+  PetscCall(TestBlockDiffusionMatrix(PETSC_COMM_WORLD, MATBAIJ, 6, bs, &Ref));
+  PetscCall(TestBlockDiffusionMatrix(PETSC_COMM_WORLD, MATBAIJ, 6, bs, &X)); /* same pattern */
+  PetscCall(MatScale(X, -0.25));
+  PetscCall(MatConvert(Ref, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &Cu));
+  PetscCall(Products(A, Cu, Ref, "as assembled"));
+  PetscCall(TestEventCount("BSRCustomUpload", &up0));
+  PetscCall(Products(A, Cu, Ref, "unchanged"));
+  PetscCall(TestEventCount("BSRCustomUpload", &up1));
+  TEST_CHECK(PETSC_COMM_WORLD, up1 == up0, failures, "products of an unchanged matrix uploaded it again (%g uploads)", up1 - up0);
+  PetscCall(MatScale(A, 2.0));
+  PetscCall(MatScale(Ref, 2.0));
+  PetscCall(MatScale(Cu, 2.0));
+  PetscCall(Products(A, Cu, Ref, "after MatScale"));
+  PetscCall(MatShift(A, 1.5));
+  PetscCall(MatShift(Ref, 1.5));
+  PetscCall(MatShift(Cu, 1.5));
+  PetscCall(Products(A, Cu, Ref, "after MatShift"));
+  PetscCall(MatCreateVecs(A, &r, &l));
+  PetscCall(FillRhs(l, 0.3));
+  PetscCall(FillRhs(r, 0.9));
+  PetscCall(MatDiagonalScale(A, l, r));
+  PetscCall(MatDiagonalScale(Ref, l, r));
+  PetscCall(MatDiagonalScale(Cu, l, r));
+  PetscCall(Products(A, Cu, Ref, "after MatDiagonalScale"));
+  PetscCall(MatAXPY(A, 0.5, X, SAME_NONZERO_PATTERN));
+  PetscCall(MatAXPY(Ref, 0.5, X, SAME_NONZERO_PATTERN));
+  PetscCall(MatAXPY(Cu, 0.5, X, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(Products(A, Cu, Ref, "after MatAXPY"));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  rows[0] = rs;
+  rows[1] = rs + 1;
+  rows[2] = re - 1;
+  PetscCall(MatZeroRows(A, re - rs > 2 ? 3 : 0, rows, 3.0, NULL, NULL));
+  PetscCall(MatZeroRows(Ref, re - rs > 2 ? 3 : 0, rows, 3.0, NULL, NULL));
+  PetscCall(MatZeroRows(Cu, re - rs > 2 ? 3 : 0, rows, 3.0, NULL, NULL));
+  PetscCall(Products(A, Cu, Ref, "after MatZeroRows"));
+  PetscCall(VecDuplicate(l, &d));
+  PetscCall(VecDuplicate(l, &dr));
+  PetscCall(MatGetDiagonal(A, d));
+  PetscCall(MatGetDiagonal(Ref, dr));
+  PetscCall(TestRelDiff(d, dr, &rel));
+  TEST_CHECK(PETSC_COMM_WORLD, rel == 0, failures, "MatGetDiagonal differs from MATBAIJ's by %g", (double)rel);
+  PetscCall(VecDestroy(&l));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&dr));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscCall(MatDestroy(&Cu));
+  PetscCall(MatDestroy(&X));
+  PetscFunctionReturn(0);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+  PetscInt n = 10, bs = 3;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatBSRCustomRegisterAll());
+#if !defined(BSRC_HAVE_PETSC_CUDA)
+  (void)n, (void)bs;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SKIPPED: this PETSc (%d.%d) has no CUDA vectors; the test needs one configured with CUDA, 3.21 or later\n", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR));
+  PetscCall(PetscFinalize());
+  return TEST_SKIP_CODE;
+#else
+  {
+    PetscBool given;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_bsrcustom_backend", &given));
+    if (!given) PetscCall(PetscOptionsSetValue(NULL, "-mat_bsrcustom_backend", "cuda"));
+  }
+  TEST_RETURN_IF_GPU_MISSING();
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bs", &bs, NULL));
+  {
+    const PetscInt sizes[] = {1, 3, 5};
+    for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(sizes); i++) {
+      Mat  A, Cu, Ref;
+      char what[64];
+      PetscMPIInt size;
+      PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+      PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, sizes[i], 50, 60 * size, 7, PETSC_TRUE, PETSC_TRUE, 3, &A));
+      PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, sizes[i], 50, 60 * size, 7, PETSC_TRUE, PETSC_TRUE, 3, &Ref));
+      PetscCall(MatConvert(Ref, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &Cu));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "random, bs %" PetscInt_FMT, sizes[i]));
+      PetscCall(Products(A, Cu, Ref, what));
+      PetscCall(MatDestroy(&A));
+      PetscCall(MatDestroy(&Cu));
+      PetscCall(MatDestroy(&Ref));
+    }
+  }
+  PetscCall(Solves(n, bs));
+  PetscCall(Binding(bs));
+  PetscCall(BetweenProducts(bs));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device vectors: %" PetscInt_FMT " failures\n", failures));
+  PetscCall(PetscFinalize());
+  return failures ? 1 : 0;
+#endif
+}
