@@ -65,6 +65,8 @@ petsc-cuda | build-325 | run-325 | nvml)
   mkdir -p "$OUT"
   export KIT_MPI_ONLY=1 PATH=/usr/local/cuda/bin:$PATH
   source .kit/env.sh
+  # the kit's Open MPI is not CUDA-aware: PETSc refuses to start its CUDA device with it unless told
+  export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
   [[ -d /usr/include/gtest ]] || tar -xJf .gpu-extra/gtest.tar.xz -C / 2>/dev/null
   P=/tmp/petsc-3.25.4-cuda
   B=$root/build-gpu-325
@@ -92,6 +94,8 @@ petsc-cuda | build-325 | run-325 | nvml)
         $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
         $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/racecheck-325-$t.log" 2>&1; echo "racecheck $t: $(tail -1 "$OUT/racecheck-325-$t.log")"
       done
+      "$B/tests/petsc/test_device_vectors" -info :mat > "$OUT/device-vectors-info.log" 2>&1 || true
+      grep -E "Diagonal block|block diagonal|FAIL" "$OUT/device-vectors-info.log" | head -8
       [[ $step == gpu-325 ]] && continue
       (cd "$B" && { ctest -LE gpu -j8 --output-on-failure --timeout 300 > "$OUT/ctest-325-cpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-325-cpu.log" | tail -25)
       ;;

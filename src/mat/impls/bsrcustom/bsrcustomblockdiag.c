@@ -19,7 +19,7 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
   Mat                Ad;
   PetscInt           bs, nbrows, rstart, *nnz;
   const PetscInt    *ia, *ja;
-  PetscScalar       *aa;
+  PetscScalar       *aa, *aa0;
   PetscBool          done, complete = PETSC_TRUE;
   PetscInt          *where; /* where[r]: the position of block row r's diagonal block */
   PetscMPIInt        size;
@@ -66,10 +66,19 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
     const PetscInt row = rstart / bs + r;
     PetscCall(MatSetValuesBlocked(*diag, 1, &row, 1, &row, aa + (size_t)where[r] * bs * bs, INSERT_VALUES));
   }
+  aa0 = aa + (nbrows > 0 ? (size_t)where[0] * bs * bs : 0);
   PetscCall(MatSeqBAIJRestoreArray(Ad, &aa));
   PetscCall(PetscFree(where));
   PetscCall(MatAssemblyBegin(*diag, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*diag, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(*diag, MAT_ROW_ORIENTED, PETSC_TRUE));
+  if (nbrows > 0 && PetscLogPrintInfo) { /* the first block as given and as stored (a check that both agree) */
+    PetscScalar got[9];
+    PetscInt    idx[3], k = PetscMin(bs, 3), row0 = rstart;
+    for (PetscInt i = 0; i < k; i++) idx[i] = row0 + i;
+    PetscCall(MatGetValues(*diag, k, idx, k, idx, got));
+    PetscCall(PetscInfo(A, "Diagonal block of row %" PetscInt_FMT ": (0,0) %g (0,1) %g (1,0) %g; stored in the block-diagonal matrix: (0,0) %g (0,1) %g (1,0) %g\n", row0, (double)PetscRealPart(aa0[0]), (double)PetscRealPart(k > 1 ? aa0[bs] : 0), (double)PetscRealPart(k > 1 ? aa0[1] : 0), (double)PetscRealPart(got[0]), (double)PetscRealPart(k > 1 ? got[1] : 0), (double)PetscRealPart(k > 1 ? got[k] : 0)));
+  }
   PetscCall(PetscInfo(A, "Diagonal blocks (bs %" PetscInt_FMT ") given to PCPBJACOBI as %s, applied on the GPU\n", bs, ((PetscObject)*diag)->type_name));
   PetscFunctionReturn(0);
 }

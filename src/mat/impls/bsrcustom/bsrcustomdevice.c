@@ -31,15 +31,17 @@ PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A, MatBSRCusto
 }
 
 #if defined(BSRC_HAVE_PETSC_CUDA)
-/* PETSc's current device context when it is a CUDA one, else NULL */
+/* PETSc's current device context when it is a CUDA one, else NULL. PETSc's CUDA device is not
+   initialized here: until something of PETSc's uses it (a CUDA vector), our host-vector products
+   keep to our own device choice, and PETSc's start-up checks (its refusal of an MPI that is not
+   CUDA-aware without -use_gpu_aware_mpi 0) stay where PETSc puts them. */
 static PetscErrorCode MatBSRCustomPETScCUDAContext(PetscDeviceContext *dctx)
 {
   PetscDeviceType type;
 
   PetscFunctionBegin;
   *dctx = NULL;
-  if (!PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-  if (!PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscFunctionReturn(0); /* no usable device */
+  if (!PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscFunctionReturn(0);
   PetscCall(PetscDeviceContextGetCurrentContext(dctx));
   PetscCall(PetscDeviceContextGetDeviceType(*dctx, &type));
   if (type != PETSC_DEVICE_CUDA) *dctx = NULL;

@@ -195,7 +195,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
   bsrc_cuda_kernel   k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
   const PetscScalar *xa, *ina = NULL;
   PetscScalar       *outa;
-  PetscMemType       mx, mo, mi = PETSC_MEMTYPE_HOST;
+  PetscMemType       mx, mo, mi;
   PetscBool          device, plain = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -210,6 +210,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
   if (beta == (PetscScalar)0.0) PetscCall(VecGetArrayWriteAndMemType(out, &outa, &mo));
   else PetscCall(VecGetArrayAndMemType(out, &outa, &mo));
   if (beta != (PetscScalar)0.0 && in != out) PetscCall(VecGetArrayReadAndMemType(in, &ina, &mi));
+  else mi = mo; /* in unread (beta 0) or out itself: it does not decide where the product runs */
   if (beta != (PetscScalar)0.0 && in == out) ina = outa;
   device = (PetscBool)(!PetscMemTypeHost(mx) && !PetscMemTypeHost(mo) && !PetscMemTypeHost(mi));
   if (!device && (!PetscMemTypeHost(mx) || !PetscMemTypeHost(mo) || !PetscMemTypeHost(mi))) {
