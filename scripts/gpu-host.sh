@@ -91,11 +91,11 @@ petsc-cuda | build-325 | run-325 | nvml)
       (cd "$B" && { ctest -L gpu -j4 --output-on-failure --timeout 300 > "$OUT/ctest-325-gpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout|Skipped" "$OUT/ctest-325-gpu.log" | tail -40)
       S=/usr/local/cuda/bin/compute-sanitizer
       for t in test_gpu_backend test_device_vectors; do
-        $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
-        $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/racecheck-325-$t.log" 2>&1; echo "racecheck $t: $(tail -1 "$OUT/racecheck-325-$t.log")"
+        $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1 || true; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
+        $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/racecheck-325-$t.log" 2>&1 || true; echo "racecheck $t: $(tail -1 "$OUT/racecheck-325-$t.log")"
       done
       "$B/tests/petsc/test_device_vectors" -info :mat > "$OUT/device-vectors-info.log" 2>&1 || true
-      grep -E "Diagonal block|block diagonal|FAIL" "$OUT/device-vectors-info.log" | head -8
+      grep -E "Diagonal block|block diagonal|FAIL" "$OUT/device-vectors-info.log" | head -12 || true
       [[ $step == gpu-325 ]] && continue
       (cd "$B" && { ctest -LE gpu -j8 --output-on-failure --timeout 300 > "$OUT/ctest-325-cpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-325-cpu.log" | tail -25)
       ;;

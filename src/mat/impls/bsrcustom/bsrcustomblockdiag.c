@@ -78,22 +78,49 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
     for (PetscInt i = 0; i < k; i++) idx[i] = row0 + i;
     PetscCall(MatGetValues(*diag, k, idx, k, idx, got));
     PetscCall(PetscInfo(A, "Diagonal block of row %" PetscInt_FMT ": (0,0) %g (0,1) %g (1,0) %g; stored in the block-diagonal matrix: (0,0) %g (0,1) %g (1,0) %g\n", row0, (double)PetscRealPart(aa0[0]), (double)PetscRealPart(k > 1 ? aa0[bs] : 0), (double)PetscRealPart(k > 1 ? aa0[1] : 0), (double)PetscRealPart(got[0]), (double)PetscRealPart(k > 1 ? got[1] : 0), (double)PetscRealPart(k > 1 ? got[k] : 0)));
+    {
+      const PetscScalar *inv;
+      MatFactorError     err;
+      PetscInt           bsd;
+      PetscCall(MatGetBlockSize(*diag, &bsd));
+      PetscCall(MatInvertBlockDiagonal(*diag, &inv));
+      PetscCall(MatFactorGetError(*diag, &err));
+      PetscCall(PetscInfo(A, "DEBUG block diagonal %s bs %" PetscInt_FMT ": inverse (0,0) %g, factor error %d, local rows %" PetscInt_FMT "\n", ((PetscObject)*diag)->type_name, bsd, (double)PetscRealPart(inv[0]), (int)err, (*diag)->rmap->n));
+    }
   }
   PetscCall(PetscInfo(A, "Diagonal blocks (bs %" PetscInt_FMT ") given to PCPBJACOBI as %s, applied on the GPU\n", bs, ((PetscObject)*diag)->type_name));
   PetscFunctionReturn(0);
 }
 #endif
 
+/* The caller owns a reference to what it gets (PCPBJACOBI destroys it after its setup and keeps a
+   pointer into its inverted blocks): the matrix stays composed on A, made again only after A's values
+   change (composed data is tied to A's object state). */
 PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
 {
   PetscFunctionBegin;
   *diag = NULL;
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
   {
-    PetscBool bound;
+    static PetscInt made_id = -1;
+    PetscBool       bound, current = PETSC_FALSE;
+    PetscInt        made;
+    PetscObject     cached = NULL;
 
     PetscCall(MatBoundToCPU(A, &bound)); /* true for the CPU backend as well */
-    if (!bound) PetscCall(MatBSRCustomDiagonalBlocksCUDA(A, diag));
+    if (bound) PetscFunctionReturn(0);
+    if (made_id < 0) PetscCall(PetscObjectComposedDataRegister(&made_id));
+    PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_BlockDiagonal", &cached));
+    PetscCall(PetscObjectComposedDataGetInt((PetscObject)A, made_id, made, current));
+    (void)made;
+    if (cached && current) {
+      PetscCall(PetscObjectReference(cached));
+      *diag = (Mat)cached;
+      PetscFunctionReturn(0);
+    }
+    PetscCall(MatBSRCustomDiagonalBlocksCUDA(A, diag));
+    PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_BlockDiagonal", (PetscObject)*diag));
+    PetscCall(PetscObjectComposedDataSetInt((PetscObject)A, made_id, 1));
   }
 #endif
   (void)A;
