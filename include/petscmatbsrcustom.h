@@ -86,6 +86,8 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUSPARSEAlg(Mat, MatBSRCustomCUSPARSE
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUSPARSEAlg(Mat, MatBSRCustomCUSPARSEAlg *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDAPinVectors(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAPinVectors(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetCUDAPBJacobi(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetCUDAPBJacobi(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetHugePages(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetHugePages(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCPUBusyFallback(Mat, PetscBool);

@@ -79,6 +79,17 @@ static PetscErrorCode GetHugePages(Mat A, PetscInt *v)
   *v = (PetscInt)m;
   PetscFunctionReturn(0);
 }
+
+static PetscErrorCode GetPBJacobi(Mat A, PetscInt *v)
+{
+  PetscBool m;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetCUDAPBJacobi(A, &m));
+  *v = m;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GetPinVectors(Mat A, PetscInt *v)
 {
   PetscBool m;
@@ -196,10 +207,12 @@ static PetscErrorCode CaseBooleans(PetscInt *failures)
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(yes); i++) {
     PetscCall(CheckValue("-mat_bsrcustom_huge_pages", yes[i], GetHugePages, PETSC_TRUE, PETSC_FALSE, failures));
     PetscCall(CheckValue("-mat_bsrcustom_cuda_pin_vectors", yes[i], GetPinVectors, PETSC_TRUE, PETSC_FALSE, failures));
+    PetscCall(CheckValue("-mat_bsrcustom_cuda_pbjacobi", yes[i], GetPBJacobi, PETSC_TRUE, PETSC_FALSE, failures));
   }
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(no); i++) {
     PetscCall(CheckValue("-mat_bsrcustom_huge_pages", no[i], GetHugePages, PETSC_FALSE, PETSC_FALSE, failures));
     PetscCall(CheckValue("-mat_bsrcustom_cuda_pin_vectors", no[i], GetPinVectors, PETSC_FALSE, PETSC_FALSE, failures));
+    PetscCall(CheckValue("-mat_bsrcustom_cuda_pbjacobi", no[i], GetPBJacobi, PETSC_FALSE, PETSC_FALSE, failures));
   }
   PetscFunctionReturn(0);
 }

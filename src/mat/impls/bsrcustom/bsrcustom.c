@@ -100,6 +100,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSett
   set->cusparse_alg      = MAT_BSRCUSTOM_CUSPARSE_BSRMV;
   set->cuda_device       = -1;
   set->cuda_pin_vectors  = PETSC_TRUE;
+  set->cuda_pbjacobi     = PETSC_TRUE;
   set->huge_pages        = PETSC_TRUE;
   set->cpu_busy_fallback = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -119,6 +120,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && (int)set->cuda_kernel <= BSRC_CUDA_OWN_KERNEL_COUNT, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
   PetscCheck(set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_BSRMV || set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown cuSPARSE routine %d", what, (int)set->cusparse_alg);
   PetscCheck(set->cuda_pin_vectors == PETSC_TRUE || set->cuda_pin_vectors == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: page-locking of host vectors must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pin_vectors);
+  PetscCheck(set->cuda_pbjacobi == PETSC_TRUE || set->cuda_pbjacobi == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: PBJacobi on the GPU must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pbjacobi);
   PetscCheck(set->huge_pages == PETSC_TRUE || set->huge_pages == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: huge pages must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->huge_pages);
   PetscCheck(set->cpu_busy_fallback == PETSC_TRUE || set->cpu_busy_fallback == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: the busy-core fallback must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cpu_busy_fallback);
   PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
@@ -216,6 +218,7 @@ static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_cusparse_alg",      "cuSPARSE routine of the cusparse backend",                         "MatBSRCustomSetCUSPARSEAlg",     BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomCUSPARSEAlgs), offsetof(MatBSRCustomSettings, cusparse_alg)     },
   {"-mat_bsrcustom_cuda_device",       "GPU of the GPU backends (-1: node-local rank modulo visible GPUs)", "MatBSRCustomSetCUDADevice",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cuda_device)      },
   {"-mat_bsrcustom_cuda_pin_vectors",  "GPU backends: page-lock big host vectors on their second use",      "MatBSRCustomSetCUDAPinVectors",  BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, cuda_pin_vectors) },
+  {"-mat_bsrcustom_cuda_pbjacobi",     "GPU backends, CUDA vectors: PCPBJACOBI gets the diagonal blocks for the GPU (host vectors then need false)", "MatBSRCustomSetCUDAPBJacobi", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cuda_pbjacobi)},
   {"-mat_bsrcustom_huge_pages",        "cpu backend: put the matrix values on transparent huge pages",     "MatBSRCustomSetHugePages",       BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, huge_pages)       },
   {"-mat_bsrcustom_cpu_busy_fallback", "cpu backend: products on a team whose threads sleep between them while that is faster (cores busy with other work)", "MatBSRCustomSetCPUBusyFallback", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cpu_busy_fallback)},
 };
@@ -899,6 +902,70 @@ PetscErrorCode MatBSRCustomSetCUDAPinVectors(Mat A, PetscBool pin)
   PetscCall(MatBSRCustomGetSettings(A, &set));
   set.cuda_pin_vectors = pin;
   PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetCUDAPinVectors()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetCUDAPBJacobi - Chooses whether, on a GPU backend of a PETSc configured with CUDA,
+   this matrix gives PCPBJACOBI its diagonal blocks as a MATAIJCUSPARSE matrix, so that the
+   preconditioner applies its inverse blocks on the GPU (a batched GEMV on CUDA vectors) and a Krylov
+   iteration copies no vector between host and device.
+
+   Logically Collective
+
+   Input Parameters:
++  A - a MATBSRCUSTOM matrix
+-  flg - PETSC_TRUE (default) for PBJacobi on the GPU, PETSC_FALSE for PETSc's host PBJacobi
+
+   Options Database Key:
+.  -mat_bsrcustom_cuda_pbjacobi <true,false> - PBJacobi on the GPU
+
+   Notes:
+   PETSc's GPU PBJacobi needs CUDA vectors, as MATAIJCUSPARSE's products do. A program that solves
+   with host vectors (VECSTANDARD, -vec_type standard) on a GPU backend sets this to PETSC_FALSE; a
+   product of this matrix on host vectors while its device diagonal blocks are in use stops with
+   PETSC_ERR_ARG_INCOMP saying so. No effect on the cpu backend, on a matrix bound to the CPU, or with
+   a PETSc without CUDA (Debian's 3.18): PBJacobi then runs on the host.
+
+   Level: advanced
+
+.seealso: `MatBSRCustomGetCUDAPBJacobi()`, `MatBSRCustomSetBackend()`, `PCPBJACOBI`
+@*/
+PetscErrorCode MatBSRCustomSetCUDAPBJacobi(Mat A, PetscBool flg)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveBool(A, flg, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  set.cuda_pbjacobi = flg;
+  PetscCall(MatBSRCustomSetSettings(A, &set, "MatBSRCustomSetCUDAPBJacobi()"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetCUDAPBJacobi - Gets whether PCPBJACOBI applies on the GPU with this matrix.
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameter:
+.  flg - whether the diagonal blocks go to PCPBJACOBI for the GPU
+
+   Level: advanced
+
+.seealso: `MatBSRCustomSetCUDAPBJacobi()`
+@*/
+PetscErrorCode MatBSRCustomGetCUDAPBJacobi(Mat A, PetscBool *flg)
+{
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscAssertPointer(flg, 2);
+  PetscCall(MatBSRCustomGetSettings(A, &set));
+  *flg = set.cuda_pbjacobi;
   PetscFunctionReturn(0);
 }
 

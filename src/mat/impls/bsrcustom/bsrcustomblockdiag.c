@@ -19,7 +19,7 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
   Mat                Ad;
   PetscInt           bs, nbrows, rstart, *nnz;
   const PetscInt    *ia, *ja;
-  PetscScalar       *aa, *aa0;
+  PetscScalar       *aa;
   PetscBool          done, complete = PETSC_TRUE;
   PetscInt          *where; /* where[r]: the position of block row r's diagonal block */
   PetscMPIInt        size;
@@ -42,7 +42,10 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
     if (lo < ia[r + 1] && ja[lo] == r) where[r] = lo;
     else complete = PETSC_FALSE;
   }
-  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
+  {
+    PetscInt n; /* MatRestoreRowIJ() may clear the count it is handed */
+    PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  }
   /* every rank must agree: the matrix made below is collective */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &complete, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (!complete) {
@@ -66,31 +69,18 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
     const PetscInt row = rstart / bs + r;
     PetscCall(MatSetValuesBlocked(*diag, 1, &row, 1, &row, aa + (size_t)where[r] * bs * bs, INSERT_VALUES));
   }
-  aa0 = aa + (nbrows > 0 ? (size_t)where[0] * bs * bs : 0);
   PetscCall(MatSeqBAIJRestoreArray(Ad, &aa));
   PetscCall(PetscFree(where));
   PetscCall(MatAssemblyBegin(*diag, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*diag, MAT_FINAL_ASSEMBLY));
   PetscCall(MatSetOption(*diag, MAT_ROW_ORIENTED, PETSC_TRUE));
-  if (nbrows > 0 && PetscLogPrintInfo) { /* the first block as given and as stored (a check that both agree) */
-    PetscScalar got[9];
-    PetscInt    idx[3], k = PetscMin(bs, 3), row0 = rstart;
-    for (PetscInt i = 0; i < k; i++) idx[i] = row0 + i;
-    PetscCall(MatGetValues(*diag, k, idx, k, idx, got));
-    PetscCall(PetscInfo(A, "Diagonal block of row %" PetscInt_FMT ": (0,0) %g (0,1) %g (1,0) %g; stored in the block-diagonal matrix: (0,0) %g (0,1) %g (1,0) %g\n", row0, (double)PetscRealPart(aa0[0]), (double)PetscRealPart(k > 1 ? aa0[bs] : 0), (double)PetscRealPart(k > 1 ? aa0[1] : 0), (double)PetscRealPart(got[0]), (double)PetscRealPart(k > 1 ? got[1] : 0), (double)PetscRealPart(k > 1 ? got[k] : 0)));
-    {
-      const PetscScalar *inv;
-      MatFactorError     err;
-      PetscInt           bsd;
-      PetscCall(MatGetBlockSize(*diag, &bsd));
-      PetscCall(MatInvertBlockDiagonal(*diag, &inv));
-      PetscCall(MatFactorGetError(*diag, &err));
-      PetscCall(PetscInfo(A, "DEBUG block diagonal %s bs %" PetscInt_FMT ": inverse (0,0) %g, factor error %d, local rows %" PetscInt_FMT "\n", ((PetscObject)*diag)->type_name, bsd, (double)PetscRealPart(inv[0]), (int)err, (*diag)->rmap->n));
-    }
-  }
   PetscCall(PetscInfo(A, "Diagonal blocks (bs %" PetscInt_FMT ") given to PCPBJACOBI as %s, applied on the GPU\n", bs, ((PetscObject)*diag)->type_name));
   PetscFunctionReturn(0);
 }
+#endif
+
+#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
+static PetscInt made_id = -1; /* composed data on A: the block diagonal below is current */
 #endif
 
 /* The caller owns a reference to what it gets (PCPBJACOBI destroys it after its setup and keeps a
@@ -102,13 +92,14 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
   *diag = NULL;
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
   {
-    static PetscInt made_id = -1;
-    PetscBool       bound, current = PETSC_FALSE;
-    PetscInt        made;
-    PetscObject     cached = NULL;
+    PetscBool            bound, current = PETSC_FALSE;
+    PetscInt             made;
+    PetscObject          cached = NULL;
+    MatBSRCustomSettings set;
 
     PetscCall(MatBoundToCPU(A, &bound)); /* true for the CPU backend as well */
-    if (bound) PetscFunctionReturn(0);
+    PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
+    if (bound || !set.cuda_pbjacobi) PetscFunctionReturn(0);
     if (made_id < 0) PetscCall(PetscObjectComposedDataRegister(&made_id));
     PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_BlockDiagonal", &cached));
     PetscCall(PetscObjectComposedDataGetInt((PetscObject)A, made_id, made, current));
@@ -124,6 +115,30 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
   }
 #endif
   (void)A;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v)
+{
+  PetscFunctionBegin;
+#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
+  {
+    PetscObject cached = NULL;
+    PetscBool   current = PETSC_FALSE;
+    PetscInt    made;
+
+    if (made_id < 0) PetscFunctionReturn(0);
+    PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_BlockDiagonal", &cached));
+    PetscCall(PetscObjectComposedDataGetInt((PetscObject)A, made_id, made, current));
+    (void)made;
+    if (cached && current) {
+      VecType type;
+      PetscCall(VecGetType(v, &type));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "This matrix gave PCPBJACOBI its diagonal blocks for the GPU, which needs CUDA vectors, and now multiplies a %s (host) vector: use CUDA vectors (MatCreateVecs, -vec_type cuda, -dm_vec_type cuda) or -mat_bsrcustom_cuda_pbjacobi false", type);
+    }
+  }
+#endif
+  (void)A, (void)v;
   PetscFunctionReturn(0);
 }
 

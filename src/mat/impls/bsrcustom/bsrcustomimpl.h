@@ -25,6 +25,7 @@ typedef struct {
   MatBSRCustomCUSPARSEAlg cusparse_alg;
   PetscInt               cuda_device; /* GPU of the GPU backends; -1: node-local rank modulo visible GPUs */
   PetscBool              cuda_pin_vectors; /* GPU backends: page-lock host vectors' arrays on their second use */
+  PetscBool              cuda_pbjacobi;    /* GPU backends, CUDA-enabled PETSc: PCPBJACOBI applies on the GPU (bsrcustomblockdiag.c) */
   PetscBool              huge_pages;       /* cpu backend: the values on transparent huge pages, asked at each new partition */
   PetscBool              cpu_busy_fallback; /* cpu backend: the passive team while it is measured faster than OpenMP's (bsrk_team) */
 } MatBSRCustomSettings;
@@ -79,6 +80,9 @@ PETSC_INTERN PetscErrorCode MatBSRCustomVecOnDevice_Private(Vec v, PetscBool *on
 /* PCPBJACOBI on the device: A's diagonal blocks as an aijcusparse matrix (bsrcustomblockdiag.c);
    installs or removes the MATOP_GET_BLOCK_DIAGONAL operation where PETSc has it */
 PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, PetscBool install);
+/* stops a product of A on the host vector v while PCPBJACOBI holds A's diagonal blocks for the GPU
+   (its GPU apply would read v as a CUDA vector) */
+PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v);
 /* MatView (ascii_info): where vectors and halo live with PETSc's device vectors, or that PETSc has none */
 PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscViewer viewer);
 

@@ -157,6 +157,7 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
     }
     ghost = c->ghost_x_dev;
   } else ghost = c->ghost_x;
+  if (gpu && !on_device) PetscCall(MatBSRCustomCheckHostVectors_Private(A, x));
   if (gpu && !on_device) { /* before the exchange and the split take their arrays */
     PetscCall(MatBSRCustomCUDAPinVec_Private(A, x));
     PetscCall(MatBSRCustomCUDAPinVec_Private(A, out));

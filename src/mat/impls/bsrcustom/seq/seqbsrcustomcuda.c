@@ -244,6 +244,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
   } else {
+    PetscCall(MatBSRCustomCheckHostVectors_Private(A, mx == PETSC_MEMTYPE_HOST ? x : out));
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_host((bsrc_cuda_matrix *)b->gpu, k, alpha, xa, beta, ina, outa), "the GPU product"));
