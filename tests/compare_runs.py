@@ -38,12 +38,12 @@ def tokens(line):
     return re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[A-Za-z_]+|\S", line)
 
 
-def same_token(a, b, rtol, atol):
+def same_token(a, b, rtol, atol, int_rtol=0.0):
     if a == b:
         return True
     if NUM.match(a) and NUM.match(b):
         if INT.match(a) and INT.match(b):
-            return False
+            return abs(int(a) - int(b)) <= int_rtol * max(abs(int(a)), abs(int(b)))
         x, y = float(a), float(b)
         return abs(x - y) <= atol + rtol * max(abs(x), abs(y))
     return False
@@ -55,6 +55,7 @@ def main():
     ap.add_argument("--ours", required=True)
     ap.add_argument("--rtol", type=float, default=1e-6)
     ap.add_argument("--atol", type=float, default=1e-12)
+    ap.add_argument("--int-rtol", type=float, default=0.0, help="relative tolerance for integers (iteration counts), exact by default")
     ap.add_argument("--ignore", action="append", default=[])
     ap.add_argument("--strip", action="append", default=[], help="regex removed from every line before comparing (e.g. type names in brackets)")
     ap.add_argument("--expect", action="append", default=[], help="regex that must appear in our run's output (with --info-dir: in its -info log)")
@@ -111,7 +112,7 @@ def main():
         failures += 1
     for i, (lr, lo) in enumerate(zip(ref, ours)):
         tr, to = tokens(lr), tokens(lo)
-        if len(tr) != len(to) or not all(same_token(x, y, a.rtol, a.atol) for x, y in zip(tr, to)):
+        if len(tr) != len(to) or not all(same_token(x, y, a.rtol, a.atol, a.int_rtol) for x, y in zip(tr, to)):
             print(f"FAIL: line {i + 1} differs:\n  reference: {lr}\n  bsrcustom: {lo}")
             failures += 1
     compared = min(len(ref), len(ours))
