@@ -146,6 +146,18 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   gpu = (PetscBool)(c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !c->bound);
+  if (gpu) {
+    /* MPIBAIJ changes its blocks' values through their operations directly at times (MatDiagonalScale
+       does), which leaves the blocks' object state, and so their device copies, behind: a change of
+       A's state is passed on to both blocks, whose next products upload their values again */
+    PetscObjectState st;
+    PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+    if (st != c->blocks_state) {
+      PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
+      if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
+      c->blocks_state = st;
+    }
+  }
   if (gpu) PetscCall(MatBSRCustomVecOnDevice_Private(x, &on_device));
   if (on_device) {
     if (!c->ghost_x_dev) {

@@ -41,6 +41,7 @@ typedef struct {
   Vec        ghost_x_dev; /* the same on the device (a CUDA vector), for products on CUDA vectors; made on first use */
   VecScatter halo;
   const char *path; /* how the last product ran (MatView, -info) */
+  PetscObjectState blocks_state; /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
 } Mat_MPIBSRCustom;
 
 PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);
