@@ -50,6 +50,10 @@ omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth i
 #include <petscmat.h>
 #include <petscmatbsrcustom.h>
 #include <stdint.h>
+#if defined(PETSC_HAVE_CUDA) && PETSC_VERSION_GE(3, 21, 0)
+  #include <petscdevice.h>
+  #define BENCH_DEVICE_VECTORS 1 /* CUDA vectors: products are queued on PETSc's stream */
+#endif
 #include <time.h>
 #if defined(__linux__)
   #include <sched.h>
@@ -343,15 +347,44 @@ static inline PetscErrorCode RunOp(const Op *op)
   PetscFunctionReturn(0);
 }
 
-/* Seconds per call of n calls of op on every rank of comm, after an MPI_Barrier (the slowest rank's time). */
+/* Whether v is a CUDA vector, whose operations return before the device has run them. */
+static PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev)
+{
+  PetscFunctionBeginUser;
+  *dev = PETSC_FALSE;
+  if (v) PetscCall(PetscObjectTypeCompareAny((PetscObject)v, dev, VECSEQCUDA, VECMPICUDA, ""));
+  PetscFunctionReturn(0);
+}
+
+/* Waits for the work queued on PETSc's current device stream (no-op for host vectors). */
+static PetscErrorCode SyncDevice(Vec v)
+{
+  PetscBool dev;
+
+  PetscFunctionBeginUser;
+  PetscCall(IsDeviceVec(v, &dev));
+#if defined(BENCH_DEVICE_VECTORS)
+  if (dev) {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Seconds per call of n calls of op on every rank of comm, after an MPI_Barrier (the slowest rank's
+   time); with CUDA vectors, the device has finished the n calls when the clock stops. */
 static PetscErrorCode TimeOnAllRanks(MPI_Comm comm, const Op *op, PetscInt n, double *dt)
 {
   double t0, mine;
 
   PetscFunctionBeginUser;
+  PetscCall(SyncDevice(op->y));
   PetscCallMPI(MPI_Barrier(comm));
   t0 = MPI_Wtime();
   for (PetscInt i = 0; i < n; i++) PetscCall(RunOp(op));
+  PetscCall(SyncDevice(op->y));
   mine = (MPI_Wtime() - t0) / (double)n;
   PetscCallMPI(MPI_Allreduce(&mine, dt, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscFunctionReturn(0);
@@ -856,6 +889,10 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
   PetscInt           nghost, bs, nloc, ncol, ng[2], k, rp[5];
   VecScatter         halo;
   Vec                gx, xl, yl, x2, y2;
+  PetscBool          dev;
+#if defined(BENCH_DEVICE_VECTORS)
+  Vec gxd = NULL;
+#endif
   const PetscScalar *xa;
   PetscScalar       *ya;
   Op                 ops[5];
@@ -879,12 +916,28 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
   PetscCall(VecDuplicate(x, &x2));
   PetscCall(VecDuplicate(y, &y2));
   PetscCall(VecCopy(x, x2));
-  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, bs, ncol, NULL, &xl));
-  PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, bs, nloc, NULL, &yl));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArray(y, &ya));
-  PetscCall(VecPlaceArray(xl, xa));
-  PetscCall(VecPlaceArray(yl, ya));
+  PetscCall(IsDeviceVec(x, &dev));
+  if (dev) { /* CUDA vectors: the blocks' products on device arrays, the exchange into a device ghost vector */
+#if defined(BENCH_DEVICE_VECTORS)
+    PetscInt ng;
+    PetscCall(VecGetLocalSize(gx, &ng));
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, ng, &gxd));
+    gx = gxd;
+    PetscCall(VecCreateSeqCUDAWithArray(PETSC_COMM_SELF, bs, ncol, NULL, &xl));
+    PetscCall(VecCreateSeqCUDAWithArray(PETSC_COMM_SELF, bs, nloc, NULL, &yl));
+    PetscCall(VecCUDAGetArrayRead(x, &xa));
+    PetscCall(VecCUDAGetArray(y, &ya));
+    PetscCall(VecCUDAPlaceArray(xl, xa));
+    PetscCall(VecCUDAPlaceArray(yl, ya));
+#endif
+  } else {
+    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, bs, ncol, NULL, &xl));
+    PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, bs, nloc, NULL, &yl));
+    PetscCall(VecGetArrayRead(x, &xa));
+    PetscCall(VecGetArray(y, &ya));
+    PetscCall(VecPlaceArray(xl, xa));
+    PetscCall(VecPlaceArray(yl, ya));
+  }
   /* gx holds x's ghost values before the ghost product is first timed */
   PetscCall(VecScatterBegin(halo, x, gx, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(halo, x, gx, INSERT_VALUES, SCATTER_FORWARD));
@@ -897,10 +950,20 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
   PetscCall(PetscMalloc2(5 * trials, &tk, trials, &ratio));
   PetscCall(TimeOps(comm, 5, ops, warmup, reps, trials, budget, tm, rp, tk));
 
-  PetscCall(VecResetArray(xl));
-  PetscCall(VecResetArray(yl));
-  PetscCall(VecRestoreArray(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (dev) {
+#if defined(BENCH_DEVICE_VECTORS)
+    PetscCall(VecCUDAResetArray(xl));
+    PetscCall(VecCUDAResetArray(yl));
+    PetscCall(VecCUDARestoreArray(y, &ya));
+    PetscCall(VecCUDARestoreArrayRead(x, &xa));
+    PetscCall(VecDestroy(&gxd));
+#endif
+  } else {
+    PetscCall(VecResetArray(xl));
+    PetscCall(VecResetArray(yl));
+    PetscCall(VecRestoreArray(y, &ya));
+    PetscCall(VecRestoreArrayRead(x, &xa));
+  }
   PetscCall(VecDestroy(&xl));
   PetscCall(VecDestroy(&yl));
   PetscCall(VecDestroy(&x2));
@@ -915,8 +978,8 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
   o->reps_local    = rp[1];
   o->reps_ghost    = rp[2];
   o->reps_full     = rp[3];
-  /* the ghost product as MatMult runs it: after the local one, its values no longer in cache (at 16
-     ranks on the Xeon host, 0.60 ms alone but 1.33 ms after the local product: the thesis case) */
+  /* the ghost product as MatMult runs it: after the local one, its values no longer in cache, so it
+     can take longer than when timed alone */
   o->t_ghost_after = PetscMax(o->t_ghost, o->t_compute - o->t_local);
   o->bound         = PetscMax(o->t_exchange, o->t_local) + o->t_ghost_after;
   o->ratio         = o->t_full / o->bound;
@@ -1220,6 +1283,7 @@ int main(int argc, char **argv)
   PetscReal   target_baij = 1.0, target_triad = 90.0, target_overlap = 1.10, target_vs_ranks = 1.0, target_vs_one = 8.0;
   PetscReal   target_loaded = 1.0, target_idle_cost = 0.97;
   PetscBool   setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE, doonerank = PETSC_TRUE, doloaded = PETSC_TRUE;
+  PetscBool   gpu_run = PETSC_FALSE; /* -mat_bsrcustom_backend names a GPU backend: no CPU-only comparisons */
   PetscMPIInt size;
   double      triad = 0.0, *triad_by_threads;
   int         nthreads = 1, k;
@@ -1264,6 +1328,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_target_idle_cost", "Target: seqbsrcustom with / without the busy-core fallback MatMult speed, idle", "bench_matmult.c", target_idle_cost, &target_idle_cost, NULL));
   PetscCall(PetscOptionsReal("-bench_target_vs_one", "Target (P >= 8): seqbsrcustom with P threads / seqbaij on 1 rank MatMult speed", "bench_matmult.c", target_vs_one, &target_vs_one, NULL));
   PetscOptionsEnd();
+  {
+    PetscEnum be  = (PetscEnum)MAT_BSRCUSTOM_BACKEND_CPU;
+    PetscBool set = PETSC_FALSE;
+    PetscCall(PetscOptionsGetEnum(NULL, NULL, "-mat_bsrcustom_backend", MatBSRCustomBackends, &be, &set));
+    gpu_run = (PetscBool)(set && be != (PetscEnum)MAT_BSRCUSTOM_BACKEND_CPU);
+  }
   if (!setm || nmats == 0) {
     nmats = 2;
     PetscCall(PetscStrallocpy("thesis", &mats[0]));
@@ -1333,6 +1403,7 @@ int main(int argc, char **argv)
       Mat       A;
       Vec       x, y, z;
       PetscBool same, isseqbaij, isseqbsr, ismpibsr;
+      MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
       MatType   mtype;
       double    t0;
 
@@ -1378,7 +1449,9 @@ int main(int argc, char **argv)
       PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &isseqbsr));
       PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBSRCUSTOM, &ismpibsr));
       if (isseqbaij && t_baij == 0.0) t_baij = r->mult_s;
-      if (isseqbsr && !bsr_type[0]) {
+      if (isseqbsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
+      /* the CPU targets (threads against the triad and against MATBAIJ) are about the cpu backend only */
+      if (isseqbsr && backend == MAT_BSRCUSTOM_BACKEND_CPU && !bsr_type[0]) {
         PetscCall(PetscStrncpy(bsr_type, mtype, sizeof(bsr_type)));
         PetscCall(MatBSRCustomGetNumThreads(A, &nt_bsr));
         PetscCheck(nt_bsr >= 1 && nt_bsr <= MAX_THREADS, PETSC_COMM_WORLD, PETSC_ERR_SUP, "The benchmark handles at most %d threads, the matrix uses %" PetscInt_FMT, MAX_THREADS, nt_bsr);
@@ -1412,7 +1485,7 @@ int main(int argc, char **argv)
         PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "overlap", what, ov[nov0].ratio, (double)target_overlap, PETSC_FALSE));
       }
     }
-    if (size > 1 && doonerank) {
+    if (size > 1 && doonerank && !gpu_run) {
       OneRankRow *o = &one[none];
 
       PetscCall(OneRankVsRanks(&spec, seed, base, xref, warmup, reps, trials, budget, o));

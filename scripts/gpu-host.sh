@@ -26,6 +26,9 @@
 #               petsc-examples sweep with the cuda backend), compute-sanitizer memcheck and racecheck
 #   gpu-325     run-325's gpu label and sanitizers only
 #   solve-325   the main job on CUDA vectors against MATAIJCUSPARSE, and on 16 CPU ranks against MATBAIJ
+#   scale-325   multi-GPU scaling on CUDA vectors, one rank per GPU: MatMult (bench_matmult, weak and
+#               strong, the halo/local/ghost split) and KSPSolve (the main job, weak and strong), both
+#               against MATAIJCUSPARSE; results in $OUT/scale.tgz (SCALE_KSP=0 / SCALE_MULT=0 skip a part)
 #   nvml        copies nvml.h and the NVML stub library to $OUT (to build PETSc with CUDA elsewhere)
 # A device call holds the machine while it runs and 30 s after: put petsc-cuda, build-325 and run-325
 # in one call (`bash scripts/gpu-host.sh petsc-cuda build-325 run-325`), or chain calls at once.
@@ -60,7 +63,7 @@ prepare-cuda)
   scripts/petsc-build.sh cuda /tmp/petsc-3.25.4-cuda
   "$0" prepare
   ;;
-petsc-cuda | build-325 | run-325 | nvml)
+petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | nvml)
   : "${OUT:=/tmp/out}"
   mkdir -p "$OUT"
   export KIT_MPI_ONLY=1 PATH=/usr/local/cuda/bin:$PATH
@@ -90,7 +93,7 @@ petsc-cuda | build-325 | run-325 | nvml)
       # a failing test must not stop the rest (set -e)
       (cd "$B" && { ctest -L gpu -j4 --output-on-failure --timeout 300 > "$OUT/ctest-325-gpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout|Skipped" "$OUT/ctest-325-gpu.log" | tail -40)
       S=/usr/local/cuda/bin/compute-sanitizer
-      for t in test_gpu_backend test_device_vectors; do
+      [[ ${SANITIZE:-1} == 1 ]] && for t in test_gpu_backend test_device_vectors; do
         $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1 || true; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
         $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/racecheck-325-$t.log" 2>&1 || true; echo "racecheck $t: $(tail -1 "$OUT/racecheck-325-$t.log")"
       done
@@ -111,6 +114,58 @@ petsc-cuda | build-325 | run-325 | nvml)
           -compare_type baij "${common[@]}" -nx $n -ny $n -nz $n > "$OUT/solve-cpu16-$n.log" 2>&1 || echo "solve-cpu16-$n failed"
         for f in "$OUT/solve-gpu-$n.log" "$OUT/solve-cpu16-$n.log"; do echo "== $(basename "$f")"; grep -E "^Solve \[|Timing: (KSPSolve|MatMult loop)" "$f"; done
       done
+      ;;
+    scale-325)
+      # multi-GPU scaling on CUDA vectors, one rank per GPU (PETSc gives rank r the GPU r % ngpu):
+      # (1) MatMult, bench_matmult: MATAIJCUSPARSE against bsrcustom (cuda backend), weak (1 GB of
+      #     matrix per GPU: the thesis-type band, bs 5, and the 27-point stencil, bs 3) and strong (the
+      #     largest size on 1 GPU), with the split of mpibsrcustom's MatMult into halo exchange, local
+      #     kernel and ghost kernel (-bench_overlap);
+      # (2) KSPSolve, the main job (CG + PBJacobi, rtol 1e-8) against MATAIJCUSPARSE, weak (100^3 nodes
+      #     per GPU) and strong (100^3 on every count), with -log_view (copies between host and device)
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      ngpu=$(nvidia-smi -L | wc -l)
+      mkdir -p "$OUT/scale"
+      exe=$B/bench/bench_matmult E=$B/examples/ksp_block_elasticity L=$B/src/mat/impls/bsrcustom/libpetscbsrcustom.so
+      mopts=(-bench_types aijcusparse,bsrcustom -mat_bsrcustom_backend cuda -bench_sweep false -bench_loaded false -bench_one_rank false
+        -bench_trials 5 -bench_time_budget 1 -bench_warmup 3 -bench_matrices "${SCALE_MATRICES:-thesis,stencil27}" -stream_mb 40)
+      msize() { # gpus -> matrix options: 80,000 rows x 1,600 nonzeros (1.0 GB) and 82^3 nodes (1.05 GB) per GPU
+        echo "-thesis_rows $((80000 * $1)) -thesis_density $(python3 -c "print(1600/(80000*$1))") -stencil_n $(python3 -c "print(round(82 * $1 ** (1/3)))")"
+      }
+      mrun() { # name ranks options...
+        local name=$1 ranks=$2
+        shift 2
+        echo "== $name: mpiexec -n $ranks bench_matmult ${mopts[*]} $*"
+        timeout "${SCALE_TIMEOUT:-240}" mpiexec --bind-to none -n "$ranks" "$exe" "${mopts[@]}" "$@" -bench_json "$OUT/scale/$name.json" > "$OUT/scale/$name.log" 2>&1 || echo "   (failed: $name.log)"
+        grep -E "^(thesis|stencil27) |^matrix" "$OUT/scale/$name.log" | head -12
+      }
+      kopts=(-dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda -dm_vec_type cuda -compare_type aijcusparse
+        -ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 -mult_reps 100)
+      krun() { # name ranks nx ny nz
+        echo "== $1: mpiexec -n $2 ksp_block_elasticity ${kopts[*]} -nx $3 -ny $4 -nz $5 -log_view"
+        timeout "${SCALE_TIMEOUT:-240}" mpiexec --bind-to none -n "$2" "$E" "${kopts[@]}" -nx "$3" -ny "$4" -nz "$5" -log_view > "$OUT/scale/$1.log" 2>&1 || echo "   (failed: $1.log)"
+        grep -E "^Solve \[|Timing: (KSPSolve|MatMult loop)|^Timing:" "$OUT/scale/$1.log" | head -8
+        grep -E "^(MatMult|KSPSolve|SFPack|SFUnpack|VecScatterBegin|VecScatterEnd|VecTDot|VecAXPY|VecAYPX|VecPointwiseMult) " "$OUT/scale/$1.log" | head -24
+      }
+      if [[ ${SCALE_KSP:-1} == 1 ]]; then
+        n=${SCALE_KSP_N:-100}
+        krun ksp-1gpu 1 $n $n $n
+        [[ $ngpu -ge 2 ]] && krun ksp-weak-2gpu 2 $((2 * n)) $n $n
+        [[ $ngpu -ge 2 ]] && krun ksp-strong-2gpu 2 $n $n $n
+        [[ $ngpu -ge 4 ]] && krun ksp-weak-4gpu 4 $((2 * n)) $((2 * n)) $n
+        [[ $ngpu -ge 4 ]] && krun ksp-strong-4gpu 4 $n $n $n
+      fi
+      if [[ ${SCALE_MULT:-1} == 1 ]]; then
+        read -r -a s1 <<<"$(msize 1)"
+        mrun mult-1gpu 1 "${s1[@]}"
+        for g in 2 4; do
+          [[ $ngpu -ge $g ]] || continue
+          read -r -a sg <<<"$(msize $g)"
+          mrun "mult-weak-${g}gpu" $g "${sg[@]}"
+          mrun "mult-strong-${g}gpu" $g "${s1[@]}"
+        done
+      fi
+      tar -czf "$OUT/scale.tgz" -C "$OUT" scale && rm -rf "$OUT/scale"
       ;;
     nvml)
       cp /usr/local/cuda/include/nvml.h "$OUT/" 2>/dev/null || find / -name nvml.h -path "*cuda*" -exec cp {} "$OUT/" \; -quit
