@@ -62,6 +62,17 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
   for (PetscInt r = 0; r < nbrows; r++) nnz[r] = 1;
   PetscCall(MatXAIJSetPreallocation(*diag, bs, nnz, NULL, NULL, NULL));
   PetscCall(PetscFree(nnz));
+  if (size > 1) {
+    /* MATMPIAIJCUSPARSE's preallocation makes its local block without the block size, and PBJacobi
+       inverts that block: with block size 1 it would invert scalars and copy bs*bs times as many
+       entries to the device as it has. Setting the block size again now reaches the local block. */
+    Mat      loc;
+    PetscInt lbs;
+    PetscCall(MatSetBlockSize(*diag, bs));
+    PetscCall(MatMPIAIJGetSeqAIJ(*diag, &loc, NULL, NULL));
+    PetscCall(MatGetBlockSize(loc, &lbs));
+    PetscCheck(lbs == bs, PETSC_COMM_SELF, PETSC_ERR_LIB, "The local block of the block diagonal for PCPBJACOBI has block size %" PetscInt_FMT ", not %" PetscInt_FMT, lbs, bs);
+  }
   PetscCall(MatSetOption(*diag, MAT_ROW_ORIENTED, PETSC_FALSE)); /* BAIJ keeps each block column-major */
   PetscCall(MatSeqBAIJGetArray(Ad, &aa));
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
@@ -97,15 +108,9 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
     PetscObject          cached = NULL;
     MatBSRCustomSettings set;
 
-    PetscMPIInt          size;
-
     PetscCall(MatBoundToCPU(A, &bound)); /* true for the CPU backend as well */
     PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
-    /* one rank only: on several, PETSc 3.25's GPU PBJacobi with an mpiaijcusparse block diagonal
-       was measured indefinite on our SPD test system (its host inverse is right); there PBJacobi
-       stays on the host */
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-    if (bound || !set.cuda_pbjacobi || size > 1) PetscFunctionReturn(0);
+    if (bound || !set.cuda_pbjacobi) PetscFunctionReturn(0);
     if (made_id < 0) PetscCall(PetscObjectComposedDataRegister(&made_id));
     PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_BlockDiagonal", &cached));
     PetscCall(PetscObjectComposedDataGetInt((PetscObject)A, made_id, made, current));
