@@ -105,6 +105,9 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
   PetscCall(VecDestroy(&c->ghost_x_dev));
+#if defined(BSRCUSTOM_HAVE_CUDA)
+  PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
+#endif
   PetscCall(PetscFree(c->ghost_cols));
   PetscCall(PetscMalloc1(nghost, &c->ghost_cols));
   PetscCall(PetscArraycpy(c->ghost_cols, garray, nghost));
@@ -129,16 +132,19 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
    accumulates into the device y and y comes back once (MatSeqBSRCustomCUDASplitEnd). Large host
    vectors, the ghost vector included, are page-locked on their second use so that these transfers
    skip the pinned buffers.
-   GPU backends with CUDA vectors (a CUDA-enabled PETSc): the ghost vector is a CUDA vector too, so
-   PetscSF packs x's ghost entries on the GPU and unpacks them there; the local kernel is queued on
-   PETSc's stream between the two, so it runs while the messages move, and the ghost kernel after.
+   GPU backends with CUDA vectors (a CUDA-enabled PETSc): the ghost vector is a CUDA vector too. With
+   an MPI that reads device memory, PetscSF packs x's ghost entries on the GPU and unpacks them there,
+   the local kernel queued on PETSc's stream between the two; otherwise our staged halo
+   (mpibsrcustomhalo.c) gathers them ahead of the local kernel and moves them through page-locked
+   host buffers on a stream of its own while that kernel runs. The ghost kernel comes after.
 */
 static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
   Mat_MPIBSRCustom *c = NULL;
   Mat               Ad, Ao;
   const PetscInt   *garray;
-  PetscBool         split = PETSC_FALSE, gpu, on_device = PETSC_FALSE;
+  PetscBool         split = PETSC_FALSE, gpu, on_device = PETSC_FALSE, staged = PETSC_FALSE;
+  void             *stream = NULL;
   Vec               ghost;
   const char       *path;
 
@@ -176,16 +182,29 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
     if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(A, in));
     PetscCall(MatBSRCustomCUDAPinVec_Private(A, c->ghost_x));
   }
-  PetscCall(VecScatterBegin(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
+#if defined(BSRCUSTOM_HAVE_CUDA) && defined(BSRC_HAVE_PETSC_CUDA)
+  if (on_device && !use_gpu_aware_mpi) { /* MPI takes host memory only: our staged halo (mpibsrcustomhalo.c) */
+    if (!c->staged) {
+      PetscInt device;
+      PetscCall(MatBSRCustomPETScDeviceId_Private(&device));
+      PetscCall(MatBSRCustomStagedHaloCreate(A, c->nghost, c->ghost_cols, device, &c->staged));
+    }
+    PetscCall(MatBSRCustomPETScStream_Private(&stream));
+    staged = PETSC_TRUE;
+  }
+#endif
+  if (staged) PetscCall(MatBSRCustomStagedHaloBegin(c->staged, x, stream));
+  else PetscCall(VecScatterBegin(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
   if (gpu && !on_device) PetscCall(MatSeqBSRCustomCUDASplitBegin(Ad, Ao, 1.0, x, beta, in, &split));
   if (!split) { /* the seq kernels read the local parts of x, in and out */
     if (beta == (PetscScalar)0.0) PetscCall((*Ad->ops->mult)(Ad, x, out));
     else PetscCall((*Ad->ops->multadd)(Ad, x, in, out));
   }
-  PetscCall(VecScatterEnd(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
+  if (staged) PetscCall(MatBSRCustomStagedHaloEnd(c->staged, ghost, stream));
+  else PetscCall(VecScatterEnd(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
   if (split) PetscCall(MatSeqBSRCustomCUDASplitEnd(Ad, Ao, 1.0, c->ghost_x, out));
   else PetscCall((*Ao->ops->multadd)(Ao, ghost, out, out));
-  path = !gpu ? "CPU kernels" : on_device ? "GPU, CUDA vectors: halo packed and unpacked on the GPU by PetscSF into a device ghost vector, local kernel queued while it moves, ghost kernel after" : split ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)" : "GPU, per-block products";
+  path = !gpu ? "CPU kernels" : staged ? "GPU, CUDA vectors, MPI on host memory: halo gathered on the GPU ahead of the local kernel, copied through page-locked host buffers while it runs, ghost kernel after" : on_device ? "GPU, CUDA vectors: halo packed and unpacked on the GPU by PetscSF into a device ghost vector, local kernel queued while it moves, ghost kernel after" : split ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)" : "GPU, per-block products";
   if (path != c->path) { /* say once which path runs */
     c->path = path;
     PetscCall(PetscInfo(A, "MatMult path: %s\n", path));
@@ -704,6 +723,9 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
   PetscCall(VecDestroy(&c->ghost_x_dev));
+#if defined(BSRCUSTOM_HAVE_CUDA)
+  PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
+#endif
   PetscCall(PetscFree(c->ghost_cols));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJ));

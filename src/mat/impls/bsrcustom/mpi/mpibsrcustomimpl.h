@@ -6,6 +6,9 @@
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
+/* The halo exchange on CUDA vectors staged through page-locked host memory (mpibsrcustomhalo.c). */
+typedef struct _n_MatBSRCustomStagedHalo *MatBSRCustomStagedHalo;
+
 typedef struct {
   /* MPIBAIJ's operations that ours wrap or that the reverse convert puts back */
   PetscErrorCode (*baij_destroy)(Mat);
@@ -40,11 +43,16 @@ typedef struct {
   Vec        ghost_x;
   Vec        ghost_x_dev; /* the same on the device (a CUDA vector), for products on CUDA vectors; made on first use */
   VecScatter halo;
+  MatBSRCustomStagedHalo staged; /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
   const char *path; /* how the last product ran (MatView, -info) */
   PetscObjectState blocks_state; /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
 } Mat_MPIBSRCustom;
 
 PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);
+PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloCreate(Mat, PetscInt, const PetscInt[], PetscInt, MatBSRCustomStagedHalo *);
+PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloDestroy(MatBSRCustomStagedHalo *);
+PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloBegin(MatBSRCustomStagedHalo, Vec, void *);
+PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo, Vec, void *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat, MatType, MatReuse, Mat *);
 
