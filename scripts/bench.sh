@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up, builds if needed, then runs the CPU MatMult benchmark (bench/bench_matmult) in the
-# configurations of docs/performance-cpu.md; every case writes $build/bench/<case>.json and <case>.log:
+# configurations of docs/performance.md; every case writes $build/bench/<case>.json and <case>.log:
 #   cpu-1rank-1thread     1 rank,  OMP_NUM_THREADS=1:      baij vs bsrcustom (the 1-thread target)
 #   cpu-1rank-<N>threads  1 rank,  OMP_NUM_THREADS=nproc:  baij vs bsrcustom, thread and chunks-per-thread
 #                                                          sweeps (the STREAM target)
@@ -129,7 +129,7 @@ fi
 
 echo
 echo "=== targets (bench/bench_matmult; JSON and logs in $out), $((SECONDS - start)) s, load average now $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "    (the machine must be otherwise idle: other processes on the cores slow OpenMP barriers and MPI, see docs/performance-cpu.md)"
+echo "    (the machine must be otherwise idle: other processes on the cores slow OpenMP barriers and MPI, see docs/performance.md)"
 for log in "${logs[@]}"; do
   grep -h '^TARGET ' "$log" | sed "s|^|$(basename "$log" .log): |" || true
 done
