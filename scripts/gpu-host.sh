@@ -97,6 +97,8 @@ petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | nvml)
         $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1 || true; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
         $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/racecheck-325-$t.log" 2>&1 || true; echo "racecheck $t: $(tail -1 "$OUT/racecheck-325-$t.log")"
       done
+      # the staged halo of several ranks on CUDA vectors (copies on a stream of its own)
+      [[ ${SANITIZE:-1} == 1 ]] && { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n 2 $S --tool memcheck "$B/tests/petsc/test_device_vectors" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-np2.log" 2>&1 || true; echo "memcheck test_device_vectors np2: $(grep -c "ERROR SUMMARY: 0 errors" "$OUT/memcheck-325-np2.log") of 2 ranks with 0 errors"; }
       "$B/tests/petsc/test_device_vectors" -info :mat > "$OUT/device-vectors-info.log" 2>&1 || true
       grep -E "Diagonal block|block diagonal|FAIL" "$OUT/device-vectors-info.log" | head -12 || true
       [[ $step == gpu-325 ]] && continue
