@@ -271,9 +271,10 @@ static PetscErrorCode Solves(PetscInt n, PetscInt bs)
     PetscCall(MatBSRCustomSetCUDAPBJacobi(A, PETSC_TRUE));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-6s %-9s bs %" PetscInt_FMT ": iterations %4" PetscInt_FMT " (aijcusparse %4" PetscInt_FMT ", baij %4" PetscInt_FMT ", ours on host vectors %4" PetscInt_FMT "); copies in the repeated solve: %g+%g, %g bytes (aijcusparse %g+%g, %g bytes; host vectors %g bytes)\n", cases[c].ksp, cases[c].pc, bs, its, itsc, itsr, itsh, ours.to_gpu, ours.to_cpu, ours.bytes,
                           theirs.to_gpu, theirs.to_cpu, theirs.bytes, host.bytes));
-    /* BiCGStab is not monotone: rounding (MATAIJCUSPARSE against MATBAIJ too) moves its stop by an
-       iteration or two and its last residual by up to a factor 10; CG and GMRES must agree exactly */
-    const PetscInt  slack = bcgs ? 2 : 0;
+    /* BiCGStab is not monotone: rounding (MATAIJCUSPARSE against MATBAIJ too; on several ranks the
+       GPU's PBJacobi and halo sums too) moves its stop by a few iterations and its last residual by up
+       to a factor 10; CG and GMRES must agree exactly */
+    const PetscInt  slack = bcgs ? PetscMax(2, itsr / 10) : 0;
     const PetscReal rtol  = 1e-6;
     TEST_CHECK(PETSC_COMM_WORLD, PetscAbsInt(its - itsr) <= slack, failures, "%s/%s: %" PetscInt_FMT " iterations on CUDA vectors, MATBAIJ %" PetscInt_FMT, cases[c].ksp, cases[c].pc, its, itsr);
     TEST_CHECK(PETSC_COMM_WORLD, PetscAbsInt(itsh - itsr) <= slack, failures, "%s/%s: %" PetscInt_FMT " iterations on host vectors, MATBAIJ %" PetscInt_FMT, cases[c].ksp, cases[c].pc, itsh, itsr);
@@ -284,7 +285,8 @@ static PetscErrorCode Solves(PetscInt n, PetscInt bs)
     if (!point_ilu) {
       /* the block ILU applies on the host with either type; elsewhere a solve on CUDA vectors moves
          nothing that MATAIJCUSPARSE's does not (halo buffers on several ranks without CUDA-aware MPI) */
-      TEST_CHECK(PETSC_COMM_WORLD, ours.bytes <= theirs.bytes, failures, "%s/%s: the repeated solve moved %g bytes between host and device (%g+%g copies), MATAIJCUSPARSE %g", cases[c].ksp, cases[c].pc, ours.bytes, ours.to_gpu, ours.to_cpu, theirs.bytes);
+      /* per iteration: the two solves may stop at different iterations (BiCGStab) */
+      TEST_CHECK(PETSC_COMM_WORLD, ours.bytes * itsc <= theirs.bytes * its, failures, "%s/%s: the repeated solve moved %g bytes between host and device in %" PetscInt_FMT " iterations (%g+%g copies), MATAIJCUSPARSE %g in %" PetscInt_FMT, cases[c].ksp, cases[c].pc, ours.bytes, its, ours.to_gpu, ours.to_cpu, theirs.bytes, itsc);
     }
     /* the counters see copies: host vectors on a GPU backend are staged at every product */
     TEST_CHECK(PETSC_COMM_WORLD, host.bytes >= (PetscLogDouble)itsh * N * sizeof(PetscScalar), failures, "%s/%s: host vectors moved only %g bytes in %" PetscInt_FMT " iterations: the copy counters do not see the staging", cases[c].ksp, cases[c].pc, host.bytes, itsh);
