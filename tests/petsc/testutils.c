@@ -369,7 +369,7 @@ PetscErrorCode TestRunCases(const char *program, size_t ncases, const TestCase c
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx.comm));
       PetscCall(PetscStrncpy(reason, first_failure, sizeof(reason)));
       PetscCallMPI(MPI_Bcast(reason, (PetscMPIInt)sizeof(reason), MPI_CHAR, first, ctx.comm));
-      if (ctx.size > 1) PetscCall(PetscPrintf(ctx.comm, "FAIL %s: %s (%" PetscInt_FMT " failed checks, the first on rank %d)\n", cases[i].name, reason, total, (int)first));
+      if (ctx.size > 1) PetscCall(PetscPrintf(ctx.comm, "FAIL %s: %s (%" PetscInt_FMT " failed checks summed over the ranks, the first on rank %d)\n", cases[i].name, reason, total, (int)first));
       else PetscCall(PetscPrintf(ctx.comm, "FAIL %s: %s (%" PetscInt_FMT " failed checks)\n", cases[i].name, reason, total));
       nfailed++;
     } else if (skipped_any) {

@@ -52,7 +52,7 @@ PetscErrorCode TestCheckFailed(MPI_Comm comm, const char *file, int line, const 
 
    A program is a table of named cases run in order, each reported on its own line:
      ok <name>                        every check passed (on every rank)
-     FAIL <name>: <first failed check> (<n> failed checks[, first on rank r])
+     FAIL <name>: <first failed check> (<n> failed checks[ summed over the ranks, the first on rank r])
      skipped <name>: <reason>         not run here (a GPU case without a GPU): not counted as a pass
    then "<program>: p passed, f failed, s skipped". Exit status: 1 if a case failed, 77 (CTest:
    skipped) if every case that ran was skipped, 0 otherwise. Pass and fail are agreed on by all ranks
@@ -88,8 +88,5 @@ PetscErrorCode TestSkipWithoutGPU(TestContext *ctx, PetscBool *skip);
 
 /* Runs the selected cases; *status is what main() returns after PetscFinalize(). */
 PetscErrorCode TestRunCases(const char *program, size_t ncases, const TestCase cases[], void *data, int *status);
-
-/* ok with the shorter TEST_CHECK(ctx->comm, cond, ctx->failures, ...) inside a case */
-#define TEST_EXPECT(ctx, cond, ...) TEST_CHECK((ctx)->comm, cond, (ctx)->failures, __VA_ARGS__)
 
 #endif
