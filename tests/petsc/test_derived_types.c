@@ -3,6 +3,13 @@ static const char help[] = "Every operation that makes a new matrix from a bsrcu
                            "type, where BAIJ refuses ours may refuse too; the results' products must agree. Prints each operation\n"
                            "with the types both got.\n";
 
+/* Coverage (cases, -test_list): bs 3, 8 block rows per rank, against MATBAIJ; type rule above,
+   products to 1e-12:
+     duplicate, convert_same, transpose, transpose_inplace, submatrix, submatrices, permute, redundant,
+     concatenate_seq, diagonal_block, multiproc_block, axpy_new_pattern, matmatmult_dense,
+     matmatmult_sparse, ptap, dmda_coarse
+   Ranks: 1, 2, 3, 4 (CMakeLists.txt). */
+
 #include "testutils.h"
 #include <petscdmda.h>
 #include <string.h>
@@ -245,79 +252,105 @@ static PetscErrorCode MakeDMDACoarse(const Pair *p, PetscBool ours, Mat *M)
   PetscFunctionReturn(0);
 }
 
-typedef struct {
-  const char *name;
+/* What each case makes, by name (ctx->param indexes it) */
+static const struct {
+  const char *what;
   Making      make;
-} Case;
+} makings[] = {
+  {"MatDuplicate",                       MakeDuplicate       },
+  {"MatConvert(MATSAME)",                MakeConvertSame     },
+  {"MatTranspose",                       MakeTranspose       },
+  {"MatTranspose(in place)",             MakeTransposeInPlace},
+  {"MatCreateSubMatrix",                 MakeSubMatrix       },
+  {"MatCreateSubMatrices",               MakeSubMatrices     },
+  {"MatPermute",                         MakePermute         },
+  {"MatCreateRedundantMatrix",           MakeRedundant       },
+  {"MatCreateMPIMatConcatenateSeqMat",   MakeConcatenated    },
+  {"MatGetDiagonalBlock",                MakeDiagonalBlock   },
+  {"MatGetMultiProcBlock",               MakeMultiProcBlock  },
+  {"MatAXPY(DIFFERENT_NONZERO_PATTERN)", MakeAXPYNewPattern  },
+  {"MatMatMult(with MATDENSE)",          MakeDenseProduct    },
+  {"MatMatMult(A, A)",                   MakeSparseProduct   },
+  {"MatPtAP(A, P as AIJ)",               MakePtAP            },
+  {"DMCreateMatrix of a coarsened DMDA", MakeDMDACoarse      },
+};
+
+/* makings[ctx->param] on BAIJ and on ours (the Pair in ctx->data): where BAIJ gave (seq|mpi)baij ours
+   must give (seq|mpi)bsrcustom, where BAIJ gave another type ours must give that type, where BAIJ
+   refused ours may refuse too; the products must agree. */
+static PetscErrorCode Derived(TestContext *ctx)
+{
+  const Pair    *p       = (const Pair *)ctx->data;
+  const PetscInt i       = ctx->param;
+  Mat            made[2] = {NULL, NULL};
+  PetscErrorCode err[2];
+  const char    *type[2] = {"refused", "refused"};
+  PetscBool      ok;
+  char           why[256] = "";
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    err[k] = makings[i].make(p, (PetscBool)k, &made[k]);
+    PetscCall(PetscPopErrorHandler());
+    if (err[k]) PetscCall(MatDestroy(&made[k]));
+    else PetscCall(MatGetType(made[k], &type[k]));
+  }
+  if (err[0]) ok = PETSC_TRUE; /* BAIJ refuses it: ours may refuse too, or do better */
+  else if (err[1]) {
+    ok = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(why, sizeof(why), "bsrcustom refused (error %d) what BAIJ did", (int)err[1]));
+  } else {
+    ok = (PetscBool)!strcmp(type[1], Ours(type[0]));
+    if (!ok) PetscCall(PetscSNPrintf(why, sizeof(why), "expected %s", Ours(type[0])));
+  }
+  if (ok && !err[0] && !err[1]) {
+    PetscReal rel;
+    PetscCall(SameOperator(made[1], made[0], &rel));
+    ok = (PetscBool)(rel <= 1e-12);
+    if (!ok) PetscCall(PetscSNPrintf(why, sizeof(why), "the products differ by %g", (double)rel));
+  }
+  /* a sequential result lives on each rank: the types printed are rank 0's */
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-38s baij -> %-14s bsrcustom -> %-14s\n", makings[i].what, type[0], type[1]));
+  TEST_CHECK(PETSC_COMM_SELF, ok, ctx->failures, "[%d] %s: %s", (int)ctx->rank, makings[i].what, why);
+  for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&made[k]));
+  PetscFunctionReturn(0);
+}
 
 int main(int argc, char **argv)
 {
-  const Case cases[] = {
-    {"MatDuplicate",                          MakeDuplicate       },
-    {"MatConvert(MATSAME)",                   MakeConvertSame     },
-    {"MatTranspose",                          MakeTranspose       },
-    {"MatTranspose(in place)",                MakeTransposeInPlace},
-    {"MatCreateSubMatrix",                    MakeSubMatrix       },
-    {"MatCreateSubMatrices",                  MakeSubMatrices     },
-    {"MatPermute",                            MakePermute         },
-    {"MatCreateRedundantMatrix",              MakeRedundant       },
-    {"MatCreateMPIMatConcatenateSeqMat",      MakeConcatenated    },
-    {"MatGetDiagonalBlock",                   MakeDiagonalBlock   },
-    {"MatGetMultiProcBlock",                  MakeMultiProcBlock  },
-    {"MatAXPY(DIFFERENT_NONZERO_PATTERN)",    MakeAXPYNewPattern  },
-    {"MatMatMult(with MATDENSE)",             MakeDenseProduct    },
-    {"MatMatMult(A, A)",                      MakeSparseProduct   },
-    {"MatPtAP(A, P as AIJ)",                  MakePtAP            },
-    {"DMCreateMatrix of a coarsened DMDA",    MakeDMDACoarse      },
+  const TestCase cases[] = {
+    {"duplicate",         Derived, 0 },
+    {"convert_same",      Derived, 1 },
+    {"transpose",         Derived, 2 },
+    {"transpose_inplace", Derived, 3 },
+    {"submatrix",         Derived, 4 },
+    {"submatrices",       Derived, 5 },
+    {"permute",           Derived, 6 },
+    {"redundant",         Derived, 7 },
+    {"concatenate_seq",   Derived, 8 },
+    {"diagonal_block",    Derived, 9 },
+    {"multiproc_block",   Derived, 10},
+    {"axpy_new_pattern",  Derived, 11},
+    {"matmatmult_dense",  Derived, 12},
+    {"matmatmult_sparse", Derived, 13},
+    {"ptap",              Derived, 14},
+    {"dmda_coarse",       Derived, 15},
   };
   Pair        p;
-  PetscInt    passed = 0, failed = 0;
   PetscMPIInt size;
+  int         status;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCheck(PETSC_STATIC_ARRAY_LENGTH(cases) == PETSC_STATIC_ARRAY_LENGTH(makings), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "a case for every making");
   p.bs = 3;
   PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, p.bs, 8, 8 * size, 3, PETSC_FALSE, PETSC_FALSE, 11u, &p.baij));
   PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, p.bs, 8, 8 * size, 3, PETSC_FALSE, PETSC_FALSE, 11u, &p.ours));
-  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(cases); i++) {
-    Mat            made[2] = {NULL, NULL};
-    PetscErrorCode err[2];
-    const char    *type[2] = {"refused", "refused"};
-    PetscBool      ok;
-    char           why[256] = "";
-
-    for (int k = 0; k < 2; k++) {
-      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-      err[k] = cases[i].make(&p, (PetscBool)k, &made[k]);
-      PetscCall(PetscPopErrorHandler());
-      if (err[k]) PetscCall(MatDestroy(&made[k]));
-      else PetscCall(MatGetType(made[k], &type[k]));
-    }
-    if (err[0]) ok = PETSC_TRUE; /* BAIJ refuses it: ours may refuse too, or do better */
-    else if (err[1]) {
-      ok = PETSC_FALSE;
-      PetscCall(PetscSNPrintf(why, sizeof(why), "bsrcustom refused (error %d) what BAIJ did", (int)err[1]));
-    } else {
-      ok = (PetscBool)!strcmp(type[1], Ours(type[0]));
-      if (!ok) PetscCall(PetscSNPrintf(why, sizeof(why), "expected %s", Ours(type[0])));
-    }
-    if (ok && !err[0] && !err[1]) {
-      PetscReal rel;
-      PetscCall(SameOperator(made[1], made[0], &rel));
-      ok = (PetscBool)(rel <= 1e-12);
-      if (!ok) PetscCall(PetscSNPrintf(why, sizeof(why), "the products differ by %g", (double)rel));
-    }
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, BSRC_MPI_BOOL, MPI_LAND, PETSC_COMM_WORLD));
-    /* a sequential result lives on each rank: the types printed are rank 0's */
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %-38s baij -> %-14s bsrcustom -> %-14s%s%s\n", ok ? "PASS" : "FAIL", cases[i].name, type[0], type[1], why[0] ? ": " : "", why));
-    if (ok) passed++;
-    else failed++;
-    for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&made[k]));
-  }
+  PetscCall(TestRunCases("derived types", PETSC_STATIC_ARRAY_LENGTH(cases), cases, &p, &status));
   PetscCall(MatDestroy(&p.baij));
   PetscCall(MatDestroy(&p.ours));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", passed, failed));
   PetscCall(PetscFinalize());
-  return failed ? 1 : 0;
+  return status;
 }

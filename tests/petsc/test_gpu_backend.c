@@ -8,14 +8,25 @@ static const char help[] = "The GPU backends of bsrcustom against its CPU backen
                            "and replaced arrays, the option off.\n"
                            "Exits with 77 (CTest: skipped) where this build or machine has no GPU.\n";
 
+/* Coverage (cases, -test_list):
+     kernels_bs<1-8,11,16>  every CUDA kernel (auto, and each by name) and both cuSPARSE algorithms;
+                            3 shapes (plain, empty block rows, + one long block row); MatMult,
+                            MatMultAdd z != y and z == y against MATBAIJ to 1e-13
+     single_block           one 3x3 block per rank
+     reassembly_uploads     bs 3: auto resolves to a kernel; no upload for an unchanged matrix; MatScale,
+                            value-only reassembly, structural reassembly (uploaded); MatDuplicate, MatCopy
+     pinned_host_vectors    bs 4, 40000 entries per rank: page-locked on second use, ghost vector,
+                            duplicates, placed/reset/replaced arrays, the option off, MatView's line
+     device_binding         node-local rank modulo GPUs, every device by hand, a refused device, MatView
+   Ranks: 1, 2, 4 (CMakeLists.txt). Every case is skipped (visibly; exit 77 if all are) where this
+   build or machine has no GPU. */
+
 #include "testutils.h"
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h> /* MatBSRCustomCUDAVecPinned_Private() */
 
-static PetscInt failures = 0, checks = 0;
-
 /* y = A x, z = A x + w, then w = A x + w in place, on these very vectors (page-locked or not), each
    against Ref. */
-static PetscErrorCode PinnedProducts(Mat A, Mat Ref, Vec x, Vec y, Vec z, Vec w, const char *what)
+static PetscErrorCode PinnedProducts(TestContext *ctx, Mat A, Mat Ref, Vec x, Vec y, Vec z, Vec w, const char *what)
 {
   Vec       r, wr;
   PetscReal rel;
@@ -28,22 +39,22 @@ static PetscErrorCode PinnedProducts(Mat A, Mat Ref, Vec x, Vec y, Vec z, Vec w,
   PetscCall(MatMult(A, x, y));
   PetscCall(MatMult(Ref, x, r));
   PetscCall(TestRelDiff(y, r, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMult differs from the reference by %g", what, (double)rel);
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "%s: MatMult differs from the reference by %g", what, (double)rel);
   PetscCall(MatMultAdd(A, x, w, z));
   PetscCall(MatMultAdd(Ref, x, w, r));
   PetscCall(TestRelDiff(z, r, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd(z != y) differs by %g", what, (double)rel);
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "%s: MatMultAdd(z != y) differs by %g", what, (double)rel);
   PetscCall(MatMultAdd(A, x, w, w));
   PetscCall(MatMultAdd(Ref, x, wr, wr));
   PetscCall(TestRelDiff(w, wr, &rel));
-  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: MatMultAdd(z == y) differs by %g", what, (double)rel);
+  TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "%s: MatMultAdd(z == y) differs by %g", what, (double)rel);
   PetscCall(VecDestroy(&r));
   PetscCall(VecDestroy(&wr));
   PetscFunctionReturn(0);
 }
 
 /* Checks on this rank whether each of the n vectors is page-locked as expected. */
-static PetscErrorCode ExpectPinned(PetscInt n, const Vec v[], const char *const names[], PetscBool want, const char *when)
+static PetscErrorCode ExpectPinned(TestContext *ctx, PetscInt n, const Vec v[], const char *const names[], PetscBool want, const char *when)
 {
   PetscFunctionBegin;
   for (PetscInt i = 0; i < n; i++) {
@@ -51,7 +62,7 @@ static PetscErrorCode ExpectPinned(PetscInt n, const Vec v[], const char *const 
     PetscInt  nloc;
     PetscCall(MatBSRCustomCUDAVecPinned_Private(v[i], &pinned));
     PetscCall(VecGetLocalSize(v[i], &nloc));
-    TEST_CHECK(PETSC_COMM_SELF, pinned == want, failures, "%s (%" PetscInt_FMT " local entries) %s page-locked %s", names[i], nloc, pinned ? "is" : "is not", when);
+    TEST_CHECK(PETSC_COMM_SELF, pinned == want, ctx->failures, "%s (%" PetscInt_FMT " local entries) %s page-locked %s", names[i], nloc, pinned ? "is" : "is not", when);
   }
   PetscFunctionReturn(0);
 }
@@ -83,332 +94,373 @@ static PetscErrorCode ViewHas(Mat A, const char *file, const char *needle, Petsc
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode KernelsAllShapes(TestContext *ctx)
+{
+  const PetscInt bs   = ctx->param;
+  const PetscInt size = ctx->size;
+  PetscBool      skip;
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+  for (int shape = 0; shape < 3; shape++) {
+    Mat A, Ref;
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &Ref));
+    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &A));
+    for (int k = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO; k <= MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 2; k++) {
+      char what[128];
+      if (k <= MAT_BSRCUSTOM_CUDA_KERNEL_SLICED) {
+        PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+        PetscCall(MatBSRCustomSetCUDAKernel(A, (MatBSRCustomCUDAKernel)k));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d kernel %s", bs, shape, MatBSRCustomCUDAKernels[k]));
+      } else {
+        MatBSRCustomCUSPARSEAlg alg = (MatBSRCustomCUSPARSEAlg)(k - MAT_BSRCUSTOM_CUDA_KERNEL_SLICED - 1);
+        PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUSPARSE));
+        PetscCall(MatBSRCustomSetCUSPARSEAlg(A, alg));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d cusparse %s", bs, shape, MatBSRCustomCUSPARSEAlgs[alg]));
+      }
+      PetscCall(PetscInfo(A, "configuration: %s\n", what)); /* with -info <file>: the last one a crash reached */
+      PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, what));
+    }
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Ref));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SingleBlock(TestContext *ctx)
+{
+  Mat       A, Ref;
+  PetscBool skip;
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 3, 1, ctx->size, 1, PETSC_FALSE, PETSC_FALSE, 3u, &Ref));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 3, 1, ctx->size, 1, PETSC_FALSE, PETSC_FALSE, 3u, &A));
+  PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "a single block per rank"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
+/* value and structure changes with upload accounting */
+static PetscErrorCode ReassemblyUploads(TestContext *ctx)
+{
+  Mat                    A, Ref;
+  PetscLogDouble         u0, u1, u2, u3;
+  PetscInt               rs, row, col;
+  PetscScalar            v[9];
+  MatBSRCustomCUDAKernel used;
+  PetscBool              skip;
+  const PetscInt         size = ctx->size;
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 3, 40, 40 * size, 5, PETSC_TRUE, PETSC_FALSE, 5u, &Ref));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 3, 40, 40 * size, 5, PETSC_TRUE, PETSC_FALSE, 5u, &A));
+  PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "before changes"));
+  PetscCall(MatBSRCustomGetCUDAKernel(A, NULL, &used));
+  TEST_CHECK(PETSC_COMM_WORLD, used != MAT_BSRCUSTOM_CUDA_KERNEL_AUTO, ctx->failures, "auto did not resolve to a kernel");
+  PetscCall(TestEventCount("BSRCustomUpload", &u0));
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "unchanged"));
+  PetscCall(TestEventCount("BSRCustomUpload", &u1));
+  TEST_CHECK(PETSC_COMM_WORLD, u1 == u0, ctx->failures, "products of an unchanged matrix uploaded it again (%g -> %g)", u0, u1);
+  /* values only */
+  PetscCall(MatScale(A, -0.5));
+  PetscCall(MatScale(Ref, -0.5));
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "after MatScale"));
+  PetscCall(MatGetOwnershipRange(A, &rs, NULL));
+  { /* the first non-empty block row of this rank (every third one is empty) and its first block column */
+    PetscInt           nc = 0;
+    PetscBool          found = PETSC_FALSE;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    for (row = rs / 3; !found; row++) {
+      PetscCall(MatGetRow(Ref, row * 3, &nc, &cols, &vals));
+      if (nc > 0) {
+        col   = cols[0] / 3;
+        found = PETSC_TRUE;
+      }
+      PetscCall(MatRestoreRow(Ref, row * 3, &nc, &cols, &vals)); /* (sets nc to 0) */
+    }
+    row--;
+  }
+  for (int k = 0; k < 9; k++) v[k] = 1.0 + k;
+  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
+  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(TestEventCount("BSRCustomUpload", &u2));
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "after a value-only reassembly"));
+  /* structure: a block in an empty block row (every third one is empty) */
+  row = rs / 3 + 2 - (rs / 3) % 3;
+  col = row;
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
+  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "after a structural reassembly"));
+  PetscCall(TestEventCount("BSRCustomUpload", &u3));
+  TEST_CHECK(PETSC_COMM_WORLD, u3 > u2, ctx->failures, "a structural change was not uploaded (%g -> %g)", u2, u3);
+  /* MatDuplicate and MatCopy carry the backend and their own device copies */
+  {
+    Mat B;
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    PetscCall(TestCompareProducts(B, Ref, 1e-13, &ctx->failures, "MatDuplicate of a GPU matrix"));
+    PetscCall(MatScale(B, 2.0));
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscCall(TestCompareProducts(B, Ref, 1e-13, &ctx->failures, "MatCopy into a GPU matrix"));
+    PetscCall(MatDestroy(&B));
+  }
+  {
+    PetscViewer viewer;
+    PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_WORLD, &viewer));
+    PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(A, viewer));
+    PetscCall(PetscViewerPopFormat(viewer));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
+/* Host vectors page-locked on their second use (-mat_bsrcustom_cuda_pin_vectors): 40000 entries
+   (312 KiB) per rank, over the 64 KiB threshold; products on the same vectors, a duplicate, a
+   placed and reset array, a replaced array, the option off, and every vector destroyed. */
+static PetscErrorCode PinnedHostVectors(TestContext *ctx)
+{
+  const PetscInt     nbl = 10000, bs = 4, min_entries = (64 * 1024) / (PetscInt)sizeof(PetscScalar);
+  const PetscInt     size = ctx->size;
+  Mat                A, Ref, B;
+  Vec                x, y, z, w, p, q, x2, y2;
+  PetscScalar       *user_x, *user_y, *fresh_x, *fresh_y;
+  const PetscScalar *a;
+  PetscInt           n, m;
+  PetscBool          pin = PETSC_TRUE, has = PETSC_FALSE, skip;
+  char               file[PETSC_MAX_PATH_LEN];
+  const char *const  names[] = {"x", "y", "z", "w"};
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nbl, nbl * size, 5, PETSC_TRUE, PETSC_FALSE, 13u, &Ref));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nbl, nbl * size, 5, PETSC_TRUE, PETSC_FALSE, 13u, &A));
+  PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+  PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));
+  TEST_CHECK(PETSC_COMM_WORLD, pin, ctx->failures, "page-locking of host vectors is off by default");
+  PetscCall(MatCreateVecs(Ref, &x, &y));
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecDuplicate(y, &w));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(w, NULL));
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetLocalSize(y, &m));
+  {
+    Vec v[] = {x, y};
+    PetscCall(MatMult(A, x, y));
+    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_FALSE, "after its first use"));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_TRUE, "after its second use"));
+  }
+  if (size > 1) { /* the ghost vector the MPI product fills: page-locked once it is large enough */
+    Vec      gx;
+    PetscInt ng;
+    PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, NULL, NULL, NULL, &gx));
+    PetscCall(VecGetLocalSize(gx, &ng));
+    PetscCall(ExpectPinned(ctx, 1, &gx, (const char *const[]){"the ghost vector"}, (PetscBool)(ng >= min_entries), "after two products"));
+  }
+  for (int k = 0; k < 3; k++) {
+    PetscCall(VecSetRandom(x, NULL)); /* host writes into a page-locked array reach the next product */
+    PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "page-locked x, y, z, w"));
+  }
+  {
+    Vec v[] = {x, y, z, w};
+    PetscCall(ExpectPinned(ctx, 4, v, names, PETSC_TRUE, "after several products"));
+  }
+  /* a duplicate has its own array and state: page-locked on its own second use; a duplicate of that
+     one, never used, outlives its parent */
+  PetscCall(VecDuplicate(x, &p));
+  PetscCall(VecCopy(x, p));
+  PetscCall(ExpectPinned(ctx, 1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_FALSE, "before any use"));
+  PetscCall(PinnedProducts(ctx, A, Ref, p, y, z, w, "VecDuplicate of a page-locked x"));
+  PetscCall(ExpectPinned(ctx, 1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_TRUE, "after three uses"));
+  PetscCall(VecDuplicate(p, &q));
+  PetscCall(ExpectPinned(ctx, 1, &q, (const char *const[]){"a VecDuplicate of a duplicate"}, PETSC_FALSE, "before any use"));
+  PetscCall(VecDestroy(&p));
+  PetscCall(VecSet(q, 1.0));
+  PetscCall(VecDestroy(&q));
+  PetscCall(ExpectPinned(ctx, 1, &x, names, PETSC_TRUE, "after its duplicates were destroyed"));
+  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "x after its duplicates were destroyed"));
+  /* placed arrays (the user's, pageable) are staged; VecResetArray brings back the page-locked ones */
+  PetscCall(PetscMalloc2(n, &user_x, m, &user_y));
+  PetscCall(VecGetArrayRead(x, &a));
+  PetscCall(PetscArraycpy(user_x, a, n));
+  PetscCall(VecRestoreArrayRead(x, &a));
+  PetscCall(VecPlaceArray(x, user_x));
+  PetscCall(VecPlaceArray(y, user_y));
+  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "placed (pageable) arrays in x and y"));
+  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "placed (pageable) arrays in x and y, again"));
+  PetscCall(VecResetArray(x));
+  PetscCall(VecResetArray(y));
+  PetscCall(PetscFree2(user_x, user_y));
+  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "x and y after VecResetArray"));
+  {
+    Vec v[] = {x, y};
+    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_TRUE, "after VecPlaceArray and VecResetArray"));
+  }
+  /* VecReplaceArray frees the page-locked array: unpinned first; the new one earns its own */
+  PetscCall(PetscMalloc1(n, &fresh_x));
+  PetscCall(PetscMalloc1(m, &fresh_y));
+  PetscCall(VecReplaceArray(x, fresh_x));
+  PetscCall(VecReplaceArray(y, fresh_y));
+  PetscCall(VecSetRandom(x, NULL));
+  {
+    Vec v[] = {x, y};
+    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_FALSE, "right after VecReplaceArray"));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_FALSE, "after the first use of its replaced array"));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_TRUE, "after the second use of its replaced array"));
+  }
+  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "x and y after VecReplaceArray"));
+  PetscCall(PetscSNPrintf(file, sizeof(file), "gpu_backend_pin_view_np%d.txt", (int)size));
+  PetscCall(ViewHas(A, file, "host vectors: page-locked on second use", &has));
+  TEST_CHECK(PETSC_COMM_WORLD, has, ctx->failures, "MatView does not say that host vectors are page-locked on second use");
+  /* the option off: nothing new is page-locked; vectors page-locked before stay so and still work */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE));
+  PetscCall(MatBSRCustomGetCUDAPinVectors(B, &pin));
+  TEST_CHECK(PETSC_COMM_WORLD, !pin, ctx->failures, "MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE) did not stick");
+  PetscCall(MatCreateVecs(Ref, &x2, &y2));
+  PetscCall(VecSetRandom(x2, NULL));
+  for (int k = 0; k < 3; k++) PetscCall(PinnedProducts(ctx, B, Ref, x2, y2, z, w, "pinning off: new vectors"));
+  {
+    Vec v[] = {x2, y2};
+    PetscCall(ExpectPinned(ctx, 2, v, (const char *const[]){"x2", "y2"}, PETSC_FALSE, "with -mat_bsrcustom_cuda_pin_vectors false"));
+  }
+  PetscCall(PinnedProducts(ctx, B, Ref, x, y, z, w, "pinning off: vectors page-locked before"));
+  PetscCall(ViewHas(B, file, "host vectors: staged through pinned buffers", &has));
+  TEST_CHECK(PETSC_COMM_WORLD, has, ctx->failures, "MatView with pinning off does not say that host vectors are staged");
+  PetscCall(VecDestroy(&x2));
+  PetscCall(VecDestroy(&y2));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&w));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
+/* device binding: automatic (node-local rank mod visible GPUs), each device by hand, a bad device */
+static PetscErrorCode DeviceBinding(TestContext *ctx)
+{
+  Mat            A, Ref;
+  MPI_Comm       node;
+  PetscMPIInt    local, rank = ctx->rank, size = ctx->size;
+  PetscInt       ndev = MatBSRCustomCUDADeviceCount(), dev = -2, after = -2;
+  PetscErrorCode ierr;
+  int            bad = 0, anybad = 0;
+  char           file[PETSC_MAX_PATH_LEN];
+  PetscBool      skip;
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_rank(node, &local));
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 4, 23, 23 * size, 5, PETSC_FALSE, PETSC_FALSE, 11u, &Ref));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 4, 23, 23 * size, 5, PETSC_FALSE, PETSC_FALSE, 11u, &A));
+  PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+  PetscCall(MatBSRCustomGetCUDADevice(A, &dev));
+  bad = dev != (PetscInt)local % ndev;
+  PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
+  if (bad) PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "[%d] node-local rank %d, %" PetscInt_FMT " GPUs: bound to device %" PetscInt_FMT "\n", rank, local, ndev, dev));
+  PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
+  TEST_CHECK(PETSC_COMM_WORLD, !anybad, ctx->failures, "automatic binding is not node-local rank modulo visible GPUs");
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "automatic device binding"));
+  PetscCall(PetscSNPrintf(file, sizeof(file), "gpu_backend_view_np%d.txt", (int)size));
+  {
+    PetscViewer v;
+    PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, file, &v));
+    PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(A, v));
+    PetscCall(PetscViewerPopFormat(v));
+    PetscCall(PetscViewerDestroy(&v));
+  }
+  if (size > 1) { /* every rank's line names its device, and the split path ran */
+    char   line[512], want[64];
+    FILE  *fp;
+    int    found = 0, split = 0;
+    if (rank == 0) {
+      PetscCall(PetscFOpen(PETSC_COMM_SELF, file, "r", &fp));
+      while (fgets(line, sizeof(line), fp)) {
+        for (PetscMPIInt r = 0; r < size; r++) {
+          PetscCall(PetscSNPrintf(want, sizeof(want), "[%d] CUDA device ", (int)r));
+          if (strstr(line, want)) found++;
+        }
+        if (strstr(line, "host-staged")) split++;
+      }
+      PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+    }
+    TEST_CHECK(PETSC_COMM_WORLD, rank != 0 || (found == size && split == size), ctx->failures, "MatView: %d of %d ranks name their device, %d report the host-staged split path", found, (int)size, split);
+  }
+  for (PetscInt d = 0; d < ndev; d++) {
+    char what[64];
+    PetscCall(MatBSRCustomSetCUDADevice(A, d));
+    PetscCall(MatBSRCustomGetCUDADevice(A, &dev));
+    TEST_CHECK(PETSC_COMM_WORLD, dev == d, ctx->failures, "MatBSRCustomSetCUDADevice(%" PetscInt_FMT ") gave device %" PetscInt_FMT, d, dev);
+    PetscCall(PetscSNPrintf(what, sizeof(what), "all ranks on device %" PetscInt_FMT, d));
+    PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, what));
+  }
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatBSRCustomSetCUDADevice(A, ndev);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(MatBSRCustomGetCUDADevice(A, &after));
+  TEST_CHECK(PETSC_COMM_WORLD, ierr == PETSC_ERR_ARG_OUTOFRANGE, ctx->failures, "device %" PetscInt_FMT " of %" PetscInt_FMT ": error %d, expected PETSC_ERR_ARG_OUTOFRANGE", ndev, ndev, (int)ierr);
+  TEST_CHECK(PETSC_COMM_WORLD, after == ndev - 1, ctx->failures, "a refused device changed the setting (%" PetscInt_FMT ")", after);
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "after a refused device"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  const PetscInt bss[] = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16};
-  PetscMPIInt    size;
+  const TestCase cases[] = {
+    {"kernels_bs1",         KernelsAllShapes,  1 },
+    {"kernels_bs2",         KernelsAllShapes,  2 },
+    {"kernels_bs3",         KernelsAllShapes,  3 },
+    {"kernels_bs4",         KernelsAllShapes,  4 },
+    {"kernels_bs5",         KernelsAllShapes,  5 },
+    {"kernels_bs6",         KernelsAllShapes,  6 },
+    {"kernels_bs7",         KernelsAllShapes,  7 },
+    {"kernels_bs8",         KernelsAllShapes,  8 },
+    {"kernels_bs11",        KernelsAllShapes,  11},
+    {"kernels_bs16",        KernelsAllShapes,  16},
+    {"single_block",        SingleBlock,       0 },
+    {"reassembly_uploads",  ReassemblyUploads, 0 },
+    {"pinned_host_vectors", PinnedHostVectors, 0 },
+    {"device_binding",      DeviceBinding,     0 },
+  };
+  int status;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscLogDefaultBegin());
   PetscCall(MatBSRCustomRegisterAll());
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_bsrcustom_backend", "cuda")); /* what this test is about */
-  TEST_RETURN_IF_GPU_MISSING();
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_bsrcustom_backend"));
-
-  /* every kernel and backend, every block size, three shapes */
-  for (size_t ib = 0; ib < PETSC_STATIC_ARRAY_LENGTH(bss); ib++) {
-    for (int shape = 0; shape < 3; shape++) {
-      const PetscInt bs = bss[ib];
-      Mat            A, Ref;
-      PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &Ref));
-      PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, 29, 29 * size, 6, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 7u + (unsigned)bs, &A));
-      for (int k = MAT_BSRCUSTOM_CUDA_KERNEL_AUTO; k <= MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 2; k++) {
-        char what[128];
-        if (k <= MAT_BSRCUSTOM_CUDA_KERNEL_SLICED) {
-          PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
-          PetscCall(MatBSRCustomSetCUDAKernel(A, (MatBSRCustomCUDAKernel)k));
-          PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d kernel %s", bs, shape, MatBSRCustomCUDAKernels[k]));
-        } else {
-          MatBSRCustomCUSPARSEAlg alg = (MatBSRCustomCUSPARSEAlg)(k - MAT_BSRCUSTOM_CUDA_KERNEL_SLICED - 1);
-          PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUSPARSE));
-          PetscCall(MatBSRCustomSetCUSPARSEAlg(A, alg));
-          PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT " shape %d cusparse %s", bs, shape, MatBSRCustomCUSPARSEAlgs[alg]));
-        }
-        PetscCall(PetscInfo(A, "configuration: %s\n", what)); /* with -info <file>: the last one a crash reached */
-        PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, what));
-        checks++;
-      }
-      PetscCall(MatDestroy(&A));
-      PetscCall(MatDestroy(&Ref));
-    }
-  }
-
-  /* a single block; then value and structure changes with upload accounting */
-  {
-    Mat            A, Ref;
-    PetscLogDouble u0, u1, u2, u3;
-    PetscInt       rs, row, col;
-    PetscScalar    v[9];
-    MatBSRCustomCUDAKernel used;
-
-    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 3, 1, size, 1, PETSC_FALSE, PETSC_FALSE, 3u, &Ref));
-    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 3, 1, size, 1, PETSC_FALSE, PETSC_FALSE, 3u, &A));
-    PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
-    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "a single block per rank"));
-    PetscCall(MatDestroy(&A));
-    PetscCall(MatDestroy(&Ref));
-
-    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 3, 40, 40 * size, 5, PETSC_TRUE, PETSC_FALSE, 5u, &Ref));
-    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 3, 40, 40 * size, 5, PETSC_TRUE, PETSC_FALSE, 5u, &A));
-    PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
-    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "before changes"));
-    PetscCall(MatBSRCustomGetCUDAKernel(A, NULL, &used));
-    TEST_CHECK(PETSC_COMM_WORLD, used != MAT_BSRCUSTOM_CUDA_KERNEL_AUTO, failures, "auto did not resolve to a kernel");
-    PetscCall(TestEventCount("BSRCustomUpload", &u0));
-    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "unchanged"));
-    PetscCall(TestEventCount("BSRCustomUpload", &u1));
-    TEST_CHECK(PETSC_COMM_WORLD, u1 == u0, failures, "products of an unchanged matrix uploaded it again (%g -> %g)", u0, u1);
-    /* values only */
-    PetscCall(MatScale(A, -0.5));
-    PetscCall(MatScale(Ref, -0.5));
-    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after MatScale"));
-    PetscCall(MatGetOwnershipRange(A, &rs, NULL));
-    { /* the first non-empty block row of this rank (every third one is empty) and its first block column */
-      PetscInt           nc = 0;
-      PetscBool          found = PETSC_FALSE;
-      const PetscInt    *cols;
-      const PetscScalar *vals;
-      for (row = rs / 3; !found; row++) {
-        PetscCall(MatGetRow(Ref, row * 3, &nc, &cols, &vals));
-        if (nc > 0) {
-          col   = cols[0] / 3;
-          found = PETSC_TRUE;
-        }
-        PetscCall(MatRestoreRow(Ref, row * 3, &nc, &cols, &vals)); /* (sets nc to 0) */
-      }
-      row--;
-    }
-    for (int k = 0; k < 9; k++) v[k] = 1.0 + k;
-    PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
-    PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
-    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
-    PetscCall(TestEventCount("BSRCustomUpload", &u2));
-    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after a value-only reassembly"));
-    /* structure: a block in an empty block row (every third one is empty) */
-    row = rs / 3 + 2 - (rs / 3) % 3;
-    col = row;
-    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-    PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-    PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
-    PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
-    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
-    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after a structural reassembly"));
-    PetscCall(TestEventCount("BSRCustomUpload", &u3));
-    TEST_CHECK(PETSC_COMM_WORLD, u3 > u2, failures, "a structural change was not uploaded (%g -> %g)", u2, u3);
-    /* MatDuplicate and MatCopy carry the backend and their own device copies */
-    {
-      Mat B;
-      PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-      PetscCall(TestCompareProducts(B, Ref, 1e-13, &failures, "MatDuplicate of a GPU matrix"));
-      PetscCall(MatScale(B, 2.0));
-      PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-      PetscCall(TestCompareProducts(B, Ref, 1e-13, &failures, "MatCopy into a GPU matrix"));
-      PetscCall(MatDestroy(&B));
-    }
-    {
-      PetscViewer viewer;
-      PetscCall(PetscViewerASCIIGetStdout(PETSC_COMM_WORLD, &viewer));
-      PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
-      PetscCall(MatView(A, viewer));
-      PetscCall(PetscViewerPopFormat(viewer));
-    }
-    PetscCall(MatDestroy(&A));
-    PetscCall(MatDestroy(&Ref));
-  }
-
-  /* Host vectors page-locked on their second use (-mat_bsrcustom_cuda_pin_vectors): 40000 entries
-     (312 KiB) per rank, over the 64 KiB threshold; products on the same vectors, a duplicate, a
-     placed and reset array, a replaced array, the option off, and every vector destroyed. */
-  {
-    const PetscInt     nbl = 10000, bs = 4, min_entries = (64 * 1024) / (PetscInt)sizeof(PetscScalar);
-    Mat                A, Ref, B;
-    Vec                x, y, z, w, p, q, x2, y2;
-    PetscScalar       *user_x, *user_y, *fresh_x, *fresh_y;
-    const PetscScalar *a;
-    PetscInt           n, m;
-    PetscBool          pin = PETSC_TRUE, has = PETSC_FALSE;
-    char               file[PETSC_MAX_PATH_LEN];
-    const char *const  names[] = {"x", "y", "z", "w"};
-
-    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nbl, nbl * size, 5, PETSC_TRUE, PETSC_FALSE, 13u, &Ref));
-    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nbl, nbl * size, 5, PETSC_TRUE, PETSC_FALSE, 13u, &A));
-    PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
-    PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));
-    TEST_CHECK(PETSC_COMM_WORLD, pin, failures, "page-locking of host vectors is off by default");
-    PetscCall(MatCreateVecs(Ref, &x, &y));
-    PetscCall(VecDuplicate(y, &z));
-    PetscCall(VecDuplicate(y, &w));
-    PetscCall(VecSetRandom(x, NULL));
-    PetscCall(VecSetRandom(w, NULL));
-    PetscCall(VecGetLocalSize(x, &n));
-    PetscCall(VecGetLocalSize(y, &m));
-    {
-      Vec v[] = {x, y};
-      PetscCall(MatMult(A, x, y));
-      PetscCall(ExpectPinned(2, v, names, PETSC_FALSE, "after its first use"));
-      PetscCall(MatMult(A, x, y));
-      PetscCall(ExpectPinned(2, v, names, PETSC_TRUE, "after its second use"));
-    }
-    if (size > 1) { /* the ghost vector the MPI product fills: page-locked once it is large enough */
-      Vec      gx;
-      PetscInt ng;
-      PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, NULL, NULL, NULL, &gx));
-      PetscCall(VecGetLocalSize(gx, &ng));
-      PetscCall(ExpectPinned(1, &gx, (const char *const[]){"the ghost vector"}, (PetscBool)(ng >= min_entries), "after two products"));
-    }
-    for (int k = 0; k < 3; k++) {
-      PetscCall(VecSetRandom(x, NULL)); /* host writes into a page-locked array reach the next product */
-      PetscCall(PinnedProducts(A, Ref, x, y, z, w, "page-locked x, y, z, w"));
-    }
-    {
-      Vec v[] = {x, y, z, w};
-      PetscCall(ExpectPinned(4, v, names, PETSC_TRUE, "after several products"));
-    }
-    /* a duplicate has its own array and state: page-locked on its own second use; a duplicate of that
-       one, never used, outlives its parent */
-    PetscCall(VecDuplicate(x, &p));
-    PetscCall(VecCopy(x, p));
-    PetscCall(ExpectPinned(1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_FALSE, "before any use"));
-    PetscCall(PinnedProducts(A, Ref, p, y, z, w, "VecDuplicate of a page-locked x"));
-    PetscCall(ExpectPinned(1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_TRUE, "after three uses"));
-    PetscCall(VecDuplicate(p, &q));
-    PetscCall(ExpectPinned(1, &q, (const char *const[]){"a VecDuplicate of a duplicate"}, PETSC_FALSE, "before any use"));
-    PetscCall(VecDestroy(&p));
-    PetscCall(VecSet(q, 1.0));
-    PetscCall(VecDestroy(&q));
-    PetscCall(ExpectPinned(1, &x, names, PETSC_TRUE, "after its duplicates were destroyed"));
-    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "x after its duplicates were destroyed"));
-    /* placed arrays (the user's, pageable) are staged; VecResetArray brings back the page-locked ones */
-    PetscCall(PetscMalloc2(n, &user_x, m, &user_y));
-    PetscCall(VecGetArrayRead(x, &a));
-    PetscCall(PetscArraycpy(user_x, a, n));
-    PetscCall(VecRestoreArrayRead(x, &a));
-    PetscCall(VecPlaceArray(x, user_x));
-    PetscCall(VecPlaceArray(y, user_y));
-    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "placed (pageable) arrays in x and y"));
-    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "placed (pageable) arrays in x and y, again"));
-    PetscCall(VecResetArray(x));
-    PetscCall(VecResetArray(y));
-    PetscCall(PetscFree2(user_x, user_y));
-    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "x and y after VecResetArray"));
-    {
-      Vec v[] = {x, y};
-      PetscCall(ExpectPinned(2, v, names, PETSC_TRUE, "after VecPlaceArray and VecResetArray"));
-    }
-    /* VecReplaceArray frees the page-locked array: unpinned first; the new one earns its own */
-    PetscCall(PetscMalloc1(n, &fresh_x));
-    PetscCall(PetscMalloc1(m, &fresh_y));
-    PetscCall(VecReplaceArray(x, fresh_x));
-    PetscCall(VecReplaceArray(y, fresh_y));
-    PetscCall(VecSetRandom(x, NULL));
-    {
-      Vec v[] = {x, y};
-      PetscCall(ExpectPinned(2, v, names, PETSC_FALSE, "right after VecReplaceArray"));
-      PetscCall(MatMult(A, x, y));
-      PetscCall(ExpectPinned(2, v, names, PETSC_FALSE, "after the first use of its replaced array"));
-      PetscCall(MatMult(A, x, y));
-      PetscCall(ExpectPinned(2, v, names, PETSC_TRUE, "after the second use of its replaced array"));
-    }
-    PetscCall(PinnedProducts(A, Ref, x, y, z, w, "x and y after VecReplaceArray"));
-    PetscCall(PetscSNPrintf(file, sizeof(file), "gpu_backend_pin_view_np%d.txt", (int)size));
-    PetscCall(ViewHas(A, file, "host vectors: page-locked on second use", &has));
-    TEST_CHECK(PETSC_COMM_WORLD, has, failures, "MatView does not say that host vectors are page-locked on second use");
-    /* the option off: nothing new is page-locked; vectors page-locked before stay so and still work */
-    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-    PetscCall(MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE));
-    PetscCall(MatBSRCustomGetCUDAPinVectors(B, &pin));
-    TEST_CHECK(PETSC_COMM_WORLD, !pin, failures, "MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE) did not stick");
-    PetscCall(MatCreateVecs(Ref, &x2, &y2));
-    PetscCall(VecSetRandom(x2, NULL));
-    for (int k = 0; k < 3; k++) PetscCall(PinnedProducts(B, Ref, x2, y2, z, w, "pinning off: new vectors"));
-    {
-      Vec v[] = {x2, y2};
-      PetscCall(ExpectPinned(2, v, (const char *const[]){"x2", "y2"}, PETSC_FALSE, "with -mat_bsrcustom_cuda_pin_vectors false"));
-    }
-    PetscCall(PinnedProducts(B, Ref, x, y, z, w, "pinning off: vectors page-locked before"));
-    PetscCall(ViewHas(B, file, "host vectors: staged through pinned buffers", &has));
-    TEST_CHECK(PETSC_COMM_WORLD, has, failures, "MatView with pinning off does not say that host vectors are staged");
-    PetscCall(VecDestroy(&x2));
-    PetscCall(VecDestroy(&y2));
-    PetscCall(VecDestroy(&x));
-    PetscCall(VecDestroy(&y));
-    PetscCall(VecDestroy(&z));
-    PetscCall(VecDestroy(&w));
-    PetscCall(MatDestroy(&B));
-    PetscCall(MatDestroy(&A));
-    PetscCall(MatDestroy(&Ref));
-    checks++;
-  }
-
-  /* device binding: automatic (node-local rank mod visible GPUs), each device by hand, a bad device */
-  {
-    Mat            A, Ref;
-    MPI_Comm       node;
-    PetscMPIInt    local, rank;
-    PetscInt       ndev = MatBSRCustomCUDADeviceCount(), dev = -2, after = -2;
-    PetscErrorCode ierr;
-    int            bad = 0, anybad = 0;
-    char           file[PETSC_MAX_PATH_LEN];
-
-    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-    PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    PetscCallMPI(MPI_Comm_rank(node, &local));
-    PetscCallMPI(MPI_Comm_free(&node));
-    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, 4, 23, 23 * size, 5, PETSC_FALSE, PETSC_FALSE, 11u, &Ref));
-    PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 4, 23, 23 * size, 5, PETSC_FALSE, PETSC_FALSE, 11u, &A));
-    PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
-    PetscCall(MatBSRCustomGetCUDADevice(A, &dev));
-    bad = dev != (PetscInt)local % ndev;
-    PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
-    if (bad) PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "[%d] node-local rank %d, %" PetscInt_FMT " GPUs: bound to device %" PetscInt_FMT "\n", rank, local, ndev, dev));
-    PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
-    TEST_CHECK(PETSC_COMM_WORLD, !anybad, failures, "automatic binding is not node-local rank modulo visible GPUs");
-    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "automatic device binding"));
-    checks++;
-    PetscCall(PetscSNPrintf(file, sizeof(file), "gpu_backend_view_np%d.txt", (int)size));
-    {
-      PetscViewer v;
-      PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, file, &v));
-      PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
-      PetscCall(MatView(A, v));
-      PetscCall(PetscViewerPopFormat(v));
-      PetscCall(PetscViewerDestroy(&v));
-    }
-    if (size > 1) { /* every rank's line names its device, and the split path ran */
-      char   line[512], want[64];
-      FILE  *fp;
-      int    found = 0, split = 0;
-      if (rank == 0) {
-        PetscCall(PetscFOpen(PETSC_COMM_SELF, file, "r", &fp));
-        while (fgets(line, sizeof(line), fp)) {
-          for (PetscMPIInt r = 0; r < size; r++) {
-            PetscCall(PetscSNPrintf(want, sizeof(want), "[%d] CUDA device ", (int)r));
-            if (strstr(line, want)) found++;
-          }
-          if (strstr(line, "host-staged")) split++;
-        }
-        PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
-      }
-      TEST_CHECK(PETSC_COMM_WORLD, rank != 0 || (found == size && split == size), failures, "MatView: %d of %d ranks name their device, %d report the host-staged split path", found, (int)size, split);
-    }
-    for (PetscInt d = 0; d < ndev; d++) {
-      char what[64];
-      PetscCall(MatBSRCustomSetCUDADevice(A, d));
-      PetscCall(MatBSRCustomGetCUDADevice(A, &dev));
-      TEST_CHECK(PETSC_COMM_WORLD, dev == d, failures, "MatBSRCustomSetCUDADevice(%" PetscInt_FMT ") gave device %" PetscInt_FMT, d, dev);
-      PetscCall(PetscSNPrintf(what, sizeof(what), "all ranks on device %" PetscInt_FMT, d));
-      PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, what));
-      checks++;
-    }
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = MatBSRCustomSetCUDADevice(A, ndev);
-    PetscCall(PetscPopErrorHandler());
-    PetscCall(MatBSRCustomGetCUDADevice(A, &after));
-    TEST_CHECK(PETSC_COMM_WORLD, ierr == PETSC_ERR_ARG_OUTOFRANGE, failures, "device %" PetscInt_FMT " of %" PetscInt_FMT ": error %d, expected PETSC_ERR_ARG_OUTOFRANGE", ndev, ndev, (int)ierr);
-    TEST_CHECK(PETSC_COMM_WORLD, after == ndev - 1, failures, "a refused device changed the setting (%" PetscInt_FMT ")", after);
-    PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, "after a refused device"));
-    PetscCall(MatDestroy(&A));
-    PetscCall(MatDestroy(&Ref));
-  }
-
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "gpu backend: %" PetscInt_FMT " configurations, %" PetscInt_FMT " failures\n", checks, failures));
+  PetscCall(TestRunCases("gpu backend", PETSC_STATIC_ARRAY_LENGTH(cases), cases, NULL, &status));
   PetscCall(PetscFinalize());
-  return failures ? 1 : 0;
+  return status;
 }

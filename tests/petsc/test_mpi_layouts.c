@@ -2,9 +2,15 @@ static const char help[] = "mpibsrcustom against MPIBAIJ on layouts that stress 
                            "distributions with ranks that own no rows, no ghost columns at all, every column a ghost, and a\n"
                            "second assembly that adds new off-process entries. Also: 1 vs 2 threads, MatGetDiagonalBlock.\n";
 
-#include "testutils.h"
+/* Coverage (cases, -test_list): <layout>_bs<1-6>, layouts
+     uneven      uneven row distribution, rank 1 owns no rows, a band crossing rank boundaries
+     no_ghosts   only own columns (no ghost columns, checked on several ranks)
+     all_ghosts  only the next rank's columns (every column a ghost, checked on several ranks)
+   each: MatMult, MatMultAdd z != y and z == y against MPIBAIJ and MPIAIJ to 1e-13; 2 threads against 1;
+   MatGetDiagonalBlock is seqbsrcustom; a second assembly adding off-process entries (against MPIAIJ).
+   Ranks: 1, 2, 3, 4; 2 and 4 with -mat_bsrcustom_backend cuda (skipped without a GPU). */
 
-static PetscInt failures = 0;
+#include "testutils.h"
 
 typedef enum { LAYOUT_UNEVEN, LAYOUT_NO_GHOSTS, LAYOUT_ALL_GHOSTS } Layout;
 static const char *LayoutNames[] = {"uneven rows (a rank owns none)", "no ghost columns", "every column a ghost"};
@@ -78,105 +84,124 @@ static PetscErrorCode Build(MatType type, Layout layout, PetscInt bs, Mat *A)
 }
 
 
+/* ctx->param = 16 * layout + bs */
+static PetscErrorCode LayoutCase(TestContext *ctx)
+{
+  const Layout      layout = (Layout)(ctx->param / 16);
+  const PetscInt    bs     = ctx->param % 16;
+  const PetscMPIInt size = ctx->size, rank = ctx->rank;
+  Mat               A, Ref, Aij;
+  char              what[128];
+  PetscInt          nghost;
+
+  PetscFunctionBegin;
+  PetscCall(Build(MATBAIJ, layout, bs, &Ref));
+  PetscCall(Build(MATAIJ, layout, bs, &Aij)); /* independent of BAIJ's code */
+  PetscCall(Build(MATBSRCUSTOM, layout, bs, &A));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT ", %s", bs, LayoutNames[layout]));
+  PetscCall(PetscInfo(NULL, "case %s\n", what)); /* -info shows which case a failure belongs to */
+  PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, what));
+  PetscCall(TestCompareProducts(A, Aij, 1e-13, &ctx->failures, what));
+  if (size > 1) {
+    PetscInt m;
+    PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, &nghost, NULL, NULL, NULL));
+    PetscCall(MatGetLocalSize(A, &m, NULL));
+    if (layout == LAYOUT_NO_GHOSTS) TEST_CHECK(PETSC_COMM_SELF, nghost == 0, ctx->failures, "[%d] %s: %" PetscInt_FMT " ghosts", rank, what, nghost);
+    if (layout == LAYOUT_ALL_GHOSTS) TEST_CHECK(PETSC_COMM_SELF, nghost > 0, ctx->failures, "[%d] %s: no ghosts", rank, what);
+  }
+  /* threads: 1 and 2 agree (different task partitions, same sums to rounding) */
+  {
+    Vec       x, y1, y2;
+    PetscReal rel;
+    PetscCall(MatCreateVecs(A, &x, &y1));
+    PetscCall(VecDuplicate(y1, &y2));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatBSRCustomSetNumThreads(A, 1));
+    PetscCall(MatMult(A, x, y1));
+    PetscCall(MatBSRCustomSetNumThreads(A, 2));
+    PetscCall(MatMult(A, x, y2));
+    PetscCall(TestRelDiff(y2, y1, &rel));
+    TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "%s: 2 threads differ from 1 by %g", what, (double)rel);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y1));
+    PetscCall(VecDestroy(&y2));
+  }
+  /* the diagonal block, for block Jacobi / ASM, is ours */
+  {
+    Mat       D;
+    PetscBool ours;
+    PetscCall(MatGetDiagonalBlock(A, &D));
+    PetscCall(PetscObjectTypeCompare((PetscObject)D, MATSEQBSRCUSTOM, &ours));
+    TEST_CHECK(PETSC_COMM_WORLD, ours, ctx->failures, "%s: MatGetDiagonalBlock is not seqbsrcustom", what);
+  }
+  /* second assembly adding new off-process entries: rank r adds to the first row of rank r+1,
+     in a column far from anything there (MPIBAIJ disassembles and rebuilds its ghost block) */
+  {
+    PetscInt    rs, re, N, target, col;
+    PetscScalar v[36];
+    PetscInt   *ranges;
+    PetscCall(MatGetOwnershipRange(A, &rs, &re));
+    PetscCall(MatGetSize(A, &N, NULL));
+    N /= bs;
+    PetscCall(PetscMalloc1(size + 1, &ranges));
+    ranges[0] = 0;
+    for (PetscMPIInt r = 0; r < size; r++) ranges[r + 1] = ranges[r] + LocalBlockRows(layout, r, size);
+    target = -1;
+    for (PetscMPIInt r = 1; r <= size; r++) {
+      PetscMPIInt q = (rank + r) % size;
+      if (ranges[q + 1] > ranges[q]) {
+        target = ranges[q];
+        break;
+      }
+    }
+    col = (target + N / 2 + rank) % N;
+    for (int k = 0; k < 36; k++) v[k] = 0.5 + k;
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetOption(Aij, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    if (target >= 0) {
+      PetscCall(MatSetValuesBlocked(A, 1, &target, 1, &col, v, ADD_VALUES));
+      PetscCall(MatSetValuesBlocked(Aij, 1, &target, 1, &col, v, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyBegin(Aij, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Aij, MAT_FINAL_ASSEMBLY));
+    PetscCall(PetscStrlcat(what, ", after adding off-process entries", sizeof(what)));
+    PetscCall(PetscInfo(NULL, "case %s\n", what)); /* -info shows which case a failure belongs to */
+    /* against MPIAIJ only: PETSc 3.18's MPIBAIJ puts a new off-process block column (bs > 1) into
+       ghost column 0 after assembly (see mpibsrcustom.c), so it is no reference here */
+    PetscCall(TestCompareProducts(A, Aij, 1e-13, &ctx->failures, what));
+    PetscCall(PetscFree(ranges));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscCall(MatDestroy(&Aij));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  PetscMPIInt size, rank;
+  /* the order of the old loops: block size outside, layout inside */
+  const TestCase cases[] = {
+    {"uneven_bs1", LayoutCase, 16 * LAYOUT_UNEVEN + 1}, {"no_ghosts_bs1", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 1}, {"all_ghosts_bs1", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 1},
+    {"uneven_bs2", LayoutCase, 16 * LAYOUT_UNEVEN + 2}, {"no_ghosts_bs2", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 2}, {"all_ghosts_bs2", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 2},
+    {"uneven_bs3", LayoutCase, 16 * LAYOUT_UNEVEN + 3}, {"no_ghosts_bs3", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 3}, {"all_ghosts_bs3", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 3},
+    {"uneven_bs4", LayoutCase, 16 * LAYOUT_UNEVEN + 4}, {"no_ghosts_bs4", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 4}, {"all_ghosts_bs4", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 4},
+    {"uneven_bs5", LayoutCase, 16 * LAYOUT_UNEVEN + 5}, {"no_ghosts_bs5", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 5}, {"all_ghosts_bs5", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 5},
+    {"uneven_bs6", LayoutCase, 16 * LAYOUT_UNEVEN + 6}, {"no_ghosts_bs6", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 6}, {"all_ghosts_bs6", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 6},
+  };
+  char name[32];
+  int  status;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
-  TEST_RETURN_IF_GPU_MISSING(); /* where run with -mat_bsrcustom_backend cuda */
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-
-  for (PetscInt bs = 1; bs <= 6; bs++) {
-    for (int l = 0; l < 3; l++) {
-      Mat      A, Ref, Aij;
-      char     what[128];
-      PetscInt nghost;
-      PetscCall(Build(MATBAIJ, (Layout)l, bs, &Ref));
-      PetscCall(Build(MATAIJ, (Layout)l, bs, &Aij)); /* independent of BAIJ's code */
-      PetscCall(Build(MATBSRCUSTOM, (Layout)l, bs, &A));
-      PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT ", %s", bs, LayoutNames[l]));
-      PetscCall(PetscInfo(NULL, "case %s\n", what)); /* -info shows which case a failure belongs to */
-      PetscCall(TestCompareProducts(A, Ref, 1e-13, &failures, what));
-      PetscCall(TestCompareProducts(A, Aij, 1e-13, &failures, what));
-      if (size > 1) {
-        PetscInt m;
-        PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, &nghost, NULL, NULL, NULL));
-        PetscCall(MatGetLocalSize(A, &m, NULL));
-        if (l == LAYOUT_NO_GHOSTS) TEST_CHECK(PETSC_COMM_SELF, nghost == 0, failures, "[%d] %s: %" PetscInt_FMT " ghosts", rank, what, nghost);
-        if (l == LAYOUT_ALL_GHOSTS) TEST_CHECK(PETSC_COMM_SELF, nghost > 0, failures, "[%d] %s: no ghosts", rank, what);
-      }
-      /* threads: 1 and 2 agree (different task partitions, same sums to rounding) */
-      {
-        Vec       x, y1, y2;
-        PetscReal rel;
-        PetscCall(MatCreateVecs(A, &x, &y1));
-        PetscCall(VecDuplicate(y1, &y2));
-        PetscCall(VecSet(x, 1.0));
-        PetscCall(MatBSRCustomSetNumThreads(A, 1));
-        PetscCall(MatMult(A, x, y1));
-        PetscCall(MatBSRCustomSetNumThreads(A, 2));
-        PetscCall(MatMult(A, x, y2));
-        PetscCall(TestRelDiff(y2, y1, &rel));
-        TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, failures, "%s: 2 threads differ from 1 by %g", what, (double)rel);
-        PetscCall(VecDestroy(&x));
-        PetscCall(VecDestroy(&y1));
-        PetscCall(VecDestroy(&y2));
-      }
-      /* the diagonal block, for block Jacobi / ASM, is ours */
-      {
-        Mat       D;
-        PetscBool ours;
-        PetscCall(MatGetDiagonalBlock(A, &D));
-        PetscCall(PetscObjectTypeCompare((PetscObject)D, MATSEQBSRCUSTOM, &ours));
-        TEST_CHECK(PETSC_COMM_WORLD, ours, failures, "%s: MatGetDiagonalBlock is not seqbsrcustom", what);
-      }
-      /* second assembly adding new off-process entries: rank r adds to the first row of rank r+1,
-         in a column far from anything there (MPIBAIJ disassembles and rebuilds its ghost block) */
-      {
-        PetscInt    rs, re, N, target, col;
-        PetscScalar v[36];
-        PetscInt   *ranges;
-        PetscCall(MatGetOwnershipRange(A, &rs, &re));
-        PetscCall(MatGetSize(A, &N, NULL));
-        N /= bs;
-        PetscCall(PetscMalloc1(size + 1, &ranges));
-        ranges[0] = 0;
-        for (PetscMPIInt r = 0; r < size; r++) ranges[r + 1] = ranges[r] + LocalBlockRows((Layout)l, r, size);
-        target = -1;
-        for (PetscMPIInt r = 1; r <= size; r++) {
-          PetscMPIInt q = (rank + r) % size;
-          if (ranges[q + 1] > ranges[q]) {
-            target = ranges[q];
-            break;
-          }
-        }
-        col = (target + N / 2 + rank) % N;
-        for (int k = 0; k < 36; k++) v[k] = 0.5 + k;
-        PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-        PetscCall(MatSetOption(Aij, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-        if (target >= 0) {
-          PetscCall(MatSetValuesBlocked(A, 1, &target, 1, &col, v, ADD_VALUES));
-          PetscCall(MatSetValuesBlocked(Aij, 1, &target, 1, &col, v, ADD_VALUES));
-        }
-        PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-        PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-        PetscCall(MatAssemblyBegin(Aij, MAT_FINAL_ASSEMBLY));
-        PetscCall(MatAssemblyEnd(Aij, MAT_FINAL_ASSEMBLY));
-        PetscCall(PetscStrlcat(what, ", after adding off-process entries", sizeof(what)));
-        PetscCall(PetscInfo(NULL, "case %s\n", what)); /* -info shows which case a failure belongs to */
-        /* against MPIAIJ only: PETSc 3.18's MPIBAIJ puts a new off-process block column (bs > 1) into
-           ghost column 0 after assembly (see mpibsrcustom.c), so it is no reference here */
-        PetscCall(TestCompareProducts(A, Aij, 1e-13, &failures, what));
-        PetscCall(PetscFree(ranges));
-      }
-      PetscCall(MatDestroy(&A));
-      PetscCall(MatDestroy(&Ref));
-      PetscCall(MatDestroy(&Aij));
-    }
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "mpi layouts on %d ranks", (int)size));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mpi layouts on %d ranks: %" PetscInt_FMT " failures\n", size, failures));
+  /* where run with -mat_bsrcustom_backend cuda without a GPU, the runner skips every case */
+  PetscCall(TestRunCases(name, PETSC_STATIC_ARRAY_LENGTH(cases), cases, NULL, &status));
   PetscCall(PetscFinalize());
-  return failures ? 1 : 0;
+  return status;
 }

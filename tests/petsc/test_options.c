@@ -1,6 +1,16 @@
 static const char help[] = "Every value of every -mat_bsrcustom_ option is taken, at creation and in MatSetFromOptions(),\n"
                            "on any backend, and its getter returns it; GPU backends without a GPU give the documented errors.\n";
 
+/* Coverage (cases, -test_list): each option at creation and in MatSetFromOptions(), its getter after;
+     shared_rows    every value of -mat_bsrcustom_shared_rows
+     backend        every value of -mat_bsrcustom_backend (GPU ones: the documented error without a GPU)
+     cuda_kernel    every value of -mat_bsrcustom_cuda_kernel, taken on the cpu backend; names = enum
+     cusparse_alg   every value of -mat_bsrcustom_cusparse_alg
+     booleans       huge_pages, cuda_pin_vectors, cuda_pbjacobi: every PETSc spelling, bare option
+     integers       threads, chunks_per_thread, cpu_streams (and PETSC_DECIDE/decide), cpu_prefetch,
+                    cuda_device -1: limits
+   Ranks: 1, 2 (CMakeLists.txt); -help also feeds check_options_doc.py (options_documented). */
+
 #include "testutils.h"
 #include <string.h>
 
@@ -131,8 +141,8 @@ static PetscErrorCode GetDevice(Mat A, PetscInt *v)
 
 /* Takes `option value` at creation and in MatSetFromOptions(); the getter must return want. A GPU
    value (gpu true) where this build or machine has no GPU must instead fail with the documented code
-   and a message naming what is missing. Returns the failures. */
-static PetscErrorCode CheckValue(const char *option, const char *value, EnumGetter get, PetscInt want, PetscBool gpu, PetscInt *failures)
+   and a message naming what is missing. */
+static PetscErrorCode CheckValue(TestContext *ctx, const char *option, const char *value, EnumGetter get, PetscInt want, PetscBool gpu)
 {
   PetscFunctionBegin;
   for (int k = 0; k < 2; k++) {
@@ -146,15 +156,15 @@ static PetscErrorCode CheckValue(const char *option, const char *value, EnumGett
       const char          *text = NULL;
       BSRCErrorText        specific = NULL;
       PetscCall(PetscErrorMessage(err, &text, &specific));
-      TEST_CHECK(PETSC_COMM_WORLD, err == code && specific && strstr(specific, option), *failures, "%s %s %s without a GPU: error %d (%s), expected %d naming the option", option, value, when, (int)err, specific ? specific : "", (int)code);
+      TEST_CHECK(PETSC_COMM_WORLD, err == code && specific && strstr(specific, option), ctx->failures, "%s %s %s without a GPU: error %d (%s), expected %d naming the option", option, value, when, (int)err, specific ? specific : "", (int)code);
       PetscCall(MatDestroy(&A));
       continue;
     }
-    TEST_CHECK(PETSC_COMM_WORLD, !err, *failures, "%s %s refused %s (error %d)", option, value, when, (int)err);
+    TEST_CHECK(PETSC_COMM_WORLD, !err, ctx->failures, "%s %s refused %s (error %d)", option, value, when, (int)err);
     if (!err) {
       PetscInt got;
       PetscCall(get(A, &got));
-      TEST_CHECK(PETSC_COMM_WORLD, got == want, *failures, "%s %s %s: the getter returns %" PetscInt_FMT ", expected %" PetscInt_FMT, option, value, when, got, want);
+      TEST_CHECK(PETSC_COMM_WORLD, got == want, ctx->failures, "%s %s %s: the getter returns %" PetscInt_FMT ", expected %" PetscInt_FMT, option, value, when, got, want);
     }
     PetscCall(MatDestroy(&A));
   }
@@ -162,107 +172,95 @@ static PetscErrorCode CheckValue(const char *option, const char *value, EnumGett
 }
 
 /* Every value of an enum option; `gpu_from` is the first value that needs a GPU (-1: none). */
-static PetscErrorCode CheckEnum(const char *option, const char *const *names, EnumGetter get, PetscInt gpu_from, PetscInt *failures)
+static PetscErrorCode CheckEnum(TestContext *ctx, const char *option, const char *const *names, EnumGetter get, PetscInt gpu_from)
 {
   PetscFunctionBegin;
-  for (PetscInt v = 0; v < EnumCount(names); v++) PetscCall(CheckValue(option, names[v], get, v, (PetscBool)(gpu_from >= 0 && v >= gpu_from), failures));
+  for (PetscInt v = 0; v < EnumCount(names); v++) PetscCall(CheckValue(ctx, option, names[v], get, v, (PetscBool)(gpu_from >= 0 && v >= gpu_from)));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CaseSharedRows(PetscInt *failures)
+static PetscErrorCode CaseSharedRows(TestContext *ctx)
 {
   PetscFunctionBegin;
-  PetscCall(CheckEnum("-mat_bsrcustom_shared_rows", MatBSRCustomSharedRowsTypes, GetSharedRows, -1, failures));
+  PetscCall(CheckEnum(ctx, "-mat_bsrcustom_shared_rows", MatBSRCustomSharedRowsTypes, GetSharedRows, -1));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CaseBackend(PetscInt *failures)
+static PetscErrorCode CaseBackend(TestContext *ctx)
 {
   PetscFunctionBegin;
-  PetscCall(CheckEnum("-mat_bsrcustom_backend", MatBSRCustomBackends, GetBackend, MAT_BSRCUSTOM_BACKEND_CUDA, failures));
+  PetscCall(CheckEnum(ctx, "-mat_bsrcustom_backend", MatBSRCustomBackends, GetBackend, MAT_BSRCUSTOM_BACKEND_CUDA));
   PetscFunctionReturn(0);
 }
 
 /* the kernel is chosen on the cpu backend too (it applies once the backend changes) */
-static PetscErrorCode CaseCUDAKernel(PetscInt *failures)
+static PetscErrorCode CaseCUDAKernel(TestContext *ctx)
 {
   PetscFunctionBegin;
-  PetscCall(CheckEnum("-mat_bsrcustom_cuda_kernel", MatBSRCustomCUDAKernels, GetKernel, -1, failures));
-  TEST_CHECK(PETSC_COMM_WORLD, EnumCount(MatBSRCustomCUDAKernels) == MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 1, *failures, "MatBSRCustomCUDAKernels names %" PetscInt_FMT " kernels, the enum %d", EnumCount(MatBSRCustomCUDAKernels), MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 1);
+  PetscCall(CheckEnum(ctx, "-mat_bsrcustom_cuda_kernel", MatBSRCustomCUDAKernels, GetKernel, -1));
+  TEST_CHECK(PETSC_COMM_WORLD, EnumCount(MatBSRCustomCUDAKernels) == MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 1, ctx->failures, "MatBSRCustomCUDAKernels names %" PetscInt_FMT " kernels, the enum %d", EnumCount(MatBSRCustomCUDAKernels), MAT_BSRCUSTOM_CUDA_KERNEL_SLICED + 1);
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CaseCUSPARSEAlg(PetscInt *failures)
+static PetscErrorCode CaseCUSPARSEAlg(TestContext *ctx)
 {
   PetscFunctionBegin;
-  PetscCall(CheckEnum("-mat_bsrcustom_cusparse_alg", MatBSRCustomCUSPARSEAlgs, GetCUSPARSEAlg, -1, failures));
+  PetscCall(CheckEnum(ctx, "-mat_bsrcustom_cusparse_alg", MatBSRCustomCUSPARSEAlgs, GetCUSPARSEAlg, -1));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CaseBooleans(PetscInt *failures)
+static PetscErrorCode CaseBooleans(TestContext *ctx)
 {
   const char *yes[] = {"true", "yes", "on", "1", ""}, *no[] = {"false", "no", "off", "0"};
 
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(yes); i++) {
-    PetscCall(CheckValue("-mat_bsrcustom_huge_pages", yes[i], GetHugePages, PETSC_TRUE, PETSC_FALSE, failures));
-    PetscCall(CheckValue("-mat_bsrcustom_cuda_pin_vectors", yes[i], GetPinVectors, PETSC_TRUE, PETSC_FALSE, failures));
-    PetscCall(CheckValue("-mat_bsrcustom_cuda_pbjacobi", yes[i], GetPBJacobi, PETSC_TRUE, PETSC_FALSE, failures));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_huge_pages", yes[i], GetHugePages, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_pin_vectors", yes[i], GetPinVectors, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_pbjacobi", yes[i], GetPBJacobi, PETSC_TRUE, PETSC_FALSE));
   }
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(no); i++) {
-    PetscCall(CheckValue("-mat_bsrcustom_huge_pages", no[i], GetHugePages, PETSC_FALSE, PETSC_FALSE, failures));
-    PetscCall(CheckValue("-mat_bsrcustom_cuda_pin_vectors", no[i], GetPinVectors, PETSC_FALSE, PETSC_FALSE, failures));
-    PetscCall(CheckValue("-mat_bsrcustom_cuda_pbjacobi", no[i], GetPBJacobi, PETSC_FALSE, PETSC_FALSE, failures));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_huge_pages", no[i], GetHugePages, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_pin_vectors", no[i], GetPinVectors, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_pbjacobi", no[i], GetPBJacobi, PETSC_FALSE, PETSC_FALSE));
   }
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CaseIntegers(PetscInt *failures)
+static PetscErrorCode CaseIntegers(TestContext *ctx)
 {
   PetscFunctionBegin;
-  PetscCall(CheckValue("-mat_bsrcustom_threads", "1", GetThreads, 1, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_threads", "3", GetThreads, 3, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_chunks_per_thread", "1", GetChunks, 1, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_chunks_per_thread", "1048576", GetChunks, 1048576, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "1", GetStreams, 1, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "2", GetStreams, 2, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "4", GetStreams, 4, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "PETSC_DECIDE", GetStreams, PETSC_DECIDE, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_cpu_streams", "decide", GetStreams, PETSC_DECIDE, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_cpu_prefetch", "0", GetPrefetch, 0, PETSC_FALSE, failures));
-  PetscCall(CheckValue("-mat_bsrcustom_cpu_prefetch", "1048576", GetPrefetch, 1048576, PETSC_FALSE, failures));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_threads", "1", GetThreads, 1, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_threads", "3", GetThreads, 3, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_chunks_per_thread", "1", GetChunks, 1, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_chunks_per_thread", "1048576", GetChunks, 1048576, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_streams", "1", GetStreams, 1, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_streams", "2", GetStreams, 2, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_streams", "4", GetStreams, 4, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_streams", "PETSC_DECIDE", GetStreams, PETSC_DECIDE, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_streams", "decide", GetStreams, PETSC_DECIDE, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_prefetch", "0", GetPrefetch, 0, PETSC_FALSE));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_prefetch", "1048576", GetPrefetch, 1048576, PETSC_FALSE));
   /* -1: the automatic binding; without a GPU the device is reported as -1 */
-  PetscCall(CheckValue("-mat_bsrcustom_cuda_device", "-1", GetDevice, MatBSRCustomCUDADeviceCount() ? 0 : -1, PETSC_FALSE, failures));
+  PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_device", "-1", GetDevice, MatBSRCustomCUDADeviceCount() ? 0 : -1, PETSC_FALSE));
   PetscFunctionReturn(0);
 }
-
-typedef struct {
-  const char *name;
-  PetscErrorCode (*run)(PetscInt *failures);
-} TestCase;
 
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"shared_rows: every value",        CaseSharedRows },
-    {"backend: every value",            CaseBackend    },
-    {"cuda_kernel: every value, on cpu", CaseCUDAKernel },
-    {"cusparse_alg: every value",       CaseCUSPARSEAlg},
-    {"booleans: every spelling",        CaseBooleans   },
-    {"integers: limits and DECIDE",     CaseIntegers   },
+    {"shared_rows",  CaseSharedRows,  0},
+    {"backend",      CaseBackend,     0},
+    {"cuda_kernel",  CaseCUDAKernel,  0},
+    {"cusparse_alg", CaseCUSPARSEAlg, 0},
+    {"booleans",     CaseBooleans,    0},
+    {"integers",     CaseIntegers,    0},
   };
-  PetscInt passed = 0, failed = 0;
+  int status;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
-  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(cases); i++) {
-    PetscInt failures = 0;
-    PetscCall(cases[i].run(&failures));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s\n", failures ? "FAIL" : "PASS", cases[i].name));
-    if (failures) failed++;
-    else passed++;
-  }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", passed, failed));
+  PetscCall(TestRunCases("options", PETSC_STATIC_ARRAY_LENGTH(cases), cases, NULL, &status));
   PetscCall(PetscFinalize());
-  return failed ? 1 : 0;
+  return status;
 }

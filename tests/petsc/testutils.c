@@ -1,4 +1,6 @@
 #include "testutils.h"
+#include <stdarg.h>
+#include <string.h>
 
 /* Small portable generator so every type and rank count sees the same numbers. */
 static unsigned NextRand(unsigned *s)
@@ -96,7 +98,7 @@ PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TestGPUMissing(PetscBool *missing)
+PetscErrorCode TestGPUMissing(PetscBool *missing, char *reason, size_t len)
 {
   char      backend[32] = "cpu";
   PetscBool cpu;
@@ -105,7 +107,7 @@ PetscErrorCode TestGPUMissing(PetscBool *missing)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_bsrcustom_backend", backend, sizeof(backend), NULL));
   PetscCall(PetscStrcmp(backend, "cpu", &cpu));
   *missing = (PetscBool)(!cpu && (!MatBSRCustomHasCUDA() || MatBSRCustomCUDADeviceCount() == 0));
-  if (*missing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SKIPPED: -mat_bsrcustom_backend %s needs %s\n", backend, MatBSRCustomHasCUDA() ? "a visible CUDA device" : "a build with CUDA"));
+  if (*missing && reason) PetscCall(PetscSNPrintf(reason, len, "-mat_bsrcustom_backend %s needs %s", backend, MatBSRCustomHasCUDA() ? "a visible CUDA device" : "a build with CUDA"));
   PetscFunctionReturn(0);
 }
 
@@ -236,5 +238,158 @@ PetscErrorCode TestBlockDiffusionMatrix(MPI_Comm comm, MatType type, PetscInt n,
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscFree3(d, diag, off));
+  PetscFunctionReturn(0);
+}
+
+/* ---- Named test cases ---------------------------------------------------------------------------- */
+
+/* the first failed check of the running case on this rank: the case's reason */
+static char      first_failure[512];
+static PetscBool have_first_failure;
+
+PetscErrorCode TestCheckFailed(MPI_Comm comm, const char *file, int line, const char *fmt, ...)
+{
+  char    msg[512];
+  size_t  used;
+  va_list ap;
+
+  PetscFunctionBegin;
+  va_start(ap, fmt);
+  PetscCall(PetscVSNPrintf(msg, sizeof(msg), fmt, &used, ap));
+  va_end(ap);
+  PetscCall(PetscPrintf(comm, "  check failed at %s:%d: %s\n", file, line, msg));
+  if (!have_first_failure) {
+    const char *base = strrchr(file, '/');
+    PetscCall(PetscSNPrintf(first_failure, sizeof(first_failure), "%s (%s:%d)", msg, base ? base + 1 : file, line));
+    have_first_failure = PETSC_TRUE;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestSkip(TestContext *ctx, const char *fmt, ...)
+{
+  size_t  used;
+  va_list ap;
+
+  PetscFunctionBegin;
+  va_start(ap, fmt);
+  PetscCall(PetscVSNPrintf(ctx->skip_reason, sizeof(ctx->skip_reason), fmt, &used, ap));
+  va_end(ap);
+  ctx->skipped = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestSkipWithoutGPU(TestContext *ctx, PetscBool *skip)
+{
+  PetscFunctionBegin;
+  *skip = PETSC_FALSE;
+  if (!MatBSRCustomHasCUDA()) PetscCall(TestSkip(ctx, "this build has no CUDA backend"));
+  else if (MatBSRCustomCUDADeviceCount() == 0) PetscCall(TestSkip(ctx, "no CUDA device is visible"));
+  *skip = ctx->skipped;
+  PetscFunctionReturn(0);
+}
+
+/* Whether case `name` was asked for by -test_case (all of them where the option is absent). */
+static PetscBool Selected(const char *name, PetscInt nsel, char *const sel[])
+{
+  if (!nsel) return PETSC_TRUE;
+  for (PetscInt i = 0; i < nsel; i++)
+    if (!strcmp(sel[i], name)) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+PetscErrorCode TestRunCases(const char *program, size_t ncases, const TestCase cases[], void *data, int *status)
+{
+  enum { MAX_SELECTED = 64 };
+  char       *sel[MAX_SELECTED];
+  PetscInt    nsel = MAX_SELECTED, npassed = 0, nfailed = 0, nskipped = 0;
+  PetscBool   list = PETSC_FALSE, gpu_missing;
+  char        gpu_reason[256] = "";
+  TestContext ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
+  ctx.comm = PETSC_COMM_WORLD;
+  ctx.data = data;
+  PetscCallMPI(MPI_Comm_rank(ctx.comm, &ctx.rank));
+  PetscCallMPI(MPI_Comm_size(ctx.comm, &ctx.size));
+  PetscOptionsBegin(ctx.comm, NULL, "Named test cases", NULL);
+  PetscCall(PetscOptionsStringArray("-test_case", "Run only these cases (comma-separated names)", NULL, sel, &nsel, NULL));
+  PetscCall(PetscOptionsBool("-test_list", "Print the names of the cases and exit", NULL, list, &list, NULL));
+  PetscOptionsEnd();
+  *status = 0;
+  if (list) {
+    for (size_t i = 0; i < ncases; i++) PetscCall(PetscPrintf(ctx.comm, "%s\n", cases[i].name));
+    goto done;
+  }
+  for (PetscInt k = 0; k < nsel; k++) { /* a name that is no case: an error, not silence */
+    PetscBool known = PETSC_FALSE;
+    for (size_t i = 0; i < ncases; i++)
+      if (!strcmp(sel[k], cases[i].name)) known = PETSC_TRUE;
+    if (!known) {
+      PetscCall(PetscPrintf(ctx.comm, "FAIL %s: -test_case %s names no case; the cases (-test_list):\n", program, sel[k]));
+      for (size_t i = 0; i < ncases; i++) PetscCall(PetscPrintf(ctx.comm, "  %s\n", cases[i].name));
+      *status = 1;
+      goto done;
+    }
+  }
+  PetscCall(TestGPUMissing(&gpu_missing, gpu_reason, sizeof(gpu_reason)));
+  for (size_t i = 0; i < ncases; i++) {
+    PetscErrorCode ierr;
+    PetscInt       total;
+    int            skipped_any;
+
+    if (!Selected(cases[i].name, nsel, sel)) continue;
+    if (gpu_missing) {
+      PetscCall(PetscPrintf(ctx.comm, "skipped %s: %s\n", cases[i].name, gpu_reason));
+      nskipped++;
+      continue;
+    }
+    ctx.param             = cases[i].param;
+    ctx.failures          = 0;
+    ctx.skipped           = PETSC_FALSE;
+    ctx.skip_reason[0]    = 0;
+    have_first_failure    = PETSC_FALSE;
+    first_failure[0]      = 0;
+    PetscCall(PetscInfo(NULL, "test case %s\n", cases[i].name)); /* -info: which case a crash belongs to */
+    ierr = cases[i].run(&ctx);
+    if (ierr) {
+      /* the other ranks may be inside a collective call this one never reaches: stop them all */
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL %s: PETSc error %d on rank %d (traceback above); aborting the remaining cases\n", cases[i].name, (int)ierr, (int)ctx.rank));
+      (void)fflush(stdout);
+      PetscCallMPI(MPI_Abort(ctx.comm, 1));
+    }
+    PetscCallMPI(MPI_Allreduce(&ctx.failures, &total, 1, MPIU_INT, MPI_SUM, ctx.comm));
+    skipped_any = ctx.skipped ? 1 : 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &skipped_any, 1, MPI_INT, MPI_MAX, ctx.comm));
+    if (total) {
+      /* the reason: the first failed check of the lowest rank that failed one */
+      PetscMPIInt first = ctx.failures ? ctx.rank : ctx.size;
+      char        reason[sizeof(first_failure)];
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx.comm));
+      PetscCall(PetscStrncpy(reason, first_failure, sizeof(reason)));
+      PetscCallMPI(MPI_Bcast(reason, (PetscMPIInt)sizeof(reason), MPI_CHAR, first, ctx.comm));
+      if (ctx.size > 1) PetscCall(PetscPrintf(ctx.comm, "FAIL %s: %s (%" PetscInt_FMT " failed checks summed over the ranks, the first on rank %d)\n", cases[i].name, reason, total, (int)first));
+      else PetscCall(PetscPrintf(ctx.comm, "FAIL %s: %s (%" PetscInt_FMT " failed checks)\n", cases[i].name, reason, total));
+      nfailed++;
+    } else if (skipped_any) {
+      /* rank 0's reason (ranks skip alike) */
+      PetscCallMPI(MPI_Bcast(ctx.skip_reason, (PetscMPIInt)sizeof(ctx.skip_reason), MPI_CHAR, 0, ctx.comm));
+      PetscCall(PetscPrintf(ctx.comm, "skipped %s: %s\n", cases[i].name, ctx.skip_reason[0] ? ctx.skip_reason : "(no reason given)"));
+      nskipped++;
+    } else {
+      PetscCall(PetscPrintf(ctx.comm, "ok %s\n", cases[i].name));
+      npassed++;
+    }
+  }
+  PetscCall(PetscPrintf(ctx.comm, "%s: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed, %" PetscInt_FMT " skipped\n", program, npassed, nfailed, nskipped));
+  if (nfailed) *status = 1;
+  else if (!npassed && nskipped) *status = TEST_SKIP_CODE;
+  else if (!npassed) { /* nothing ran at all: not a pass either */
+    PetscCall(PetscPrintf(ctx.comm, "FAIL %s: no case ran\n", program));
+    *status = 1;
+  }
+done:
+  for (PetscInt k = 0; k < nsel; k++) PetscCall(PetscFree(sel[k]));
   PetscFunctionReturn(0);
 }

@@ -16,20 +16,10 @@ PetscErrorCode TestRandomBlockMatrix(MPI_Comm comm, MatType type, PetscInt bs, P
 PetscErrorCode TestBlockDiffusionMatrix(MPI_Comm comm, MatType type, PetscInt n, PetscInt bs, Mat *A);
 
 /* Where the options ask for a GPU backend (-mat_bsrcustom_backend cuda|cusparse) and this build or
-   machine has none: prints "SKIPPED: ..." and returns PETSC_TRUE; the test then exits with 77, which
-   CTest reports as skipped (SKIP_RETURN_CODE). */
-PetscErrorCode TestGPUMissing(PetscBool *missing);
+   machine has none: *missing is PETSC_TRUE and reason (if not NULL) says what is lacking. The runner
+   below then reports every case as skipped (exit 77, which CTest reports as skipped). */
+PetscErrorCode TestGPUMissing(PetscBool *missing, char *reason, size_t len);
 #define TEST_SKIP_CODE 77
-/* in main(): leaves with TEST_SKIP_CODE when the options ask for a GPU this build or machine lacks */
-#define TEST_RETURN_IF_GPU_MISSING() \
-  do { \
-    PetscBool missing_; \
-    PetscCall(TestGPUMissing(&missing_)); \
-    if (missing_) { \
-      PetscCall(PetscFinalize()); \
-      return TEST_SKIP_CODE; \
-    } \
-  } while (0)
 
 /* y = A x (y filled with garbage first: it must not be read), z = A x + w, w = A x + w in place,
    each against Ref to the relative tolerance tol; failures are counted and printed. */
@@ -45,15 +35,58 @@ PetscErrorCode TestViewInfoText(Mat A, char *text, size_t len);
 /* ||a - b||_inf / max(||b||_inf, tiny) */
 PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel);
 
-/* Counts failures; prints a line per failed check on rank 0. */
+/* A check: where cond is false, counts a failure in `failures` and prints "  check failed at
+   file:line: <message>" through comm (rank 0 of comm prints; PETSC_COMM_SELF: this rank, for
+   conditions that differ between ranks). The runner reports the first failed check of a case as its
+   reason. A check never returns early: every rank goes on through the same collective calls. */
 #define TEST_CHECK(comm, cond, failures, ...) \
   do { \
     if (!(cond)) { \
-      PetscCall(PetscPrintf(comm, "FAIL %s:%d: ", __FILE__, __LINE__)); \
-      PetscCall(PetscPrintf(comm, __VA_ARGS__)); \
-      PetscCall(PetscPrintf(comm, "\n")); \
+      PetscCall(TestCheckFailed(comm, __FILE__, __LINE__, __VA_ARGS__)); \
       (failures)++; \
     } \
   } while (0)
+PetscErrorCode TestCheckFailed(MPI_Comm comm, const char *file, int line, const char *fmt, ...) PETSC_ATTRIBUTE_FORMAT(4, 5);
+
+/* ---- Named test cases ----------------------------------------------------------------------------
+
+   A program is a table of named cases run in order, each reported on its own line:
+     ok <name>                        every check passed (on every rank)
+     FAIL <name>: <first failed check> (<n> failed checks[ summed over the ranks, the first on rank r])
+     skipped <name>: <reason>         not run here (a GPU case without a GPU): not counted as a pass
+   then "<program>: p passed, f failed, s skipped". Exit status: 1 if a case failed, 77 (CTest:
+   skipped) if every case that ran was skipped, 0 otherwise. Pass and fail are agreed on by all ranks
+   (the failure counts are summed over PETSC_COMM_WORLD after each case). A case that stops with a
+   PETSc error prints "FAIL <name>: PETSc error ..." and aborts all ranks (MPI_Abort), since the other
+   ranks may be waiting in a collective call it never reaches: no hang.
+   Options: -test_case <name>[,<name>...] runs only those; -test_list prints the names. Where the
+   options ask for a GPU backend this build or machine lacks (-mat_bsrcustom_backend cuda), every
+   case is skipped. */
+typedef struct {
+  MPI_Comm    comm;            /* PETSC_COMM_WORLD */
+  PetscMPIInt rank, size;
+  PetscInt    param;           /* the running case's param (a block size, ...) */
+  PetscInt    failures;        /* failed checks of the running case on this rank (TEST_CHECK(..., ctx->failures, ...)) */
+  PetscBool   skipped;         /* set through TestSkip() */
+  char        skip_reason[256];
+  void       *data;            /* the program's shared fixtures, as given to TestRunCases() */
+} TestContext;
+
+typedef struct {
+  const char *name; /* short, no spaces: what -test_case takes */
+  PetscErrorCode (*run)(TestContext *ctx);
+  PetscInt param; /* optional: ctx->param while it runs (one function, several cases) */
+} TestCase;
+
+/* Marks the running case as skipped (it should then return without checks). Collective: every rank
+   should skip alike; where only some do, the case counts as skipped if no rank failed a check. */
+PetscErrorCode TestSkip(TestContext *ctx, const char *fmt, ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
+
+/* In a GPU case: *skip is PETSC_TRUE, and the case marked skipped, where this build has no CUDA
+   backend or no CUDA device is visible; the case then returns at once. */
+PetscErrorCode TestSkipWithoutGPU(TestContext *ctx, PetscBool *skip);
+
+/* Runs the selected cases; *status is what main() returns after PetscFinalize(). */
+PetscErrorCode TestRunCases(const char *program, size_t ncases, const TestCase cases[], void *data, int *status);
 
 #endif
