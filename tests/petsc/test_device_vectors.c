@@ -14,7 +14,7 @@ static const char help[] = "bsrcustom on the CUDA vectors of a CUDA-enabled PETS
                             host<->device copies on one rank, halo bytes per iteration within 10 % of MATAIJCUSPARSE's on several
      solves                 CG (none, jacobi, pbjacobi, bjacobi), GMRES (jacobi, pbjacobi, bjacobi), BCGS
                             (none, jacobi, pbjacobi) on the block diffusion system (-n, -bs): iterations of
-                            MATBAIJ (BCGS: +-2), MATAIJCUSPARSE (not for block ILU), residual 1e-6
+                            MATBAIJ (BCGS: +-max(2, 10 %)), MATAIJCUSPARSE (not for block ILU), residual 1e-6
                             (not BCGS), solution 1e-8 (BCGS 1e-6), copies, host vectors staged
      bind_to_cpu            MatBindToCPU both ways
      between_products       MatScale, MatShift, MatDiagonalScale, MatAXPY, MatZeroRows, MatGetDiagonal
