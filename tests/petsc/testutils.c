@@ -146,6 +146,30 @@ PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *fail
   PetscCall(MatMultAdd(A, x, w, w));
   PetscCall(TestRelDiff(w, wr, &rel));
   TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z == y) differs by %g", what, (double)rel);
+  { /* the same on A's own vectors where they are of another type (CUDA vectors of a GPU backend) */
+    Vec       xa, ya, wa;
+    VecType   ta, tr;
+    PetscBool same;
+    PetscCall(MatCreateVecs(A, &xa, &ya));
+    PetscCall(VecGetType(xa, &ta));
+    PetscCall(VecGetType(x, &tr));
+    PetscCall(PetscStrcmp(ta, tr, &same));
+    if (!same) {
+      PetscCall(VecDuplicate(ya, &wa));
+      PetscCall(VecCopy(x, xa));
+      PetscCall(MatMult(A, xa, ya));
+      PetscCall(TestRelDiff(ya, yr, &rel));
+      TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMult on %s vectors differs from the reference by %g", what, ta, (double)rel);
+      PetscCall(VecCopy(wr, wa)); /* wr = Ref x + w_initial; wa + A xa is then checked against wr + yr */
+      PetscCall(MatMultAdd(A, xa, wa, wa));
+      PetscCall(VecAXPY(wr, 1.0, yr));
+      PetscCall(TestRelDiff(wa, wr, &rel));
+      TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z == y) on %s vectors differs by %g", what, ta, (double)rel);
+      PetscCall(VecDestroy(&wa));
+    }
+    PetscCall(VecDestroy(&xa));
+    PetscCall(VecDestroy(&ya));
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&yr));
