@@ -1155,7 +1155,7 @@ PetscErrorCode MatBSRCustomGetCUDADevice(Mat A, PetscInt *device)
   PetscFunctionBegin;
   PetscAssertPointer(device, 2);
   PetscCall(MatBSRCustomGetSettings(A, &set));
-  PetscCall(MatBSRCustomCUDADevice_Private(A, &set, device, how, sizeof(how)));
+  PetscCall(MatBSRCustomCUDADevice_Private(set.cuda_device, device, how, sizeof(how)));
   PetscFunctionReturn(0);
 }
 

@@ -5,6 +5,7 @@
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomcompat.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 
 #define MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD 8
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
@@ -52,43 +53,12 @@ PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRC
    it, -info how or why not. */
 PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat, const void *, size_t, PetscBool *);
 
-/* GPU backends: whether this build has CUDA and a GPU is visible; errors say which is missing */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *);
-/* Device binding: the node-local rank from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) over comm
-   (collective; done once, when the first MATMPIBSRCUSTOM is created), and the device a matrix with
-   these settings runs on, with how it was chosen (for MatView and -info). */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm);
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat, const MatBSRCustomSettings *, PetscInt *, char *, size_t);
-/* GPU backends with host vectors (bsrcustomvecpin.c): called on every vector a product of A reads or
-   writes through host memory, before its array is taken; page-locks the array of a large VECSEQ /
-   VECMPI on its second use when A's settings allow it (-mat_bsrcustom_cuda_pin_vectors), so that the
-   transfers DMA straight from/to it. Never an error when page-locking fails (-info says why). */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(Mat, Vec);
-/* Whether v's own array is page-locked by MatBSRCustomCUDAPinVec_Private() now (exported for the tests). */
-PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec, PetscBool *);
-/* PETSc's own device support (bsrcustomdevice.c), where PETSc has it (BSRC_HAVE_PETSC_CUDA):
-   - VecTypeFollow: A's MatCreateVecs type follows where its products run (VECCUDA on a GPU backend
-     of a CUDA-enabled PETSc, VECSTANDARD otherwise) and A->boundtocpu says whether they run on the CPU;
-     called whenever the backend or the binding changes;
-   - Stream: the cudaStream_t (as void *) of PETSc's current device context, NULL without one;
-   - DeviceId: PETSc's CUDA device, -1 without one;
-   - VecOnDevice: whether v is a CUDA vector not bound to the CPU (its arrays are device memory). */
-PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A, MatBSRCustomBackend backend, PetscBool bound);
-PETSC_INTERN PetscErrorCode MatBSRCustomPETScStream_Private(void **stream);
-PETSC_INTERN PetscErrorCode MatBSRCustomPETScDeviceId_Private(PetscInt *id);
-PETSC_INTERN PetscErrorCode MatBSRCustomVecOnDevice_Private(Vec v, PetscBool *on_device);
 /* PCPBJACOBI on the device: A's diagonal blocks as an aijcusparse matrix (bsrcustomblockdiag.c);
    installs or removes the MATOP_GET_BLOCK_DIAGONAL operation where PETSc has it */
 PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, PetscBool install);
 /* stops a product of A on the host vector v while PCPBJACOBI holds A's diagonal blocks for the GPU
    (its GPU apply would read v as a CUDA vector) */
 PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v);
-/* MatView (ascii_info): where vectors and halo live with PETSc's device vectors, or that PETSc has none */
-PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscViewer viewer);
-
-/* MatView (ascii_info) of a GPU backend: how host vectors reach the device */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *, PetscViewer);
-
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);
 

@@ -11,6 +11,7 @@
    Like seqbsrcustom: create = MPIBAIJ create + in-place convert; the reverse convert undoes it.
 */
 #include "mpibsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 
 static PetscErrorCode MatMPIBSRCustomAttach(Mat);
@@ -171,10 +172,10 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   } else ghost = c->ghost_x;
   if (gpu && !on_device) PetscCall(MatBSRCustomCheckHostVectors_Private(A, x));
   if (gpu && !on_device) { /* before the exchange and the split take their arrays */
-    PetscCall(MatBSRCustomCUDAPinVec_Private(A, x));
-    PetscCall(MatBSRCustomCUDAPinVec_Private(A, out));
-    if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(A, in));
-    PetscCall(MatBSRCustomCUDAPinVec_Private(A, c->ghost_x));
+    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, x));
+    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, out));
+    if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, in));
+    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, c->ghost_x));
   }
   PetscCall(VecScatterBegin(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
   if (gpu && !on_device) PetscCall(MatSeqBSRCustomCUDASplitBegin(Ad, Ao, 1.0, x, beta, in, &split));
@@ -277,13 +278,13 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(MatBSRCustomGetNumTasks(Ao, &tg));
     if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
       PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
-      PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&c->set, viewer));
+      PetscCall(MatBSRCustomCUDAViewHostVectors_Private(c->set.cuda_pin_vectors, viewer));
     }
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
     if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
       PetscInt device;
       char     how[128];
-      PetscCall(MatBSRCustomCUDADevice_Private(A, &c->set, &device, how, sizeof(how)));
+      PetscCall(MatBSRCustomCUDADevice_Private(c->set.cuda_device, &device, how, sizeof(how)));
       PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] CUDA device %" PetscInt_FMT " (%s); last product: %s\n", rank, device, how, c->path ? c->path : "none yet"));
     }
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank, Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));

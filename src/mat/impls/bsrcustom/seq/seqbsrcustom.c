@@ -9,7 +9,7 @@
    nonzero structure changes (A->nonzerostate) or the thread/chunk settings do.
 */
 #include "seqbsrcustomimpl.h"
-#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 
 /* the options check the same limit the kernel layer does */
 _Static_assert(MATBSRCUSTOM_MAX_CPU_PREFETCH == BSRK_MAX_PREFETCH_BYTES, "prefetch limits of bsrcustomimpl.h and bsrkernels.h differ");
