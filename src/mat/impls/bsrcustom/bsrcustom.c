@@ -2,9 +2,7 @@
    Registration of the bsrcustom types, the dispatching root name "bsrcustom", our log events,
    the options shared by the seq and mpi types, and the public setters.
 */
-#include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
-#include <../src/mat/impls/bsrcustom/mpi/mpibsrcustomimpl.h>
 #include <../src/mat/impls/bsrcustom/cuda/bsrcuda_kernel_list.h>
 #include <omp.h>
 #include <errno.h>

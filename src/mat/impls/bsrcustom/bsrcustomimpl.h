@@ -62,6 +62,13 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v);
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);
 
+/* The types' entry points, which the package registers (bsrcustom.c) and converts what BAIJ makes
+   with (bsrcustomderived.c): MATSEQBSRCUSTOM in seq/, MATMPIBSRCUSTOM in mpi/. */
+PETSC_INTERN PetscErrorCode MatCreate_SeqBSRCustom(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);
+PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReuse, Mat *);
+
 /* log events and registration */
 PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload;
 PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);
@@ -76,7 +83,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringCall_Private(Mat, MatType, Mat
    ours in place with from's settings; other types are left alone (bsrcustomderived.c). */
 PETSC_INTERN PetscErrorCode MatBSRCustomAdopt_Private(Mat from, Mat *B);
 PETSC_INTERN PetscErrorCode MatBSRCustomAdoptAll_Private(Mat from, PetscInt n, Mat B[]);
-/* the base type's operations that make matrices, wrapped by both our types so that what they make is ours */
+/* the base type's operations that make matrices, wrapped by both our types so that what they make is
+   ours; the first member of both types' contexts (A->spptr), where the wrappers find it */
 typedef struct {
   PetscErrorCode (*createsubmatrix)(Mat, IS, IS, MatReuse, Mat *);
   PetscErrorCode (*createsubmatrices)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
