@@ -47,6 +47,42 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat, const MatBSRC
 PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat, BSRCOptionItems, MatBSRCustomSettings *);
 /* straight from the options database, with the matrix's prefix (at creation) */
 PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRCustomSettings *);
+/* A's settings, read and written through the methods both types compose ("MatBSRCustomGetSettings_C",
+   "MatBSRCustomSetSettings_C"); the setter checks them first, naming `what` in the error */
+PETSC_INTERN PetscErrorCode MatBSRCustomGetSettings_Private(Mat, MatBSRCustomSettings *);
+PETSC_INTERN PetscErrorCode MatBSRCustomSetSettings_Private(Mat, const MatBSRCustomSettings *, const char *what);
+/* composes (install) or removes the implementations of the public setters and getters on A, as both
+   types do with their other methods (bsrcustomsetcpu.c, bsrcustomsetgpu.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeSettings_Private(Mat A, PetscBool install);
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeCPUSettings_Private(Mat A, PetscBool install);
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeGPUSettings_Private(Mat A, PetscBool install);
+/* The implementations behind a public MatBSRCustomSet<Name>() / MatBSRCustomGet<Name>() of one field:
+   read A's settings, change the field, check them all, store them. */
+#define BSRC_SETTING_SET(Name, Type, field) \
+  static PetscErrorCode MatBSRCustomSet##Name##_BSRCustom(Mat A, Type value) \
+  { \
+    MatBSRCustomSettings set; \
+    PetscFunctionBegin; \
+    PetscCall(MatBSRCustomGetSettings_Private(A, &set)); \
+    set.field = value; \
+    PetscCall(MatBSRCustomSetSettings_Private(A, &set, "MatBSRCustomSet" #Name "()")); \
+    PetscFunctionReturn(0); \
+  }
+#define BSRC_SETTING_GET(Name, Type, field) \
+  static PetscErrorCode MatBSRCustomGet##Name##_BSRCustom(Mat A, Type *value) \
+  { \
+    MatBSRCustomSettings set; \
+    PetscFunctionBegin; \
+    PetscCall(MatBSRCustomGetSettings_Private(A, &set)); \
+    *value = set.field; \
+    PetscFunctionReturn(0); \
+  }
+/* composes "MatBSRCustomSet<Name>_C" and "MatBSRCustomGet<Name>_C" (install) or removes them */
+#define BSRC_COMPOSE_SETTING(A, Name, install) \
+  do { \
+    PetscCall(PetscObjectComposeFunction((PetscObject)(A), "MatBSRCustomSet" #Name "_C", (install) ? MatBSRCustomSet##Name##_BSRCustom : NULL)); \
+    PetscCall(PetscObjectComposeFunction((PetscObject)(A), "MatBSRCustomGet" #Name "_C", (install) ? MatBSRCustomGet##Name##_BSRCustom : NULL)); \
+  } while (0)
 
 /* Asks the kernel to back the 2 MiB-aligned interior of [p, p + bytes) with huge pages (Linux:
    madvise MADV_COLLAPSE, else MADV_HUGEPAGE); best effort: *granted says whether the kernel took

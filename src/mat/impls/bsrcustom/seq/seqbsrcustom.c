@@ -279,7 +279,7 @@ static PetscErrorCode MatDuplicate_SeqBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscFunctionReturn(0);
 }
 
-/* Settings and queries reached through PetscUseMethod() so that the public calls work on seq and mpi. */
+/* Settings and queries behind the public setters and getters (bsrcustomsetcpu.c, bsrcustomsetgpu.c). */
 static PetscErrorCode MatBSRCustomGetSettings_SeqBSRCustom(Mat A, MatBSRCustomSettings *set)
 {
   PetscFunctionBegin;
@@ -430,6 +430,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, Pe
   BSRC_COMPOSE("MatBSRCustomSetSettings_C", MatBSRCustomSetSettings_SeqBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", MatBSRCustomGetCUDAKernelUsed_SeqBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_SeqBSRCustom);
+  PetscCall(MatBSRCustomComposeSettings_Private(A, install));
   BSRC_COMPOSE("MatSeqAIJSetPreallocation_C", MatSeqAIJSetPreallocation_SeqBSRCustom);
   if (install) {
     BSRC_COMPOSE("MatSeqBAIJSetPreallocation_C", MatSeqBAIJSetPreallocation_SeqBSRCustom);
