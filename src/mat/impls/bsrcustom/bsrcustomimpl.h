@@ -1,4 +1,5 @@
-/* Private pieces shared by seqbsrcustom and mpibsrcustom: options, events, coloring. */
+/* Private pieces shared by seqbsrcustom and mpibsrcustom: settings and options, events, the types'
+   entry points, coloring, what both wrap of BAIJ. The GPU plumbing they share: bsrcustomgpuimpl.h. */
 #ifndef BSRCUSTOMIMPL_H
 #define BSRCUSTOMIMPL_H
 
@@ -11,7 +12,7 @@
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
 #define MATBSRCUSTOM_MAX_THREADS               4096
 #define MATBSRCUSTOM_DEFAULT_CPU_STREAMS       PETSC_DECIDE
-#define MATBSRCUSTOM_DEFAULT_CPU_PREFETCH      8192      /* bytes; docs/performance.md, "Block sums and prefetch" */
+#define MATBSRCUSTOM_DEFAULT_CPU_PREFETCH      8192      /* bytes: enough stream in flight beyond the hardware prefetchers' reach */
 #define MATBSRCUSTOM_MAX_CPU_PREFETCH          (1 << 20) /* = BSRK_MAX_PREFETCH_BYTES of the kernel layer */
 
 /* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
@@ -28,14 +29,13 @@ typedef struct {
   PetscBool              cuda_pin_vectors; /* GPU backends: page-lock host vectors' arrays on their second use */
   PetscBool              cuda_pbjacobi;    /* GPU backends, CUDA-enabled PETSc: PCPBJACOBI applies on the GPU (bsrcustomblockdiag.c) */
   PetscBool              huge_pages;       /* cpu backend: the values on transparent huge pages, asked at each new partition */
-  PetscBool              cpu_busy_fallback; /* cpu backend: the passive team while it is measured faster than OpenMP's (bsrk_team) */
+  PetscBool              cpu_busy_fallback; /* cpu backend: the passive team while its products take less time than OpenMP's (bsrk_team) */
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);
 /* The tasks a thread of the cpu backend walks at once. PETSC_DECIDE: 2 on one thread, whose core
-   alone must keep enough of the values in flight (a Xeon core read 10-25 % faster with 2), and 1 on
-   several, where memory is the limit and one stream costs the fewest instructions (as fast as 2 on
-   the Xeon's 16 cores, faster on a 2-core EPYC); docs/performance.md, CPU. */
+   alone must keep enough of the values in flight, and 1 on several, where memory bandwidth is the
+   limit and one stream costs the fewest instructions. */
 static inline PetscInt MatBSRCustomCPUStreams_Private(const MatBSRCustomSettings *set)
 {
   if (set->cpu_streams != PETSC_DECIDE) return set->cpu_streams;

@@ -197,10 +197,10 @@ PetscErrorCode MatBSRCustomGetNumTasks(Mat A, PetscInt *ntasks)
    Does nothing when A is not a MATBSRCUSTOM matrix, so that a program may call it whatever type
    its options chose.
 
-   Measured in docs/performance.md (CPU section, "Vector accumulators, an inlined row loop and the
-   streams by thread count"). With all cores busy, one stream and two ran alike on a 16-core Xeon host,
-   and one was faster on a 2-core EPYC VM. A lone thread on that Xeon read 10-25 % faster with two
-   streams, and 5 % slower on the EPYC; PETSC_DECIDE takes two for one thread.
+   Which count streams fastest depends on the processor. When all cores run the product, memory
+   bandwidth is the limit and one stream costs the fewest instructions; a lone thread must keep enough
+   of the values in flight by itself, which two streams help on some processors. PETSC_DECIDE
+   therefore takes two for one thread and one for several.
 
    Level: advanced
 
@@ -257,9 +257,8 @@ PetscErrorCode MatBSRCustomGetCPUStreams(Mat A, PetscInt *streams)
    Does nothing when A is not a MATBSRCUSTOM matrix, so that a program may call it whatever type
    its options chose.
 
-   Measured in docs/performance.md (CPU section, "Block sums and prefetch"): 8192 bytes took one
-   thread of a 2-core EPYC VM from 27-34 to 37-42 GB/s, and 16 threads of a 16-core Xeon host
-   (matrices of 746-836 MB) from 91-99 to 112-118 GB/s.
+   The default, 8192 bytes, keeps more of the values on their way from memory than the hardware
+   prefetchers do alone, on one thread as on all cores; 0 leaves the prefetching to the hardware.
 
    Level: advanced
 
@@ -377,11 +376,8 @@ PetscErrorCode MatBSRCustomGetSharedRows(Mat A, MatBSRCustomSharedRows *mode)
    huge pages at once (kernel 6.1 and later), else with MADV_HUGEPAGE. Only whole 2 MiB pages inside
    the values array are affected; the values themselves do not change, and nothing happens to
    arrays below 2 MiB. A refusal (transparent huge pages disabled, an older kernel, another
-   operating system) is no error: -info and MatView say what happened. The gain measured varies
-   and is noisy: thesis matrix MatMult, 16 threads of the H100 machine's host, 8 % in two A/B pairs and
-   no clear difference in three more (that host's STREAM triad moved between 49 and 131 GB/s);
-   2 threads of a 2-core VM, 3.5 % (medians of three) in one session and 20 % (medians of five
-   alternated pairs) in another. docs/performance.md has the commands.
+   operating system) is no error: -info and MatView say what happened. The gain is small and varies
+   with the machine and its load; it is on by default because it costs nothing when refused.
 
    Level: advanced
 

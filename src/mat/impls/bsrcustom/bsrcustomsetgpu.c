@@ -125,12 +125,12 @@ PetscErrorCode MatBSRCustomGetBackend(Mat A, MatBSRCustomBackend *backend)
    into warp-sized pieces). sliced runs a lane per block row on its own copy of the matrix, built on
    the device at its first product and after each change of values, in slices of 32 rows stored step
    by step: the matrix then takes twice its device memory (MatView reports it), which warp_row or
-   hybrid avoid at a cost of 2-7 % in time on such matrices (H100). On rows of uneven length its copy
+   hybrid avoid at some cost in time on such matrices. On rows of uneven length its copy
    sorts the rows by length and gives a longer row a group of 2-32 lanes (a row of more than 1024
    blocks whole slices, added up by the warp that finishes its last); with scalar blocks that is
    slower than hybrid. segmented (a warp per strip of up to 32 rows, walked as one run with a
    segmented warp scan) is never auto's choice: it ties hybrid on scalar power-law rows and is
-   slower elsewhere (docs/performance.md).
+   slower elsewhere.
 
    Logically Collective
 
@@ -300,7 +300,7 @@ PetscErrorCode MatBSRCustomGetCUDADevice(Mat A, PetscInt *device)
    MatBSRCustomSetCUDAPinVectors - Chooses whether the cuda and cusparse backends page-lock
    (cudaHostRegister) the arrays of the host vectors that this matrix's products read and write,
    so that x and y move by DMA straight from and to the vectors' own arrays instead of through a
-   host copy into pinned buffers (the copy runs at 11-20 GB/s on an H100 host, the DMA at 51 GB/s).
+   host copy into pinned buffers, which is slower than the DMA itself.
 
    Logically Collective
 

@@ -2,7 +2,7 @@
    Page-locked host vectors for the GPU backends (-mat_bsrcustom_cuda_pin_vectors).
 
    With host vectors each product moves x to the device and y back. From pageable memory that is a
-   host copy into our pinned buffers (11-20 GB/s on an H100 host) before the DMA (51 GB/s); with the
+   host copy into our pinned buffers before the DMA, and the copy is slower than the DMA; with the
    vector's own array page-locked (cudaHostRegister) the CUDA layer DMAs straight from and to it
    (bsrcuda.h: the host entry points check each array). Which vectors: VECSEQ and VECMPI whose
    array PETSc allocated (array_allocated), while that array is in place (a VecPlaceArray() array is

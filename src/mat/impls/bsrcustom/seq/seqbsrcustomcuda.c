@@ -53,7 +53,7 @@ static const char *const BSRCKernelLayouts[BSRC_CUDA_KERNEL_COUNT] = {"chosen pe
 static bsrc_cuda_kernel MatSeqBSRCustomCUDAKernelChoice(const MatBSRCustomSettings *set)
 {
   if (set->backend == MAT_BSRCUSTOM_BACKEND_CUSPARSE) return set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV ? BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR : BSRC_CUDA_KERNEL_CUSPARSE_BSRMV;
-  /* both enums follow bsrcuda_kernel_list.h (checked in bsrcustom.c) */
+  /* both enums follow bsrcuda_kernel_list.h (checked in bsrcustomsettings.c) */
   return (bsrc_cuda_kernel)set->cuda_kernel;
 }
 
