@@ -16,6 +16,24 @@
    MATBSRCUSTOM - "bsrcustom" - Block Sparse Row matrix with our own MatMult/MatMultAdd kernels.
    On one rank it is MATSEQBSRCUSTOM, on several MATMPIBSRCUSTOM.
 
+   Options Database Keys:
++  -mat_type bsrcustom - selects the type (with -dll_append path/libpetscbsrcustom.so)
+.  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: omp_get_max_threads(), i.e. OMP_NUM_THREADS)
+.  -mat_bsrcustom_chunks_per_thread <c> - tasks per thread (default 8)
+.  -mat_bsrcustom_cpu_streams <1,2,4,PETSC_DECIDE> - tasks a thread walks at once, in lockstep (default PETSC_DECIDE: 2 on one thread, else 1)
+.  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)
+.  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
+.  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
+.  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
+.  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
+.  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)
+.  -mat_bsrcustom_cuda_device <n> - the GPU of the GPU backends (default -1: node-local rank modulo the visible GPUs)
+.  -mat_bsrcustom_cuda_pin_vectors <true,false> - page-lock large host vectors on their second use (default true)
+-  -mat_bsrcustom_cuda_pbjacobi <true,false> - with CUDA vectors of a CUDA-enabled PETSc, PCPBJACOBI applies on the GPU (default true)
+
+   MATBSRCUSTOM, MATSEQBSRCUSTOM and MATMPIBSRCUSTOM take the same options.
+
    Level: beginner
 
 .seealso: `MATSEQBSRCUSTOM`, `MATMPIBSRCUSTOM`, `MatCreateBSRCustom()`, `MATBAIJ`

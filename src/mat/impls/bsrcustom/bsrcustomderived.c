@@ -5,8 +5,7 @@
    MatCreateMPIMatConcatenateSeqMat, MatAXPY's new pattern), are wrapped, and their result is
    converted in place here, with the settings of the matrix it was made from.
 */
-#include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
-#include <../src/mat/impls/bsrcustom/mpi/mpibsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
 PETSC_INTERN PetscErrorCode MatBSRCustomAdopt_Private(Mat from, Mat *B)
 {
@@ -33,13 +32,10 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAdoptAll_Private(Mat from, PetscInt n, M
   PetscFunctionReturn(0);
 }
 
-/* the base operations, kept in the seq or mpi context */
+/* the base operations, at the start of the seq or mpi context */
 static MatBSRCustomMakers *MatBSRCustomMakersOf(Mat A)
 {
-  PetscBool seq;
-
-  PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &seq);
-  return seq ? &((Mat_SeqBSRCustom *)A->spptr)->makers : &((Mat_MPIBSRCustom *)A->spptr)->makers;
+  return (MatBSRCustomMakers *)A->spptr;
 }
 
 static PetscErrorCode MatCreateSubMatrix_BSRCustom(Mat A, IS rows, IS cols, MatReuse reuse, Mat *B)

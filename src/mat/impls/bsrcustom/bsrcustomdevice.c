@@ -8,9 +8,11 @@
    names one. A matrix bound to the CPU (MatBindToCPU) runs the CPU kernel and makes host vectors.
 
    Without that support (Debian's PETSc 3.18) these report "no device": vectors are host vectors and
-   the GPU backends stage them (seqbsrcustomcuda.c, bsrcustomvecpin.c).
+   the GPU backends stage them (seq/seqbsrcustomcuda.c, bsrcustomvecpin.c).
 */
-#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include <petsc/private/matimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomcompat.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 #if defined(BSRC_HAVE_PETSC_CUDA)
   #include <petscdevice.h>
 #endif

@@ -1,16 +1,18 @@
-/* Private pieces shared by seqbsrcustom and mpibsrcustom: options, events, coloring. */
+/* Private pieces shared by seqbsrcustom and mpibsrcustom: settings and options, events, the types'
+   entry points, coloring, what both wrap of BAIJ. The GPU plumbing they share: bsrcustomgpuimpl.h. */
 #ifndef BSRCUSTOMIMPL_H
 #define BSRCUSTOMIMPL_H
 
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomcompat.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 
 #define MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD 8
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
 #define MATBSRCUSTOM_MAX_THREADS               4096
 #define MATBSRCUSTOM_DEFAULT_CPU_STREAMS       PETSC_DECIDE
-#define MATBSRCUSTOM_DEFAULT_CPU_PREFETCH      8192      /* bytes; docs/performance.md, "Block sums and prefetch" */
+#define MATBSRCUSTOM_DEFAULT_CPU_PREFETCH      8192      /* bytes: enough stream in flight beyond the hardware prefetchers' reach */
 #define MATBSRCUSTOM_MAX_CPU_PREFETCH          (1 << 20) /* = BSRK_MAX_PREFETCH_BYTES of the kernel layer */
 
 /* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
@@ -27,14 +29,13 @@ typedef struct {
   PetscBool              cuda_pin_vectors; /* GPU backends: page-lock host vectors' arrays on their second use */
   PetscBool              cuda_pbjacobi;    /* GPU backends, CUDA-enabled PETSc: PCPBJACOBI applies on the GPU (bsrcustomblockdiag.c) */
   PetscBool              huge_pages;       /* cpu backend: the values on transparent huge pages, asked at each new partition */
-  PetscBool              cpu_busy_fallback; /* cpu backend: the passive team while it is measured faster than OpenMP's (bsrk_team) */
+  PetscBool              cpu_busy_fallback; /* cpu backend: the passive team while its products take less time than OpenMP's (bsrk_team) */
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);
 /* The tasks a thread of the cpu backend walks at once. PETSC_DECIDE: 2 on one thread, whose core
-   alone must keep enough of the values in flight (a Xeon core read 10-25 % faster with 2), and 1 on
-   several, where memory is the limit and one stream costs the fewest instructions (as fast as 2 on
-   the Xeon's 16 cores, faster on a 2-core EPYC); docs/performance.md, CPU. */
+   alone must keep enough of the values in flight, and 1 on several, where memory bandwidth is the
+   limit and one stream costs the fewest instructions. */
 static inline PetscInt MatBSRCustomCPUStreams_Private(const MatBSRCustomSettings *set)
 {
   if (set->cpu_streams != PETSC_DECIDE) return set->cpu_streams;
@@ -46,51 +47,63 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat, const MatBSRC
 PETSC_INTERN PetscErrorCode MatBSRCustomOptionsProcess_Private(Mat, BSRCOptionItems, MatBSRCustomSettings *);
 /* straight from the options database, with the matrix's prefix (at creation) */
 PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRCustomSettings *);
+/* A's settings, read and written through the methods both types compose ("MatBSRCustomGetSettings_C",
+   "MatBSRCustomSetSettings_C"); the setter checks them first, naming `what` in the error */
+PETSC_INTERN PetscErrorCode MatBSRCustomGetSettings_Private(Mat, MatBSRCustomSettings *);
+PETSC_INTERN PetscErrorCode MatBSRCustomSetSettings_Private(Mat, const MatBSRCustomSettings *, const char *what);
+/* composes (install) or removes the implementations of the public setters and getters on A, as both
+   types do with their other methods (bsrcustomsetcpu.c, bsrcustomsetgpu.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeSettings_Private(Mat A, PetscBool install);
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeCPUSettings_Private(Mat A, PetscBool install);
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeGPUSettings_Private(Mat A, PetscBool install);
+/* The implementations behind a public MatBSRCustomSet<Name>() / MatBSRCustomGet<Name>() of one field:
+   read A's settings, change the field, check them all, store them. */
+#define BSRC_SETTING_SET(Name, Type, field) \
+  static PetscErrorCode MatBSRCustomSet##Name##_BSRCustom(Mat A, Type value) \
+  { \
+    MatBSRCustomSettings set; \
+    PetscFunctionBegin; \
+    PetscCall(MatBSRCustomGetSettings_Private(A, &set)); \
+    set.field = value; \
+    PetscCall(MatBSRCustomSetSettings_Private(A, &set, "MatBSRCustomSet" #Name "()")); \
+    PetscFunctionReturn(0); \
+  }
+#define BSRC_SETTING_GET(Name, Type, field) \
+  static PetscErrorCode MatBSRCustomGet##Name##_BSRCustom(Mat A, Type *value) \
+  { \
+    MatBSRCustomSettings set; \
+    PetscFunctionBegin; \
+    PetscCall(MatBSRCustomGetSettings_Private(A, &set)); \
+    *value = set.field; \
+    PetscFunctionReturn(0); \
+  }
+/* composes "MatBSRCustomSet<Name>_C" and "MatBSRCustomGet<Name>_C" (install) or removes them */
+#define BSRC_COMPOSE_SETTING(A, Name, install) \
+  do { \
+    PetscCall(PetscObjectComposeFunction((PetscObject)(A), "MatBSRCustomSet" #Name "_C", (install) ? MatBSRCustomSet##Name##_BSRCustom : NULL)); \
+    PetscCall(PetscObjectComposeFunction((PetscObject)(A), "MatBSRCustomGet" #Name "_C", (install) ? MatBSRCustomGet##Name##_BSRCustom : NULL)); \
+  } while (0)
 
 /* Asks the kernel to back the 2 MiB-aligned interior of [p, p + bytes) with huge pages (Linux:
    madvise MADV_COLLAPSE, else MADV_HUGEPAGE); best effort: *granted says whether the kernel took
    it, -info how or why not. */
 PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat, const void *, size_t, PetscBool *);
 
-/* GPU backends: whether this build has CUDA and a GPU is visible; errors say which is missing */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *);
-/* Device binding: the node-local rank from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) over comm
-   (collective; done once, when the first MATMPIBSRCUSTOM is created), and the device a matrix with
-   these settings runs on, with how it was chosen (for MatView and -info). */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm);
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat, const MatBSRCustomSettings *, PetscInt *, char *, size_t);
-/* GPU backends with host vectors (bsrcustomvecpin.c): called on every vector a product of A reads or
-   writes through host memory, before its array is taken; page-locks the array of a large VECSEQ /
-   VECMPI on its second use when A's settings allow it (-mat_bsrcustom_cuda_pin_vectors), so that the
-   transfers DMA straight from/to it. Never an error when page-locking fails (-info says why). */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(Mat, Vec);
-/* Whether v's own array is page-locked by MatBSRCustomCUDAPinVec_Private() now (exported for the tests). */
-PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec, PetscBool *);
-/* PETSc's own device support (bsrcustomdevice.c), where PETSc has it (BSRC_HAVE_PETSC_CUDA):
-   - VecTypeFollow: A's MatCreateVecs type follows where its products run (VECCUDA on a GPU backend
-     of a CUDA-enabled PETSc, VECSTANDARD otherwise) and A->boundtocpu says whether they run on the CPU;
-     called whenever the backend or the binding changes;
-   - Stream: the cudaStream_t (as void *) of PETSc's current device context, NULL without one;
-   - DeviceId: PETSc's CUDA device, -1 without one;
-   - VecOnDevice: whether v is a CUDA vector not bound to the CPU (its arrays are device memory). */
-PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A, MatBSRCustomBackend backend, PetscBool bound);
-PETSC_INTERN PetscErrorCode MatBSRCustomPETScStream_Private(void **stream);
-PETSC_INTERN PetscErrorCode MatBSRCustomPETScDeviceId_Private(PetscInt *id);
-PETSC_INTERN PetscErrorCode MatBSRCustomVecOnDevice_Private(Vec v, PetscBool *on_device);
 /* PCPBJACOBI on the device: A's diagonal blocks as an aijcusparse matrix (bsrcustomblockdiag.c);
    installs or removes the MATOP_GET_BLOCK_DIAGONAL operation where PETSc has it */
 PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, PetscBool install);
 /* stops a product of A on the host vector v while PCPBJACOBI holds A's diagonal blocks for the GPU
    (its GPU apply would read v as a CUDA vector) */
 PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v);
-/* MatView (ascii_info): where vectors and halo live with PETSc's device vectors, or that PETSc has none */
-PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscViewer viewer);
-
-/* MatView (ascii_info) of a GPU backend: how host vectors reach the device */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *, PetscViewer);
-
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);
+
+/* The types' entry points, which the package registers (bsrcustom.c) and converts what BAIJ makes
+   with (bsrcustomderived.c): MATSEQBSRCUSTOM in seq/, MATMPIBSRCUSTOM in mpi/. */
+PETSC_INTERN PetscErrorCode MatCreate_SeqBSRCustom(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);
+PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReuse, Mat *);
 
 /* log events and registration */
 PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload;
@@ -106,7 +119,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringCall_Private(Mat, MatType, Mat
    ours in place with from's settings; other types are left alone (bsrcustomderived.c). */
 PETSC_INTERN PetscErrorCode MatBSRCustomAdopt_Private(Mat from, Mat *B);
 PETSC_INTERN PetscErrorCode MatBSRCustomAdoptAll_Private(Mat from, PetscInt n, Mat B[]);
-/* the base type's operations that make matrices, wrapped by both our types so that what they make is ours */
+/* the base type's operations that make matrices, wrapped by both our types so that what they make is
+   ours; the first member of both types' contexts (A->spptr), where the wrappers find it */
 typedef struct {
   PetscErrorCode (*createsubmatrix)(Mat, IS, IS, MatReuse, Mat *);
   PetscErrorCode (*createsubmatrices)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);

@@ -9,14 +9,11 @@
    the row's sum; the blocks are added in order. This is the order of PETSc's MatMult_SeqBAIJ_2..5
    (sum1 += v[0]*x1 + v[5]*x2 + ...), and it leaves one dependent add per block and row on the
    accumulator instead of bs of them: summing column by column into the accumulator made the
-   product wait on the adder's latency (one thread, bs 3: 18 GB/s, now 24-26, on the EPYC VM).
+   product wait on the adder's latency.
 
    Prefetch: every block asks for the values prefetch_bytes ahead of it (prefetcht0, every cache line
    of a block's size), so that more of the stream is in flight than the hardware prefetchers keep.
-   On a 2-core EPYC VM this took one thread with 2 streams from 27-34 to 37-42 GB/s; on the 16-core
-   Xeon host, 16 threads and 2 streams on matrices of 746-836 MB, from 91-99 to 112-118 GB/s.
-   prefetchnta instead of t0 halved the speed on the Xeon (docs/performance.md, CPU: "Block sums
-   and prefetch").
+   t0, not nta: the non-temporal hint made the stream much slower on some processors.
 
    Rows entirely inside one task are written directly: out = alpha*sum + beta*in (in is not
    read when beta == 0). A row split between tasks ("shared row") is summed either
@@ -30,12 +27,11 @@
    element (shared rows: in the owner, respectively in the first pass), so in may alias out.
 
    Streams (bs 1..8): a thread may walk several tasks at once, block by block in lockstep, tasks
-   ntasks/streams apart, so that it reads that many separate stretches of the values. On the
-   16-core Xeon host of the GPU machines a thread's reads then run faster (a probe of a thesis-type band, 16
-   threads: 86-92 GB/s with one stream, 101-110 with two, 104-119 with four; docs/performance.md, CPU);
-   on an EPYC VM they did not. Each row part's blocks are still added in order, so each task's sums
-   are the same bits as with one stream, and so is the CARRY product (ATOMIC adds a shared row's
-   parts in the order the tasks get there, which streams change, as thread timing does).
+   ntasks/streams apart, so that it reads that many separate stretches of the values, which some
+   processors stream faster than one and others do not. Each row part's blocks are still added in
+   order, so each task's sums are the same bits as with one stream, and so is the CARRY product
+   (ATOMIC adds a shared row's parts in the order the tasks get there, which streams change, as
+   thread timing does).
 */
 #include "bsrkernels.h"
 #include "bsrk_passive_team.h"
@@ -124,9 +120,7 @@ __attribute__((always_inline)) inline v2d load2(const double *p)
 /* A block row's sums for bs 1..8 in registers: rows 0..bs-2 in pairs (p), the last row of an odd bs
    alone (s). Each lane does its row's scalar operations in the scalar order (no fused multiply-add:
    the x86-64 baseline has none). Spelled out because GCC vectorised the same scalar code in some
-   walks and not in others: at f467b05 the lockstep loop ran 3 mulpd + 3 mulsd per bs 3 block, while
-   the one-stream row loop called add_block for every block, and once that was inlined GCC left
-   the loop scalar (9 mulsd). */
+   walks and not in others (the lockstep loop partly, the inlined one-stream row loop not at all). */
 template <int BS>
 struct Acc {
   static constexpr int P = BS / 2;
@@ -171,8 +165,8 @@ struct FixedRow {
   }
 
   /* acc += block k times its part of x (row() and the lockstep walk's tail; the lockstep main loop
-     calls block_product on local copies of its accumulators, which the compiler keeps in registers:
-     through this function two streams ran 25 % slower on the 2-core VM). */
+     calls block_product on local copies of its accumulators, which the compiler keeps in registers;
+     through this function they went through memory). */
   __attribute__((always_inline)) static inline void add_block(const Ctx &c, Acc<BS> &acc, int64_t k)
   {
     const double *v = c.values + k * (BS * BS);
@@ -182,7 +176,7 @@ struct FixedRow {
 
   /* acc += v xp, the block's own sum first (see the top): every walk's one definition of a block's
      arithmetic. Always inlined: where GCC left it a call, the lockstep loop's accumulators went
-     through memory (bs 3, one thread, 2 streams: 12 against 29 GB/s on the EPYC VM). */
+     through memory. */
   __attribute__((always_inline)) static inline void block_product(const double *__restrict v, const double *__restrict xp, Acc<BS> &acc)
   {
     constexpr int P = Acc<BS>::P;

@@ -5,9 +5,8 @@
    An OpenMP team waits for its slowest member at the end of a product and, under libgomp's default
    wait policy, its idle threads spin for milliseconds between products. When other work keeps every
    core busy (a compile, more ranks than cores), the operating system runs our threads in turns with
-   it; spinning threads use up their share and the thread the product waits for is not run: on a
-   2-core VM with a busy loop per core, the demo's MatMult took 4.5-7.9 ms on an OpenMP team of 2
-   against 0.4-0.8 ms for MATBAIJ. The passive team (bsrk_passive_team.cpp) sleeps instead, but each
+   it; spinning threads use up their share and the thread the product waits for is not run, so that
+   a product can take many times as long as MATBAIJ's. The passive team (bsrk_passive_team.cpp) sleeps instead, but each
    product then pays for waking its threads, which an idle machine notices. So each matrix measures:
    - its first products alternate: one unmeasured on the OpenMP team (its threads start, pages fault
      in), then passive, OpenMP, passive, OpenMP; the faster mean wins (the passive team must be

@@ -11,6 +11,7 @@
    Like seqbsrcustom: create = MPIBAIJ create + in-place convert; the reverse convert undoes it.
 */
 #include "mpibsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 
 static PetscErrorCode MatMPIBSRCustomAttach(Mat);
@@ -177,10 +178,10 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   } else ghost = c->ghost_x;
   if (gpu && !on_device) PetscCall(MatBSRCustomCheckHostVectors_Private(A, x));
   if (gpu && !on_device) { /* before the exchange and the split take their arrays */
-    PetscCall(MatBSRCustomCUDAPinVec_Private(A, x));
-    PetscCall(MatBSRCustomCUDAPinVec_Private(A, out));
-    if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(A, in));
-    PetscCall(MatBSRCustomCUDAPinVec_Private(A, c->ghost_x));
+    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, x));
+    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, out));
+    if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, in));
+    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, c->ghost_x));
   }
 #if defined(BSRCUSTOM_HAVE_CUDA) && defined(BSRC_HAVE_PETSC_CUDA)
   if (on_device && !use_gpu_aware_mpi) { /* MPI takes host memory only: our staged halo (mpibsrcustomhalo.c) */
@@ -296,13 +297,13 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(MatBSRCustomGetNumTasks(Ao, &tg));
     if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
       PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
-      PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&c->set, viewer));
+      PetscCall(MatBSRCustomCUDAViewHostVectors_Private(c->set.cuda_pin_vectors, viewer));
     }
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
     if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
       PetscInt device;
       char     how[128];
-      PetscCall(MatBSRCustomCUDADevice_Private(A, &c->set, &device, how, sizeof(how)));
+      PetscCall(MatBSRCustomCUDADevice_Private(c->set.cuda_device, &device, how, sizeof(how)));
       PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] CUDA device %" PetscInt_FMT " (%s); last product: %s\n", rank, device, how, c->path ? c->path : "none yet"));
     }
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank, Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));
@@ -562,6 +563,7 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, Pe
   BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", MatBSRCustomGetCUDAKernelUsed_MPIBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_MPIBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetLocalAndGhost_C", MatBSRCustomGetLocalAndGhost_MPIBSRCustom);
+  PetscCall(MatBSRCustomComposeSettings_Private(A, install));
   BSRC_COMPOSE("MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIBSRCustom);
   if (install) {
     BSRC_COMPOSE("MatMPIBAIJSetPreallocation_C", MatMPIBAIJSetPreallocation_MPIBSRCustom);
@@ -767,7 +769,23 @@ static PetscErrorCode MatConvert_Any_MPIBSRCustom(Mat A, MatType type, MatReuse 
    keep t x p at most the node's cores and start ranks with `mpiexec --bind-to none` (or a binding of
    t cores per rank), since Open MPI pins each rank to one core by default.
 
-   Options Database Keys: as MATSEQBSRCUSTOM.
+   Options Database Keys:
++  -mat_type bsrcustom - selects the type (with -dll_append path/libpetscbsrcustom.so)
+.  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: omp_get_max_threads(), i.e. OMP_NUM_THREADS)
+.  -mat_bsrcustom_chunks_per_thread <c> - tasks per thread (default 8)
+.  -mat_bsrcustom_cpu_streams <1,2,4,PETSC_DECIDE> - tasks a thread walks at once, in lockstep (default PETSC_DECIDE: 2 on one thread, else 1)
+.  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)
+.  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
+.  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
+.  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
+.  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
+.  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)
+.  -mat_bsrcustom_cuda_device <n> - the GPU of the GPU backends (default -1: node-local rank modulo the visible GPUs)
+.  -mat_bsrcustom_cuda_pin_vectors <true,false> - page-lock large host vectors on their second use (default true)
+-  -mat_bsrcustom_cuda_pbjacobi <true,false> - with CUDA vectors of a CUDA-enabled PETSc, PCPBJACOBI applies on the GPU (default true)
+
+   MATBSRCUSTOM, MATSEQBSRCUSTOM and MATMPIBSRCUSTOM take the same options.
 
    Level: beginner
 

@@ -2,6 +2,7 @@
 #ifndef MPIBSRCUSTOMIMPL_H
 #define MPIBSRCUSTOMIMPL_H
 
+#include <stddef.h>
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
@@ -10,6 +11,8 @@
 typedef struct _n_MatBSRCustomStagedHalo *MatBSRCustomStagedHalo;
 
 typedef struct {
+  MatBSRCustomMakers makers; /* first (see MatBSRCustomMakers): MPIBAIJ's sub-matrix and permutation operations, wrapped */
+
   /* MPIBAIJ's operations that ours wrap or that the reverse convert puts back */
   PetscErrorCode (*baij_destroy)(Mat);
   PetscErrorCode (*baij_duplicate)(Mat, MatDuplicateOption, Mat *);
@@ -22,7 +25,6 @@ typedef struct {
   PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_getmultiprocblock)(Mat, MPI_Comm, MatReuse, Mat *);
   PetscErrorCode (*baij_axpy)(Mat, PetscScalar, Mat, MatStructure);
-  MatBSRCustomMakers makers; /* MPIBAIJ's sub-matrix and permutation operations, wrapped */
   MatBSRCustomSetValuesFn baij_setvalues;
   MatBSRCustomSetValuesFn baij_setvaluesblocked;
   PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
@@ -47,13 +49,12 @@ typedef struct {
   const char *path; /* how the last product ran (MatView, -info) */
   PetscObjectState blocks_state; /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
 } Mat_MPIBSRCustom;
+_Static_assert(offsetof(Mat_MPIBSRCustom, makers) == 0, "bsrcustomderived.c finds the makers at the start of A->spptr");
 
-PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloCreate(Mat, PetscInt, const PetscInt[], PetscInt, MatBSRCustomStagedHalo *);
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloDestroy(MatBSRCustomStagedHalo *);
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloBegin(MatBSRCustomStagedHalo, Vec, void *);
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo, Vec, void *);
-PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat, MatType, MatReuse, Mat *);
 
 #endif

@@ -9,7 +9,7 @@
    nonzero structure changes (A->nonzerostate) or the thread/chunk settings do.
 */
 #include "seqbsrcustomimpl.h"
-#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 
 /* the options check the same limit the kernel layer does */
 _Static_assert(MATBSRCUSTOM_MAX_CPU_PREFETCH == BSRK_MAX_PREFETCH_BYTES, "prefetch limits of bsrcustomimpl.h and bsrkernels.h differ");
@@ -279,7 +279,7 @@ static PetscErrorCode MatDuplicate_SeqBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscFunctionReturn(0);
 }
 
-/* Settings and queries reached through PetscUseMethod() so that the public calls work on seq and mpi. */
+/* Settings and queries behind the public setters and getters (bsrcustomsetcpu.c, bsrcustomsetgpu.c). */
 static PetscErrorCode MatBSRCustomGetSettings_SeqBSRCustom(Mat A, MatBSRCustomSettings *set)
 {
   PetscFunctionBegin;
@@ -430,6 +430,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, Pe
   BSRC_COMPOSE("MatBSRCustomSetSettings_C", MatBSRCustomSetSettings_SeqBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", MatBSRCustomGetCUDAKernelUsed_SeqBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_SeqBSRCustom);
+  PetscCall(MatBSRCustomComposeSettings_Private(A, install));
   BSRC_COMPOSE("MatSeqAIJSetPreallocation_C", MatSeqAIJSetPreallocation_SeqBSRCustom);
   if (install) {
     BSRC_COMPOSE("MatSeqBAIJSetPreallocation_C", MatSeqBAIJSetPreallocation_SeqBSRCustom);
@@ -590,13 +591,15 @@ static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
-.  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that measures faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
 .  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)
 .  -mat_bsrcustom_cuda_device <n> - the GPU of the GPU backends (default -1: node-local rank modulo the visible GPUs)
 .  -mat_bsrcustom_cuda_pin_vectors <true,false> - page-lock large host vectors on their second use (default true)
 -  -mat_bsrcustom_cuda_pbjacobi <true,false> - with CUDA vectors of a CUDA-enabled PETSc, PCPBJACOBI applies on the GPU (default true)
+
+   MATBSRCUSTOM, MATSEQBSRCUSTOM and MATMPIBSRCUSTOM take the same options.
 
    Level: beginner
 

@@ -10,30 +10,15 @@
    its second use, bsrcustomvecpin.c), moved by DMA straight from/to that array; where PETSc hands
    out device arrays (VecGet...AndMemType on CUDA vectors) they are used directly, with no copies.
 
-   A build without CUDA keeps these entry points; they report that the GPU backends are missing.
+   Which GPU (bsrcustomcudabind.c) and the page-locking of host vectors (bsrcustomvecpin.c) are the
+   package's, shared with MATMPIBSRCUSTOM. A build without CUDA keeps these entry points; they report
+   that the GPU backends are missing.
 */
 #include "seqbsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 
 #if defined(BSRCUSTOM_HAVE_CUDA)
   #include "bsrcuda.h"
-  #include <stdlib.h>
-
-PetscBool MatBSRCustomHasCUDA(void)
-{
-  return PETSC_TRUE;
-}
-
-PetscInt MatBSRCustomCUDADeviceCount(void)
-{
-  return (PetscInt)bsrc_cuda_device_count();
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat A, const char *what)
-{
-  PetscFunctionBegin;
-  PetscCheck(bsrc_cuda_device_count() > 0, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP_SYS, "%s: no CUDA device is visible on this machine (CUDA_VISIBLE_DEVICES, driver?); use -mat_bsrcustom_backend cpu", what);
-  PetscFunctionReturn(0);
-}
 
 /* CUDA layer status -> PETSc error, with the layer's message (CUDA / cuSPARSE text included). */
 static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
@@ -60,75 +45,6 @@ static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
   PetscFunctionReturn(0);
 }
 
-/* Device binding: -mat_bsrcustom_cuda_device, else PETSc's own CUDA device where PETSc has one, else the
-   node-local rank modulo the visible GPUs. The node-local rank comes from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), taken
-   once when the first MATMPIBSRCUSTOM is created (a collective moment); a process that never creates
-   one (sequential matrices only) falls back on the launcher's node-local rank variables. */
-static PetscMPIInt bsrc_node_rank = -1, bsrc_node_size = 0;
-
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm comm)
-{
-  MPI_Comm node;
-  int      cmp = MPI_UNEQUAL;
-
-  PetscFunctionBegin;
-  if (bsrc_node_rank >= 0) PetscFunctionReturn(0);
-  /* rank within the node over PETSC_COMM_WORLD when the matrix spans it, so that every matrix agrees */
-  PetscCallMPI(MPI_Comm_compare(comm, PETSC_COMM_WORLD, &cmp));
-  PetscCallMPI(MPI_Comm_split_type(cmp == MPI_IDENT || cmp == MPI_CONGRUENT ? PETSC_COMM_WORLD : comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  PetscCallMPI(MPI_Comm_rank(node, &bsrc_node_rank));
-  PetscCallMPI(MPI_Comm_size(node, &bsrc_node_size));
-  PetscCallMPI(MPI_Comm_free(&node));
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat A, const MatBSRCustomSettings *set, PetscInt *device, char *how, size_t len)
-{
-  const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMI_LOCAL_RANK"};
-  int         n      = bsrc_cuda_device_count(), local = 0;
-  const char *from   = "no launcher variable: rank 0";
-
-  PetscFunctionBegin;
-  (void)A;
-  if (n == 0) {
-    *device = -1;
-    PetscCall(PetscStrncpy(how, "no CUDA device visible", len));
-    PetscFunctionReturn(0);
-  }
-  if (set->cuda_device >= 0) {
-    *device = set->cuda_device;
-    PetscCall(PetscSNPrintf(how, len, "-mat_bsrcustom_cuda_device %" PetscInt_FMT ", %d visible", set->cuda_device, n));
-    PetscFunctionReturn(0);
-  }
-  {
-    PetscInt petsc_device; /* a CUDA-enabled PETSc has chosen one: its vectors live there */
-
-    PetscCall(MatBSRCustomPETScDeviceId_Private(&petsc_device));
-    if (petsc_device >= 0) {
-      *device = petsc_device;
-      PetscCall(PetscSNPrintf(how, len, "PETSc's CUDA device (its current device context), %d visible", n));
-      PetscFunctionReturn(0);
-    }
-  }
-  if (bsrc_node_rank >= 0) {
-    local = bsrc_node_rank;
-    from  = "MPI_COMM_TYPE_SHARED";
-  } else {
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-      const char *v = getenv(vars[i]);
-      if (v) {
-        local = atoi(v);
-        from  = vars[i];
-        break;
-      }
-    }
-  }
-  *device = local % n;
-  if (bsrc_node_rank >= 0) PetscCall(PetscSNPrintf(how, len, "node-local rank %d of %d (%s) mod %d visible", local, (int)bsrc_node_size, from, n));
-  else PetscCall(PetscSNPrintf(how, len, "node-local rank %d (%s) mod %d visible", local, from, n));
-  PetscFunctionReturn(0);
-}
-
 /* how each product works, as MatView says it, indexed by bsrc_cuda_kernel */
   #define BSRC_KERNEL_WHAT(id, name, what) what,
 static const char *const BSRCKernelLayouts[BSRC_CUDA_KERNEL_COUNT] = {"chosen per matrix", BSRC_CUDA_OWN_KERNELS(BSRC_KERNEL_WHAT) BSRC_CUDA_CUSPARSE_KERNELS(BSRC_KERNEL_WHAT)};
@@ -137,7 +53,7 @@ static const char *const BSRCKernelLayouts[BSRC_CUDA_KERNEL_COUNT] = {"chosen pe
 static bsrc_cuda_kernel MatSeqBSRCustomCUDAKernelChoice(const MatBSRCustomSettings *set)
 {
   if (set->backend == MAT_BSRCUSTOM_BACKEND_CUSPARSE) return set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV ? BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR : BSRC_CUDA_KERNEL_CUSPARSE_BSRMV;
-  /* both enums follow bsrcuda_kernel_list.h (checked in bsrcustom.c) */
+  /* both enums follow bsrcuda_kernel_list.h (checked in bsrcustomsettings.c) */
   return (bsrc_cuda_kernel)set->cuda_kernel;
 }
 
@@ -153,7 +69,7 @@ static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
 
   PetscFunctionBegin;
   PetscCall(MatBSRCustomCUDAAvailable_Private(A, "bsrcustom GPU backend"));
-  PetscCall(MatBSRCustomCUDADevice_Private(A, &b->set, &device, how, sizeof(how)));
+  PetscCall(MatBSRCustomCUDADevice_Private(b->set.cuda_device, &device, how, sizeof(how)));
   if (b->gpu && b->gpu_device != device) { /* MatBSRCustomSetCUDADevice() moved it */
     bsrc_cuda_destroy((bsrc_cuda_matrix *)b->gpu);
     b->gpu = NULL;
@@ -202,9 +118,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
   PetscCall(MatSeqBSRCustomCUDAUpdate(A, M));
   /* VECSEQ/VECMPI, the vectors whose arrays are host memory (the bsrc_cuda_multadd_host branch
      below), are page-locked on their second use; other types are left alone */
-  PetscCall(MatBSRCustomCUDAPinVec_Private(A, x));
-  PetscCall(MatBSRCustomCUDAPinVec_Private(A, out));
-  if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(A, in));
+  PetscCall(MatBSRCustomCUDAPinVec_Private(b->set.cuda_pin_vectors, x));
+  PetscCall(MatBSRCustomCUDAPinVec_Private(b->set.cuda_pin_vectors, out));
+  if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(b->set.cuda_pin_vectors, in));
   /* device arrays where PETSc has them (a CUDA-enabled PETSc); host arrays otherwise */
   PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
   if (beta == (PetscScalar)0.0) PetscCall(VecGetArrayWriteAndMemType(out, &outa, &mo));
@@ -361,13 +277,6 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUD
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *set, PetscViewer viewer)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: host vectors: %s\n", set->cuda_pin_vectors ? "page-locked on second use (-mat_bsrcustom_cuda_pin_vectors), those under 64 KiB or with a placed array staged through pinned buffers" : "staged through pinned buffers"));
-  PetscFunctionReturn(0);
-}
-
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
@@ -377,56 +286,24 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
   PetscFunctionBegin;
   if (!b->gpu) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s, not on the device yet (uploaded at the first product)\n", MatBSRCustomBackends[b->set.backend]));
-    PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&b->set, viewer));
+    PetscCall(MatBSRCustomCUDAViewHostVectors_Private(b->set.cuda_pin_vectors, viewer));
     PetscFunctionReturn(0);
   }
   if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
   if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, NULL, NULL), "launch info"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%s; %d threads per block, grid %d), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], (int)b->gpu_device, bsrc_cuda_kernel_names[k],
                                    (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", BSRCKernelLayouts[k], threads, grid, (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu), bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
-  PetscCall(MatBSRCustomCUDAViewHostVectors_Private(&b->set, viewer));
+  PetscCall(MatBSRCustomCUDAViewHostVectors_Private(b->set.cuda_pin_vectors, viewer));
   PetscFunctionReturn(0);
 }
 
 #else /* no CUDA in this build */
-
-PetscBool MatBSRCustomHasCUDA(void)
-{
-  return PETSC_FALSE;
-}
-
-PetscInt MatBSRCustomCUDADeviceCount(void)
-{
-  return 0;
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat A, const char *what)
-{
-  PetscFunctionBegin;
-  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "%s: this build of libpetscbsrcustom has no CUDA backend (it was built where nvcc was not found); use -mat_bsrcustom_backend cpu, or rebuild with the CUDA toolkit", what);
-}
 
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
 {
   PetscFunctionBegin;
   (void)M, (void)alpha, (void)x, (void)beta, (void)in, (void)out;
   PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMult"));
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm comm)
-{
-  PetscFunctionBegin;
-  (void)comm;
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(Mat A, const MatBSRCustomSettings *set, PetscInt *device, char *how, size_t len)
-{
-  PetscFunctionBegin;
-  (void)A, (void)set;
-  *device = -1;
-  PetscCall(PetscStrncpy(how, "no CUDA in this build", len));
   PetscFunctionReturn(0);
 }
 
@@ -469,10 +346,4 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(const MatBSRCustomSettings *set, PetscViewer viewer)
-{
-  PetscFunctionBegin;
-  (void)set, (void)viewer;
-  PetscFunctionReturn(0);
-}
 #endif

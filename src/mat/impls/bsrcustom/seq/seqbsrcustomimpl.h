@@ -2,12 +2,15 @@
 #ifndef SEQBSRCUSTOMIMPL_H
 #define SEQBSRCUSTOMIMPL_H
 
+#include <stddef.h>
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include "bsrkernels.h"
 
 typedef struct {
+  MatBSRCustomMakers makers; /* first (see MatBSRCustomMakers): SeqBAIJ's sub-matrix and permutation operations, wrapped */
+
   /* SeqBAIJ's own operations, kept so that ours can call them and the reverse convert can put them back.
      Debian's PETSc hides the *_SeqBAIJ symbols, so we take them from the ops table at convert time. */
   PetscErrorCode (*baij_destroy)(Mat);
@@ -25,7 +28,6 @@ typedef struct {
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
   PetscBool aij_bs1;      /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
   PetscErrorCode (*baij_concatenate)(MPI_Comm, Mat, PetscInt, MatReuse, Mat *);
-  MatBSRCustomMakers makers; /* SeqBAIJ's sub-matrix and permutation operations, wrapped */
 
   MatBSRCustomSettings set; /* threads, chunks, shared rows, backend, kernel */
   PetscBool            bound; /* MatBindToCPU(A, PETSC_TRUE): the CPU kernel runs whatever the backend */
@@ -51,10 +53,9 @@ typedef struct {
   PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
   PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
 } Mat_SeqBSRCustom;
+_Static_assert(offsetof(Mat_SeqBSRCustom, makers) == 0, "bsrcustomderived.c finds the makers at the start of A->spptr");
 
-PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat, MatType, MatReuse, Mat *);
-PETSC_INTERN PetscErrorCode MatCreate_SeqBSRCustom(Mat);
 
 /* GPU backends (seqbsrcustomcuda.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat, const bsrk_matrix *, PetscScalar, Vec, PetscScalar, Vec, Vec);

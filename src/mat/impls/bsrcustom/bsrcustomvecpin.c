@@ -2,7 +2,7 @@
    Page-locked host vectors for the GPU backends (-mat_bsrcustom_cuda_pin_vectors).
 
    With host vectors each product moves x to the device and y back. From pageable memory that is a
-   host copy into our pinned buffers (11-20 GB/s on an H100 host) before the DMA (51 GB/s); with the
+   host copy into our pinned buffers before the DMA, and the copy is slower than the DMA; with the
    vector's own array page-locked (cudaHostRegister) the CUDA layer DMAs straight from and to it
    (bsrcuda.h: the host entry points check each array). Which vectors: VECSEQ and VECMPI whose
    array PETSc allocated (array_allocated), while that array is in place (a VecPlaceArray() array is
@@ -27,10 +27,10 @@
    a state found on another vector is replaced by a fresh one, and wrappers copied to a duplicate
    find the original ops in the state that came with them.
 */
-#include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomcompat.h>
 
 #if defined(BSRCUSTOM_HAVE_CUDA)
-  #include <../src/mat/impls/bsrcustom/mpi/mpibsrcustomimpl.h>
   #include <petsc/private/vecimpl.h>
   #include "bsrcuda.h"
 
@@ -123,27 +123,15 @@ static PetscErrorCode VecReplaceArray_BSRCustomPinned(Vec v, const PetscScalar *
   PetscFunctionReturn(0);
 }
 
-/* -mat_bsrcustom_cuda_pin_vectors of A (seq, or mpi with its own context). */
-static PetscErrorCode MatBSRCustomCUDAPinSetting(Mat A, PetscBool *pin)
-{
-  PetscBool mpi;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBSRCUSTOM, &mpi));
-  *pin = mpi ? ((Mat_MPIBSRCustom *)A->spptr)->set.cuda_pin_vectors : ((Mat_SeqBSRCustom *)A->spptr)->set.cuda_pin_vectors;
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(Mat A, Vec v)
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(PetscBool pin, Vec v)
 {
   VecPinHeader    *h;
   VecPinState     *st;
-  PetscBool        pin = PETSC_FALSE, standard = PETSC_FALSE;
+  PetscBool        standard = PETSC_FALSE;
   const size_t     bytes = (size_t)v->map->n * sizeof(PetscScalar);
   bsrc_cuda_status s;
 
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomCUDAPinSetting(A, &pin));
   if (!pin || !v->petscnative || bytes < MATBSRCUSTOM_PIN_MIN_BYTES) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &standard, VECSEQ, VECMPI, ""));
   if (!standard) PetscFunctionReturn(0);
@@ -197,12 +185,19 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec v, PetscBool *
   PetscFunctionReturn(0);
 }
 
-#else /* no CUDA in this build: nothing is page-locked */
-
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(Mat A, Vec v)
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(PetscBool pin, PetscViewer viewer)
 {
   PetscFunctionBegin;
-  (void)A, (void)v;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: host vectors: %s\n", pin ? "page-locked on second use (-mat_bsrcustom_cuda_pin_vectors), those under 64 KiB or with a placed array staged through pinned buffers" : "staged through pinned buffers"));
+  PetscFunctionReturn(0);
+}
+
+#else /* no CUDA in this build: nothing is page-locked */
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(PetscBool pin, Vec v)
+{
+  PetscFunctionBegin;
+  (void)pin, (void)v;
   PetscFunctionReturn(0);
 }
 
@@ -211,6 +206,13 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec v, PetscBool *
   PetscFunctionBegin;
   (void)v;
   *pinned = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(PetscBool pin, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  (void)pin, (void)viewer;
   PetscFunctionReturn(0);
 }
 #endif

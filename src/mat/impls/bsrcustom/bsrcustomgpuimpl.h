@@ -1,0 +1,50 @@
+/*
+   Package-internal: what seqbsrcustom and mpibsrcustom share to run on a GPU, independent of either
+   type's context. PETSc types and the public header only, so that bsrcustomimpl.h can include it.
+     bsrcustomcudabind.c  - whether this build has CUDA, and the GPU a matrix runs on
+     bsrcustomvecpin.c    - page-locking the arrays of host vectors that products move to the GPU
+     bsrcustomdevice.c    - PETSc's own device support (CUDA vectors, device contexts)
+*/
+#ifndef BSRCUSTOMGPUIMPL_H
+#define BSRCUSTOMGPUIMPL_H
+
+#include <petscmat.h>
+#include <petscmatbsrcustom.h>
+
+/* Device binding (bsrcustomcudabind.c). */
+/* Errors, naming `what`, unless this build has CUDA and a GPU is visible. */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *what);
+/* The node-local rank, from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) over comm. Collective; the
+   first call decides (MatConvert to MATMPIBSRCUSTOM makes it, a collective moment). */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm comm);
+/* The device of a matrix whose -mat_bsrcustom_cuda_device is `asked` (-1: automatic), and how it was
+   chosen (for MatView and -info); -1 when no GPU is visible. */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(PetscInt asked, PetscInt *device, char *how, size_t len);
+
+/* Host-vector pinning (bsrcustomvecpin.c). */
+/* Called on every vector a GPU product reads or writes through host memory, before its array is
+   taken: with pin (-mat_bsrcustom_cuda_pin_vectors), page-locks the array of a large VECSEQ/VECMPI on
+   its second use, so that its transfers DMA straight from/to it. Never an error when page-locking
+   fails (-info says why). */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(PetscBool pin, Vec v);
+/* Whether v's own array is page-locked by MatBSRCustomCUDAPinVec_Private() now (exported for the tests). */
+PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec v, PetscBool *pinned);
+/* MatView (ascii_info) of a GPU backend: how host vectors reach the device */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(PetscBool pin, PetscViewer viewer);
+
+/* PETSc's own device support (bsrcustomdevice.c), where PETSc has it (BSRC_HAVE_PETSC_CUDA):
+   - VecTypeFollow: A's MatCreateVecs type follows where its products run (VECCUDA on a GPU backend
+     of a CUDA-enabled PETSc, VECSTANDARD otherwise) and A->boundtocpu says whether they run on the CPU;
+     called whenever the backend or the binding changes;
+   - Stream: the cudaStream_t (as void *) of PETSc's current device context, NULL without one;
+   - DeviceId: PETSc's CUDA device, -1 without one;
+   - VecOnDevice: whether v is a CUDA vector not bound to the CPU (its arrays are device memory);
+   - ViewDeviceVectors: MatView (ascii_info) of where vectors and halo live, or that PETSc has no
+     device vectors. */
+PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A, MatBSRCustomBackend backend, PetscBool bound);
+PETSC_INTERN PetscErrorCode MatBSRCustomPETScStream_Private(void **stream);
+PETSC_INTERN PetscErrorCode MatBSRCustomPETScDeviceId_Private(PetscInt *id);
+PETSC_INTERN PetscErrorCode MatBSRCustomVecOnDevice_Private(Vec v, PetscBool *on_device);
+PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscViewer viewer);
+
+#endif
