@@ -61,23 +61,6 @@ struct cusparse_state {
 
 namespace {
 
-bsrc_cuda_status fail_cusparse(error_sink e, cusparseStatus_t st, const char *what)
-{
-  const bsrc_cuda_status s = (st == CUSPARSE_STATUS_ALLOC_FAILED || st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES) ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUSPARSE;
-  return fail(e, s, "%s: %s (%s)", what, cusparseGetErrorString(st), cusparseGetErrorName(st));
-}
-
-#define BSRC_CUSPARSE_CHECK(call, what) \
-  do { \
-    const cusparseStatus_t st_ = (call); \
-    if (st_ != CUSPARSE_STATUS_SUCCESS) return fail_cusparse(e, st_, what); \
-  } while (0)
-#define BSRC_CUDA_CHECK(call, what) \
-  do { \
-    const cudaError_t err_ = (call); \
-    if (err_ != cudaSuccess) return fail_cuda(e, err_, what); \
-  } while (0)
-
 constexpr cusparseIndexType_t kIdxType = sizeof(bsrk_idx) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
 
 int grid_for(int64_t n)
@@ -160,7 +143,7 @@ bsrc_cuda_status ensure_handle(cusparse_state **pst, cudaStream_t s, error_sink 
     }
     *pst = st;
   }
-  BSRC_CUSPARSE_CHECK(cusparseSetStream((*pst)->handle, s), "cusparseSetStream");
+  BSRC_CUSPARSE_CHECK(cusparseSetStream((*pst)->handle, s), e, "cusparseSetStream");
   return BSRC_CUDA_OK;
 }
 
@@ -173,7 +156,7 @@ bsrc_cuda_status ensure_idx32(cusparse_state *st, const matrix_view &A, cudaStre
   if (r != BSRC_CUDA_OK) return r;
   to_int32_kernel<<<grid_for(A.nbrows + 1), kCopyThreads, 0, s>>>((int64_t)A.nbrows + 1, A.rowptr, (int *)st->rowptr32.ptr);
   to_int32_kernel<<<grid_for(A.nblocks), kCopyThreads, 0, s>>>(A.nblocks, A.colidx, (int *)st->colidx32.ptr);
-  BSRC_CUDA_CHECK(cudaGetLastError(), "32-bit index copies");
+  BSRC_CUDA_CHECK(cudaGetLastError(), e, "32-bit index copies");
   st->have_idx32 = true;
   return BSRC_CUDA_OK;
 }
@@ -197,7 +180,7 @@ bsrc_cuda_status ensure_rowmajor(cusparse_state *st, const matrix_view &A, cudaS
     if (r != BSRC_CUDA_OK) return r;
   }
   transpose_blocks_kernel<<<grid_for(nvalues), kCopyThreads, 0, s>>>(nvalues, (int)A.bs, A.values, (double *)st->values_rowmajor.ptr);
-  BSRC_CUDA_CHECK(cudaGetLastError(), "row-major block copy");
+  BSRC_CUDA_CHECK(cudaGetLastError(), e, "row-major block copy");
   st->rowmajor_epoch = A.values_epoch;
   return BSRC_CUDA_OK;
 }
@@ -223,7 +206,7 @@ bsrc_cuda_status ensure_csr(cusparse_state *st, const matrix_view &A, cudaStream
   }
   if (st->csr_idx64) launch_csr_fill<int64_t>(st, A, s);
   else launch_csr_fill<int>(st, A, s);
-  BSRC_CUDA_CHECK(cudaGetLastError(), "CSR copy");
+  BSRC_CUDA_CHECK(cudaGetLastError(), e, "CSR copy");
   st->csr_indices = true;
   st->csr_epoch   = A.values_epoch;
   return BSRC_CUDA_OK;
@@ -235,13 +218,13 @@ bsrc_cuda_status ensure_descriptor(cusparse_state *st, const matrix_view &A, cud
   if (st->mat[slot]) return BSRC_CUDA_OK;
   const int64_t nrows = (int64_t)A.nbrows * A.bs, ncols = (int64_t)A.nbcols * A.bs;
   if (slot == SLOT_CSR_DEFAULT) { /* bs == 1: the BAIJ arrays are CSR */
-    BSRC_CUSPARSE_CHECK(cusparseCreateConstCsr(&st->mat[slot], nrows, ncols, A.nblocks, A.rowptr, A.colidx, A.values, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), "cusparseCreateConstCsr (bs 1)");
+    BSRC_CUSPARSE_CHECK(cusparseCreateConstCsr(&st->mat[slot], nrows, ncols, A.nblocks, A.rowptr, A.colidx, A.values, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), e, "cusparseCreateConstCsr (bs 1)");
     return BSRC_CUDA_OK;
   }
   if (slot == SLOT_BSR) { /* row-major copy (column-major blocks are tried first in run_spmv) */
     const bsrc_cuda_status r = ensure_rowmajor(st, A, s, bytes, e);
     if (r != BSRC_CUDA_OK) return r;
-    BSRC_CUSPARSE_CHECK(cusparseCreateConstBsr(&st->mat[slot], A.nbrows, A.nbcols, A.nblocks, A.bs, A.bs, A.rowptr, A.colidx, st->values_rowmajor.ptr, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW),
+    BSRC_CUSPARSE_CHECK(cusparseCreateConstBsr(&st->mat[slot], A.nbrows, A.nbcols, A.nblocks, A.bs, A.bs, A.rowptr, A.colidx, st->values_rowmajor.ptr, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW), e,
                         "cusparseCreateConstBsr (row-major blocks)");
     st->bsr_layout = 0;
     return BSRC_CUDA_OK;
@@ -249,7 +232,7 @@ bsrc_cuda_status ensure_descriptor(cusparse_state *st, const matrix_view &A, cud
   const bsrc_cuda_status r = ensure_csr(st, A, s, bytes, e);
   if (r != BSRC_CUDA_OK) return r;
   const cusparseIndexType_t it = st->csr_idx64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
-  BSRC_CUSPARSE_CHECK(cusparseCreateConstCsr(&st->mat[slot], nrows, ncols, (int64_t)A.nblocks * A.bs * A.bs, st->csr_rowptr.ptr, st->csr_colidx.ptr, st->csr_values.ptr, it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), "cusparseCreateConstCsr");
+  BSRC_CUSPARSE_CHECK(cusparseCreateConstCsr(&st->mat[slot], nrows, ncols, (int64_t)A.nblocks * A.bs * A.bs, st->csr_rowptr.ptr, st->csr_colidx.ptr, st->csr_values.ptr, it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), e, "cusparseCreateConstCsr");
   return BSRC_CUDA_OK;
 }
 
@@ -315,6 +298,12 @@ bsrc_cuda_status run_spmv(cusparse_state *st, const matrix_view &A, cudaStream_t
 
 } // namespace
 
+bsrc_cuda_status fail_cusparse(error_sink e, cusparseStatus_t st, const char *what)
+{
+  const bsrc_cuda_status s = (st == CUSPARSE_STATUS_ALLOC_FAILED || st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES) ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUSPARSE;
+  return fail(e, s, "%s: %s (%s)", what, cusparseGetErrorString(st), cusparseGetErrorName(st));
+}
+
 int cusparse_spmv_bsr_layout(const cusparse_state *st)
 {
   if (!st) return -1;
@@ -345,13 +334,13 @@ bsrc_cuda_status cusparse_multadd(cusparse_state **pst, const matrix_view &A, cu
   if (A.nbrows <= 0) return BSRC_CUDA_OK;
   const int64_t n = (int64_t)A.nbrows * A.bs;
   if (A.nblocks == 0) { /* nothing for cuSPARSE to do: out = alpha*0 + beta*in */
-    BSRC_CUDA_CHECK(launch_scale(n, alpha, beta, in, out, s), "scale (empty matrix)");
+    BSRC_CUDA_CHECK(launch_scale(n, alpha, beta, in, out, s), e, "scale (empty matrix)");
     return BSRC_CUDA_OK;
   }
   bsrc_cuda_status r = ensure_handle(pst, s, e);
   if (r != BSRC_CUDA_OK) return r;
   cusparse_state *st = *pst;
-  if (beta != 0.0 && in != out) BSRC_CUDA_CHECK(cudaMemcpyAsync(out, in, (size_t)n * sizeof(double), cudaMemcpyDeviceToDevice, s), "copy of in to out");
+  if (beta != 0.0 && in != out) BSRC_CUDA_CHECK(cudaMemcpyAsync(out, in, (size_t)n * sizeof(double), cudaMemcpyDeviceToDevice, s), e, "copy of in to out");
 
   if (A.bs == 1 && v != CUSP_SPMV_CSR_ALG1 && v != CUSP_SPMV_CSR_ALG2) return run_spmv(st, A, s, SLOT_CSR_DEFAULT, alpha, x, beta, out, bytes, e);
 
@@ -367,7 +356,7 @@ bsrc_cuda_status cusparse_multadd(cusparse_state **pst, const matrix_view &A, cu
       values = (const double *)st->values_rowmajor.ptr;
     }
     BSRC_CUSPARSE_CHECK(cusparseDbsrmv(st->handle, v == CUSP_BSRMV_COL ? CUSPARSE_DIRECTION_COLUMN : CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, (int)A.nbrows, (int)A.nbcols, (int)A.nblocks, &alpha, st->legacy, values, rowptr32(st, A),
-                                       colidx32(st, A), (int)A.bs, x, &beta, out),
+                                       colidx32(st, A), (int)A.bs, x, &beta, out), e,
                         v == CUSP_BSRMV_COL ? "cusparseDbsrmv (column-major blocks)" : "cusparseDbsrmv (row-major blocks)");
     return BSRC_CUDA_OK;
   }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bsrcuda.h"
+#include "bsrcuda_check.cuh"
 
 namespace bsrc {
 
@@ -177,19 +178,6 @@ struct launch_config {
   bsrk_idx prefetch_rows; /* WARP_ROW: how far ahead its thread blocks prefetch into L2, in rows (prefetch_rows); 0: not at all */
   bsrk_idx prefetch_blocks; /* HYBRID: the same in blocks (prefetch_blocks); 0: not at all */
 };
-
-/* Where a message goes: the matrix's buffer (or the thread's, for calls without a matrix). */
-struct error_sink {
-  char  *msg;
-  size_t len;
-};
-bsrc_cuda_status fail(error_sink e, bsrc_cuda_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 3, 4)))
-#endif
-  ;
-/* Maps a CUDA error to a status (allocation failures -> BSRC_CUDA_ERR_MEM) with "what: <CUDA text> (<name>)". */
-bsrc_cuda_status fail_cuda(error_sink e, cudaError_t err, const char *what);
 
 /* Device memory with its size, so that frees keep the matrix's byte count right. */
 struct dev_buffer {

@@ -40,9 +40,8 @@ error_sink sink(bsrc_cuda_matrix *M)
 bsrc_cuda_status upload(bsrc_cuda_matrix *M, dev_buffer &b, const void *host, size_t bytes, const char *what)
 {
   if (bytes == 0) return BSRC_CUDA_OK;
-  cudaError_t err = cudaMemcpyAsync(b.ptr, host, bytes, cudaMemcpyHostToDevice, M->stream);
-  if (err == cudaSuccess) err = cudaStreamSynchronize(M->stream);
-  if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
+  BSRC_CUDA_CHECK(cudaMemcpyAsync(b.ptr, host, bytes, cudaMemcpyHostToDevice, M->stream), sink(M), what);
+  BSRC_CUDA_CHECK(cudaStreamSynchronize(M->stream), sink(M), what);
   return BSRC_CUDA_OK;
 }
 
@@ -64,8 +63,7 @@ bsrc_cuda_status check_product_args(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, con
 bsrc_cuda_status join_caller(bsrc_cuda_matrix *M, const char *what)
 {
   if (!M->caller_queued) return BSRC_CUDA_OK;
-  const cudaError_t err = cudaStreamWaitEvent(M->stream, M->caller_done, 0);
-  if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
+  BSRC_CUDA_CHECK(cudaStreamWaitEvent(M->stream, M->caller_done, 0), sink(M), what);
   M->caller_queued = false;
   return BSRC_CUDA_OK;
 }
@@ -335,8 +333,7 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
     if (cs != BSRC_CUDA_OK) return cs;
     const bsrc_cuda_status cc = configured(M, k);
     if (cc != BSRC_CUDA_OK) return cc;
-    const cudaError_t err = launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, s);
-    if (err != cudaSuccess) return fail_cuda(sink(M), err, bsrc_cuda_kernel_names[k]);
+    BSRC_CUDA_CHECK(launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, s), sink(M), bsrc_cuda_kernel_names[k]);
     return BSRC_CUDA_OK;
   }
   const cusparse_variant v = k == BSRC_CUDA_KERNEL_CUSPARSE_BSRMV ? CUSP_BSRMV_COL : CUSP_SPMV_BSR;
@@ -348,11 +345,9 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
 bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
 {
   if (!M->own_queued) return BSRC_CUDA_OK;
-  cudaError_t err = cudaSuccess;
-  if (!M->own_done) err = cudaEventCreateWithFlags(&M->own_done, cudaEventDisableTiming);
-  if (err == cudaSuccess) err = cudaEventRecord(M->own_done, M->stream);
-  if (err == cudaSuccess) err = cudaStreamWaitEvent(s, M->own_done, 0);
-  if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
+  if (!M->own_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->own_done, cudaEventDisableTiming), sink(M), what);
+  BSRC_CUDA_CHECK(cudaEventRecord(M->own_done, M->stream), sink(M), what);
+  BSRC_CUDA_CHECK(cudaStreamWaitEvent(s, M->own_done, 0), sink(M), what);
   M->own_queued = false;
   return BSRC_CUDA_OK;
 }
@@ -360,8 +355,7 @@ bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
 bsrc_cuda_status finish(bsrc_cuda_matrix *M, const char *what)
 {
   M->own_queued = false;
-  const cudaError_t err = cudaStreamSynchronize(M->stream);
-  if (err != cudaSuccess) return fail_cuda(sink(M), err, what);
+  BSRC_CUDA_CHECK(cudaStreamSynchronize(M->stream), sink(M), what);
   return BSRC_CUDA_OK;
 }
 
@@ -370,7 +364,7 @@ bsrc_cuda_status bench_baseline(bsrc_cuda_matrix *M, cusparse_variant v, double 
   bsrc_cuda_status s = check_product_args(M, BSRC_CUDA_KERNEL_CUSPARSE_BSRMV, x, beta, in, out);
   if (s != BSRC_CUDA_OK) return s;
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   if (M->nbrows == 0) return BSRC_CUDA_OK;
   s = join_caller(M, "benchmark baseline: ordering after queued products");
   if (s != BSRC_CUDA_OK) return s;
@@ -510,7 +504,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
   if (!byte_count((size_t)nblocks, bs2 * sizeof(double), &value_bytes)) return fail(sink(M), BSRC_CUDA_ERR_MEM, "set_structure: %lld blocks of %lldx%lld need more than SIZE_MAX bytes", (long long)nblocks, (long long)bs, (long long)bs);
 
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   (void)join_caller(M, "set_structure");
   (void)cudaStreamSynchronize(M->stream);
   release_structure(M);
@@ -576,7 +570,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_values(bsrc_cuda_matrix *M, const doub
   if (!M->has_structure) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_values: no structure set (call bsrc_cuda_set_structure first)");
   if (M->nblocks > 0 && !values) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_values: values is NULL");
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   bsrc_cuda_status s = join_caller(M, "set_values: ordering after queued products");
   if (s == BSRC_CUDA_OK) s = upload(M, M->values, values, M->values.bytes, "upload of the values");
   if (s != BSRC_CUDA_OK) return s;
@@ -649,7 +643,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   if (s != BSRC_CUDA_OK) return s;
   if (M->nbrows == 0) return BSRC_CUDA_OK;
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   s = join_caller(M, "host product: ordering after queued products");
   if (s != BSRC_CUDA_OK) return s;
   const staging_plan plan = staging_settings();
@@ -683,7 +677,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda
   if (s != BSRC_CUDA_OK) return s;
   if (L->split_open) return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_begin: the previous split product was not ended (bsrc_cuda_split_end)");
   device_scope ds(L->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(L), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(L), "cudaSetDevice");
   s = join_caller(L, "split product: ordering after queued products");
   if (s == BSRC_CUDA_OK) s = stage_inputs(L, staging_settings(), x, beta, in, "host-to-device copy of x / in (split product)");
   if (s != BSRC_CUDA_OK) return s;
@@ -705,7 +699,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_m
   if (!L->split_open) return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: no split product begun (bsrc_cuda_split_begin)");
   L->split_open = false;
   device_scope ds(L->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(L), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(L), "cudaSetDevice");
   const size_t       ybytes = y_bytes(L);
   double            *dy     = (double *)L->d_y.ptr;
   const staging_plan plan   = staging_settings();
@@ -748,7 +742,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_async(bsrc_cuda_matrix *M, 
   const bsrc_cuda_status s = check_product_args(M, k, x_dev, beta, in_dev, out_dev);
   if (s != BSRC_CUDA_OK) return s;
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   const bsrc_cuda_status j = join_caller(M, "device product: ordering after queued products");
   if (j != BSRC_CUDA_OK) return j;
   M->own_queued = true;
@@ -761,16 +755,14 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_on(bsrc_cuda_matrix *M, bsr
   if (s != BSRC_CUDA_OK) return s;
   if (M->split_open) return fail(sink(M), BSRC_CUDA_ERR_ARG, "multadd_device_on: a split product is open (bsrc_cuda_split_begin without its end)");
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   const cudaStream_t cs = stream ? (cudaStream_t)stream : cudaStreamLegacy;
   bsrc_cuda_status   st = join_own(M, cs, "device product: ordering after M's own stream");
   if (st != BSRC_CUDA_OK) return st;
   st = queue_product(M, k, alpha, x_dev, beta, in_dev, out_dev, cs);
   if (st != BSRC_CUDA_OK) return st;
-  cudaError_t err = cudaSuccess;
-  if (!M->caller_done) err = cudaEventCreateWithFlags(&M->caller_done, cudaEventDisableTiming);
-  if (err == cudaSuccess) err = cudaEventRecord(M->caller_done, cs);
-  if (err != cudaSuccess) return fail_cuda(sink(M), err, "device product: recording its completion");
+  if (!M->caller_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->caller_done, cudaEventDisableTiming), sink(M), "device product: recording its completion");
+  BSRC_CUDA_CHECK(cudaEventRecord(M->caller_done, cs), sink(M), "device product: recording its completion");
   M->caller_queued = true;
   return BSRC_CUDA_OK;
 }
@@ -829,7 +821,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_task_count(bsrc_cuda_matrix *M, bsrk_i
   M->tasks_wanted = ntasks;
   if (!M->has_structure) return BSRC_CUDA_OK;
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   (void)join_caller(M, "set_task_count");
   (void)cudaStreamSynchronize(M->stream);
   const bsrc_cuda_status s = build_tasks(M);
@@ -866,7 +858,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_k
   M->cfg_valid[k]      = false;
   if (k != BSRC_CUDA_KERNEL_HYBRID || !M->has_structure) return BSRC_CUDA_OK;
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   (void)join_caller(M, "set_lanes");
   (void)cudaStreamSynchronize(M->stream); /* a queued product may still read the old pieces */
   const bsrc_cuda_status s = build_hybrid_work(M);
@@ -914,7 +906,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_debug_try_alloc(bsrc_cuda_matrix *M, size_
 {
   if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "debug_try_alloc: matrix is NULL");
   device_scope ds(M->device);
-  if (ds.error() != cudaSuccess) return fail_cuda(sink(M), ds.error(), "cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   dev_buffer             b;
   const bsrc_cuda_status s = dev_alloc(b, bytes, "debug_try_alloc", &M->bytes, sink(M));
   dev_free(b, &M->bytes);

@@ -440,8 +440,7 @@ bsrc_cuda_status ensure_slices(bsrc_cuda_matrix *M, cudaStream_t s)
       return st;
     }
   }
-  const cudaError_t err = launch_slices_build(view(M), tasks(M).slices, (bsrk_idx *)M->slice_col.ptr, (double *)M->slice_values.ptr, s);
-  if (err != cudaSuccess) return fail_cuda(sink(M), err, "sliced: build of its copy");
+  BSRC_CUDA_CHECK(launch_slices_build(view(M), tasks(M).slices, (bsrk_idx *)M->slice_col.ptr, (double *)M->slice_values.ptr, s), sink(M), "sliced: build of its copy");
   M->slices_epoch = M->values_epoch;
   return BSRC_CUDA_OK;
 }
