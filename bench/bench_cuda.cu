@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cuda_baselines.h"
 #include "bsrcuda.h"
 #include "bsrkernels.h"
 
@@ -191,6 +192,9 @@ struct product {
   bsrc_cuda_kernel kernel; /* OWN */
 };
 
+/* The benchmark-only baselines of the matrix bench_dataset measures (made and freed with it). */
+bench_baselines *g_baselines = nullptr;
+
 bsrc_cuda_status run(bsrc_cuda_matrix *M, const product &p, double alpha, const double *x, double beta, const double *in, double *out)
 {
   switch (p.kind) {
@@ -201,11 +205,11 @@ bsrc_cuda_status run(bsrc_cuda_matrix *M, const product &p, double alpha, const 
   case CUSP_SPMV_BSR:
     return bsrc_cuda_multadd_device_async(M, BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR, alpha, x, beta, in, out);
   case CUSP_BSRMV_ROW:
-    return bsrc_cuda_bench_cusparse_rowmajor_bsrmv(M, alpha, x, beta, in, out);
+    return bench_cusparse_rowmajor_bsrmv(g_baselines, alpha, x, beta, in, out);
   case CUSP_CSR1:
-    return bsrc_cuda_bench_cusparse_spmv_csr(M, 1, alpha, x, beta, in, out);
+    return bench_cusparse_spmv_csr(g_baselines, 1, alpha, x, beta, in, out);
   case CUSP_CSR2:
-    return bsrc_cuda_bench_cusparse_spmv_csr(M, 2, alpha, x, beta, in, out);
+    return bench_cusparse_spmv_csr(g_baselines, 2, alpha, x, beta, in, out);
   }
   return BSRC_CUDA_ERR_ARG;
 }
@@ -462,6 +466,10 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
   for (double &v : in) v = 2.0 * rng.uniform() - 1.0;
 
   bsrc_cuda_matrix *M = device_matrix(D);
+  if (bench_baselines_create(M, &g_baselines) != BSRC_CUDA_OK) {
+    fprintf(stderr, "%s: benchmark baselines: %s\n", D.name.c_str(), bsrc_cuda_last_error(M));
+    exit(2);
+  }
   const bsrc_cuda_kernel ak = bsrc_cuda_auto_kernel(M);
   printf("auto choice: %s; %lld tasks\n", bsrc_cuda_kernel_names[ak], (long long)bsrc_cuda_task_count(M));
   {
@@ -588,6 +596,8 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
   CUDA_OK(cudaFree(dx));
   CUDA_OK(cudaFree(dy));
   CUDA_OK(cudaFree(din));
+  bench_baselines_destroy(g_baselines);
+  g_baselines = nullptr;
   bsrc_cuda_destroy(M);
 }
 

@@ -224,11 +224,8 @@ cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in,
 /* ---- bsrcuda_cusparse.cu ---- */
 struct cusparse_state; /* handle, descriptors, derived copies (int32 indices, row-major blocks, CSR) */
 enum cusparse_variant {
-  CUSP_BSRMV_COL,     /* cusparseDbsrmv, CUSPARSE_DIRECTION_COLUMN, BAIJ values in place */
-  CUSP_SPMV_BSR,      /* cusparseSpMV, BSR descriptor, column-major blocks in place */
-  CUSP_BSRMV_ROW,     /* benchmark: cusparseDbsrmv, CUSPARSE_DIRECTION_ROW on transposed blocks */
-  CUSP_SPMV_CSR_ALG1, /* benchmark: cusparseSpMV CSR ALG1 on an expanded CSR copy */
-  CUSP_SPMV_CSR_ALG2  /* benchmark: cusparseSpMV CSR ALG2 on an expanded CSR copy */
+  CUSP_BSRMV_COL, /* cusparseDbsrmv, CUSPARSE_DIRECTION_COLUMN, BAIJ values in place */
+  CUSP_SPMV_BSR   /* cusparseSpMV, BSR descriptor, column-major blocks in place */
 };
 bsrc_cuda_status cusparse_multadd(cusparse_state **st, const matrix_view &A, cudaStream_t s, cusparse_variant v, double alpha, const double *x, double beta, const double *in, double *out, size_t *device_bytes, error_sink e);
 void             cusparse_release(cusparse_state *st, size_t *device_bytes);

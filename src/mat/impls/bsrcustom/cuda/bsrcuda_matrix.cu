@@ -359,19 +359,6 @@ bsrc_cuda_status finish(bsrc_cuda_matrix *M, const char *what)
   return BSRC_CUDA_OK;
 }
 
-bsrc_cuda_status bench_baseline(bsrc_cuda_matrix *M, cusparse_variant v, double alpha, const double *x, double beta, const double *in, double *out)
-{
-  bsrc_cuda_status s = check_product_args(M, BSRC_CUDA_KERNEL_CUSPARSE_BSRMV, x, beta, in, out);
-  if (s != BSRC_CUDA_OK) return s;
-  device_scope ds(M->device);
-  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
-  if (M->nbrows == 0) return BSRC_CUDA_OK;
-  s = join_caller(M, "benchmark baseline: ordering after queued products");
-  if (s != BSRC_CUDA_OK) return s;
-  M->own_queued = true;
-  return cusparse_multadd(&M->cus, view(M), M->stream, v, alpha, x, beta, in, out, &M->bytes, sink(M));
-}
-
 } // namespace
 
 /* ---- shared helpers declared in bsrcuda_kernels.cuh ---- */
@@ -886,29 +873,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda
   return BSRC_CUDA_OK;
 }
 
-extern "C" bsrc_cuda_status bsrc_cuda_bench_cusparse_rowmajor_bsrmv(bsrc_cuda_matrix *M, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
-{
-  return bench_baseline(M, CUSP_BSRMV_ROW, alpha, x_dev, beta, in_dev, out_dev);
-}
-
-extern "C" bsrc_cuda_status bsrc_cuda_bench_cusparse_spmv_csr(bsrc_cuda_matrix *M, int alg, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)
-{
-  if (alg != 1 && alg != 2) return fail(sink(M), BSRC_CUDA_ERR_ARG, "bench_cusparse_spmv_csr: alg %d (1 or 2)", alg);
-  return bench_baseline(M, alg == 1 ? CUSP_SPMV_CSR_ALG1 : CUSP_SPMV_CSR_ALG2, alpha, x_dev, beta, in_dev, out_dev);
-}
-
 extern "C" int bsrc_cuda_spmv_bsr_layout(const bsrc_cuda_matrix *M)
 {
   return M ? cusparse_spmv_bsr_layout(M->cus) : -1;
-}
-
-extern "C" bsrc_cuda_status bsrc_cuda_debug_try_alloc(bsrc_cuda_matrix *M, size_t bytes)
-{
-  if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "debug_try_alloc: matrix is NULL");
-  device_scope ds(M->device);
-  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
-  dev_buffer             b;
-  const bsrc_cuda_status s = dev_alloc(b, bytes, "debug_try_alloc", &M->bytes, sink(M));
-  dev_free(b, &M->bytes);
-  return s;
 }
