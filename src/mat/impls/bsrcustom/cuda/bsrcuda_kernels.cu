@@ -73,7 +73,7 @@
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
    the rows of a block in passes of kGenericRows accumulators (the thesis's ROWS_AT_ONCE).
 */
-#include "bsrcuda_kernels.cuh"
+#include "bsrcuda_kernel_table.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -1204,28 +1204,42 @@ int lanes_slot(int lanes)
   return lanes <= 1 ? 0 : lanes <= 2 ? 1 : lanes <= 4 ? 2 : lanes <= 8 ? 3 : lanes <= 16 ? 4 : 5;
 }
 
-product_kernel select_kernel(bsrc_cuda_kernel k, bsrk_idx bs, int lanes)
+/* Block-size (and lanes) dispatch of each kernel: its __global__ product for bs (and lanes). */
+template <int TASK_KERNEL> /* row of task_kernels */
+product_kernel select_task(bsrk_idx bs, int)
 {
-  if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[std::max(0, lanes_slot(lanes) - 2)][bs_slot(bs)];
-  if (k == BSRC_CUDA_KERNEL_HYBRID) return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
-  if (k == BSRC_CUDA_KERNEL_SEGMENTED) return segmented_kernels[bs_slot(bs)];
-  if (k == BSRC_CUDA_KERNEL_SLICED) return sliced_kernels[bs_slot(bs)];
-  return task_kernels[k - BSRC_CUDA_KERNEL_ROWMAJOR_SHARED][bs_slot(bs)];
+  return task_kernels[TASK_KERNEL][bs_slot(bs)];
+}
+product_kernel select_warp_row(bsrk_idx bs, int lanes)
+{
+  return warp_row_kernels[std::max(0, lanes_slot(lanes) - 2)][bs_slot(bs)];
+}
+product_kernel select_hybrid(bsrk_idx bs, int lanes)
+{
+  return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
+}
+product_kernel select_segmented(bsrk_idx bs, int)
+{
+  return segmented_kernels[bs_slot(bs)];
+}
+product_kernel select_sliced(bsrk_idx bs, int)
+{
+  return sliced_kernels[bs_slot(bs)];
 }
 
-size_t shared_bytes(bsrc_cuda_kernel k, bsrk_idx bs, int threads)
+/* Dynamic shared memory per thread block: a row vector of bs sums (ROWMAJOR_SHARED, TEAM_SCALAR,
+   VECTOR_UNROLLED), one per warp (THREAD_PRIVATE's block reduction, HYBRID's pieces), or none. */
+size_t shared_row_vector(bsrk_idx bs, int)
 {
-  switch (k) {
-  case BSRC_CUDA_KERNEL_HYBRID:
-  case BSRC_CUDA_KERNEL_THREAD_PRIVATE:
-    return (size_t)(threads / kWarpSize) * (size_t)(bs <= kSpecialisedMax ? bs : kGenericRows) * sizeof(double);
-  case BSRC_CUDA_KERNEL_WARP_ROW:
-  case BSRC_CUDA_KERNEL_SEGMENTED:
-  case BSRC_CUDA_KERNEL_SLICED:
-    return 0;
-  default:
-    return (size_t)bs * sizeof(double);
-  }
+  return (size_t)bs * sizeof(double);
+}
+size_t shared_row_vector_per_warp(bsrk_idx bs, int threads)
+{
+  return (size_t)(threads / kWarpSize) * (size_t)(bs <= kSpecialisedMax ? bs : kGenericRows) * sizeof(double);
+}
+size_t shared_none(bsrk_idx, int)
+{
+  return 0;
 }
 
 int round_up_pow2(int64_t v)
@@ -1305,21 +1319,6 @@ bool values_streamed(const matrix_view &A, const launch_config &cfg)
    Host side: choices and launches.
    --------------------------------------------------------------------------------------------- */
 
-bool is_own_kernel(bsrc_cuda_kernel k)
-{
-  return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_LAST_OWN;
-}
-
-bool is_task_kernel(bsrc_cuda_kernel k)
-{
-  return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
-}
-
-bool has_lanes(bsrc_cuda_kernel k)
-{
-  return k == BSRC_CUDA_KERNEL_WARP_ROW || k == BSRC_CUDA_KERNEL_HYBRID;
-}
-
 /* Enough tasks for every multiprocessor to hold several (balance through oversubscription), none
    with more than kMaxTaskValues values, never more tasks than blocks. */
 bsrk_idx default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev)
@@ -1385,76 +1384,90 @@ bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsr
   return BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
 }
 
-/* Threads per thread block. The thesis (Tables 7-12, P100) found one warp best for the atomics-bound
-   kernels 1 and 2, about four teams for kernel 3 and 128 threads for kernel 4; the sweep of
-   bench/bench_cuda on an H100 (thesis matrix and 27-point stencil) moved these to: kernel 1 64,
-   kernel 2 64, kernel 3 about three teams (128 for 5x5 blocks, 32 for 3x3), kernel 4 about one
-   thread per block column of an average block row (256 for the thesis matrix, 64 for the
-   stencil's 26 x 3 columns), WARP_ROW 128 (flat from 64 to 1024). */
-int default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row)
+/* How one of our kernels is launched; its entry of the descriptor table (bsrcuda_kernel_table.cu)
+   points to it. */
+struct kernel_launch {
+  product_kernel (*select)(bsrk_idx bs, int lanes); /* block-size (and lanes) dispatch */
+  int (*default_threads)(bsrk_idx bs, double mean_blocks_per_row);
+  size_t (*shared_bytes)(bsrk_idx bs, int threads);
+  cudaError_t (*shape)(const matrix_view &A, const tasks_view &T, const device_info &dev, launch_config *cfg);
+  /* queues the product (args filled for the whole matrix) and its fix-up pass */
+  cudaError_t (*queue)(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s);
+  /* block rows [r0, r1) only (launch_row_range); null: the kernel has no row ranges */
+  cudaError_t (*queue_rows)(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, product_args args, cudaStream_t s);
+};
+
+namespace {
+
+/* Default threads per thread block of each kernel. The thesis found one warp best for the
+   atomics-bound kernels 1 and 2, about four teams for kernel 3 and 128 threads for kernel 4; sweeps
+   of bench/bench_cuda moved these to: kernels 1 and 2 two warps, kernel 3 about three teams, kernel 4
+   about one thread per block column of an average block row (at most 256), the warp-based kernels
+   128 (flat over a wide range), SLICED the bound its kernels are compiled for. */
+int threads_two_warps(bsrk_idx, double)
 {
-  switch (k) {
-  case BSRC_CUDA_KERNEL_ROWMAJOR_SHARED:
-  case BSRC_CUDA_KERNEL_THREAD_PRIVATE:
-    return 2 * kWarpSize;
-  case BSRC_CUDA_KERNEL_TEAM_SCALAR:
-    return std::min(1024, std::max(kWarpSize, round_up_pow2(3 * (int64_t)bs * bs)));
-  case BSRC_CUDA_KERNEL_VECTOR_UNROLLED: {
-    const double columns = mean_blocks_per_row * (double)bs;
-    int          threads = kWarpSize;
-    while (threads < 256 && 2.0 * threads <= columns) threads *= 2;
-    return threads;
-  }
-  case BSRC_CUDA_KERNEL_SLICED:
-    return kSlicedMaxThreads; /* 8 slices a thread block (the probe's launch) */
-  case BSRC_CUDA_KERNEL_HYBRID:
-  case BSRC_CUDA_KERNEL_WARP_ROW:
-  case BSRC_CUDA_KERNEL_SEGMENTED:
-  default:
-    return 128;
-  }
+  return 2 * kWarpSize;
+}
+int threads_team_scalar(bsrk_idx bs, double)
+{
+  return std::min(1024, std::max(kWarpSize, round_up_pow2(3 * (int64_t)bs * bs)));
+}
+int threads_vector_unrolled(bsrk_idx bs, double mean_blocks_per_row)
+{
+  const double columns = mean_blocks_per_row * (double)bs;
+  int          threads = kWarpSize;
+  while (threads < 256 && 2.0 * threads <= columns) threads *= 2;
+  return threads;
+}
+int threads_warps(bsrk_idx, double)
+{
+  return 128;
+}
+int threads_sliced(bsrk_idx, double)
+{
+  return kSlicedMaxThreads; /* 8 slices a thread block */
 }
 
-cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg)
+/* Grid (and the L2 prefetch distances) of each kernel into cfg, whose threads, lanes,
+   blocks_per_sm, shared_bytes and sm90 are set; an error where the launch cannot be made. */
+int clamp_grid(int64_t grid)
 {
-  if (!is_own_kernel(k) || A.bs < 1) return cudaErrorInvalidValue;
-  const product_kernel fn      = select_kernel(k, A.bs, lanes);
-  const double         mean    = A.nbrows > 0 ? (double)A.nblocks / (double)A.nbrows : 0.0;
-  const int            threads = threads_override > 0 ? threads_override : default_threads(k, A.bs, mean);
-  if (threads % kWarpSize != 0 || threads > 1024) return cudaErrorInvalidConfiguration;
-  const size_t shared = shared_bytes(k, A.bs, threads);
-  if (shared > dev.shared_per_block_optin) return cudaErrorInvalidConfiguration;
-  if (shared > dev.shared_per_block) {
-    const cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-    if (err != cudaSuccess) return err;
-  }
-  int               per_sm = 0;
-  const cudaError_t err    = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, shared);
-  if (err != cudaSuccess) return err;
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-
-  int64_t grid;
-  if (k == BSRC_CUDA_KERNEL_WARP_ROW) grid = ceil_div(A.nbrows, threads / lanes);
-  else if (k == BSRC_CUDA_KERNEL_HYBRID) {
-    if (T.hybrid.lanes != lanes) return cudaErrorInvalidValue; /* work built for other lanes */
-    grid = ceil_div(T.hybrid_nwork, threads / kWarpSize);
-    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
-  } else if (k == BSRC_CUDA_KERNEL_SEGMENTED) {
-    grid = ceil_div(T.nstrips, threads / kWarpSize);
-    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
-  } else if (k == BSRC_CUDA_KERNEL_SLICED) {
-    grid = ceil_div(T.slices.nslices, threads / kWarpSize); /* the sorted layout has more slices than rows / 32 */
-    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
-  } else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
-  cfg->threads       = threads;
-  cfg->grid          = (int)std::max<int64_t>(1, std::min<int64_t>(grid, INT_MAX));
-  cfg->blocks_per_sm = per_sm;
-  cfg->lanes         = has_lanes(k) ? lanes : 0;
-  cfg->shared_bytes  = shared;
-  cfg->sm90          = dev.cc_major >= 9;
-  cfg->prefetch_rows = k == BSRC_CUDA_KERNEL_WARP_ROW ? prefetch_rows(A, *cfg) : 0;
-  cfg->prefetch_blocks = k == BSRC_CUDA_KERNEL_HYBRID ? prefetch_blocks(A, T, *cfg) : 0;
+  return (int)std::max<int64_t>(1, std::min<int64_t>(grid, INT_MAX));
+}
+cudaError_t shape_tasks(const matrix_view &, const tasks_view &T, const device_info &dev, launch_config *cfg)
+{
+  cfg->grid = clamp_grid(std::min<int64_t>(T.ntasks, (int64_t)cfg->blocks_per_sm * dev.sm_count * kOversubscription));
   return cudaSuccess;
+}
+cudaError_t shape_warp_row(const matrix_view &A, const tasks_view &, const device_info &, launch_config *cfg)
+{
+  cfg->grid          = clamp_grid(ceil_div(A.nbrows, cfg->threads / cfg->lanes));
+  cfg->prefetch_rows = prefetch_rows(A, *cfg);
+  return cudaSuccess;
+}
+/* A warp per item of a list of n. */
+cudaError_t shape_warp_items(int64_t n, launch_config *cfg)
+{
+  const int64_t grid = ceil_div(n, cfg->threads / kWarpSize);
+  if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
+  cfg->grid = clamp_grid(grid);
+  return cudaSuccess;
+}
+cudaError_t shape_hybrid(const matrix_view &A, const tasks_view &T, const device_info &, launch_config *cfg)
+{
+  if (T.hybrid.lanes != cfg->lanes) return cudaErrorInvalidValue; /* work built for other lanes */
+  const cudaError_t err = shape_warp_items(T.hybrid_nwork, cfg);
+  if (err != cudaSuccess) return err;
+  cfg->prefetch_blocks = prefetch_blocks(A, T, *cfg);
+  return cudaSuccess;
+}
+cudaError_t shape_segmented(const matrix_view &, const tasks_view &T, const device_info &, launch_config *cfg)
+{
+  return shape_warp_items(T.nstrips, cfg);
+}
+cudaError_t shape_sliced(const matrix_view &, const tasks_view &T, const device_info &, launch_config *cfg)
+{
+  return shape_warp_items(T.slices.nslices, cfg); /* the sorted layout has more slices than rows / 32 */
 }
 
 /* A fix-up pass after the product kernel, kAuxThreads a block; `early`: as a programmatic dependent
@@ -1477,29 +1490,133 @@ cudaError_t launch_fixup(void (*kernel)(Params...), int grid, bool early, cudaSt
   return cudaLaunchKernelEx(&c, kernel, args...);
 }
 
+/* Each kernel's product launch with its fix-up pass: args filled for the whole matrix (with HYBRID's
+   pieces and work list), L the kernel's launch. */
+cudaError_t launch_product(const kernel_launch &L, const matrix_view &A, const launch_config &cfg, const product_args &args, cudaStream_t s);
+cudaError_t queue_tasks(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  const cudaError_t err = launch_product(L, A, cfg, args, s);
+  if (err != cudaSuccess || !T.has_carries) return err;
+  const int64_t n    = (int64_t)T.ntasks * A.bs;
+  const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
+  return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, args.alpha, args.out);
+}
+cudaError_t queue_plain(const kernel_launch &L, const matrix_view &A, const tasks_view &, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  return launch_product(L, A, cfg, args, s);
+}
+/* HYBRID and SEGMENTED: the product, then the long rows' pieces added up (SLICED adds its own in the product). */
+cudaError_t queue_with_pieces(const kernel_launch &L, const matrix_view &A, const pieces_view &P, const launch_config &cfg, const product_args &args, cudaStream_t s)
+{
+  const cudaError_t err = launch_product(L, A, cfg, args, s);
+  if (err != cudaSuccess || P.nlong <= 0) return err;
+  const int grid = (int)std::min<int64_t>(ceil_div((int64_t)P.nlong * A.bs * kWarpSize, kAuxThreads), INT_MAX);
+  return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, args.alpha, args.beta, args.in, args.out);
+}
+cudaError_t queue_hybrid(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  return queue_with_pieces(L, A, T.hybrid, cfg, args, s);
+}
+cudaError_t queue_segmented(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  const pieces_view &P = T.segmented;
+  args.npieces          = P.npieces;
+  args.piece_blocks     = P.piece_blocks;
+  args.piece_row        = P.piece_row;
+  args.piece_start      = P.piece_start;
+  args.piece_sum        = P.piece_sum;
+  args.nwork            = T.nstrips;
+  args.work             = T.strip_begin;
+  args.work_end         = T.strip_end;
+  args.row_short_blocks = 0;
+  args.medium_rows      = nullptr;
+  return queue_with_pieces(L, A, P, cfg, args, s);
+}
+cudaError_t queue_sliced(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  if (!T.slices.slice_step) return cudaErrorInvalidValue; /* its copy not built (no steps: no columns nor values to hold) */
+  return launch_product(L, A, cfg, args, s);
+}
+
+/* Block rows [r0, r1) of WARP_ROW or SLICED (launch_row_range): args hold the range's rows. */
+cudaError_t rows_warp_row(const kernel_launch &L, const matrix_view &, const tasks_view &, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, product_args args, cudaStream_t s)
+{
+  const int64_t grid = ceil_div(r1 - r0, cfg.threads / cfg.lanes);
+  L.select(args.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
+  return cudaGetLastError();
+}
+cudaError_t rows_sliced(const kernel_launch &L, const matrix_view &, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, product_args args, cudaStream_t s)
+{
+  if (r0 % kWarpSize != 0 || !T.slices.slice_step || T.slices.lane_out) return cudaErrorInvalidValue; /* the sorted layout has no row ranges */
+  args.slices            = T.slices; /* the range's slices: slice_step holds absolute steps */
+  args.slices.slice_step = T.slices.slice_step + r0 / kWarpSize;
+  args.slices.nslices    = (bsrk_idx)ceil_div(r1 - r0, kWarpSize);
+  const int64_t grid     = ceil_div(args.slices.nslices, cfg.threads / kWarpSize);
+  L.select(args.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
+  return cudaGetLastError();
+}
+
+} // namespace
+
+
+const kernel_launch launch_rowmajor_shared = {select_task<0>, threads_two_warps, shared_row_vector, shape_tasks, queue_tasks, nullptr};
+const kernel_launch launch_thread_private  = {select_task<1>, threads_two_warps, shared_row_vector_per_warp, shape_tasks, queue_tasks, nullptr};
+const kernel_launch launch_team_scalar     = {select_task<2>, threads_team_scalar, shared_row_vector, shape_tasks, queue_tasks, nullptr};
+const kernel_launch launch_vector_unrolled = {select_task<3>, threads_vector_unrolled, shared_row_vector, shape_tasks, queue_tasks, nullptr};
+const kernel_launch launch_warp_row        = {select_warp_row, threads_warps, shared_none, shape_warp_row, queue_plain, rows_warp_row};
+const kernel_launch launch_hybrid          = {select_hybrid, threads_warps, shared_row_vector_per_warp, shape_hybrid, queue_hybrid, nullptr};
+const kernel_launch launch_segmented       = {select_segmented, threads_warps, shared_none, shape_segmented, queue_segmented, nullptr};
+const kernel_launch launch_sliced          = {select_sliced, threads_sliced, shared_none, shape_sliced, queue_sliced, rows_sliced};
+
+namespace {
+cudaError_t launch_product(const kernel_launch &L, const matrix_view &A, const launch_config &cfg, const product_args &args, cudaStream_t s)
+{
+  L.select(A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
+  return cudaGetLastError();
+}
+} // namespace
+
+cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg)
+{
+  const kernel_launch *L = is_own_kernel(k) ? kernel_info(k).launch : nullptr;
+  if (!L || A.bs < 1) return cudaErrorInvalidValue;
+  const product_kernel fn      = L->select(A.bs, lanes);
+  const double         mean    = A.nbrows > 0 ? (double)A.nblocks / (double)A.nbrows : 0.0;
+  const int            threads = threads_override > 0 ? threads_override : L->default_threads(A.bs, mean);
+  if (threads % kWarpSize != 0 || threads > 1024) return cudaErrorInvalidConfiguration;
+  const size_t shared = L->shared_bytes(A.bs, threads);
+  if (shared > dev.shared_per_block_optin) return cudaErrorInvalidConfiguration;
+  if (shared > dev.shared_per_block) {
+    const cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+    if (err != cudaSuccess) return err;
+  }
+  int               per_sm = 0;
+  const cudaError_t err    = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, shared);
+  if (err != cudaSuccess) return err;
+  if (per_sm < 1) return cudaErrorInvalidConfiguration;
+
+  launch_config c   = {};
+  c.threads         = threads;
+  c.blocks_per_sm   = per_sm;
+  c.lanes           = has_lanes(k) ? lanes : 0;
+  c.shared_bytes    = shared;
+  c.sm90            = dev.cc_major >= 9;
+  const cudaError_t shape = L->shape(A, T, dev, &c);
+  if (shape != cudaSuccess) return shape;
+  *cfg = c;
+  return cudaSuccess;
+}
+
 cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
 {
   if (A.nbrows <= 0) return cudaSuccess;
-  const bool         seg  = k == BSRC_CUDA_KERNEL_SEGMENTED;
-  const pieces_view &P    = seg ? T.segmented : T.hybrid;
+  const kernel_launch *L = is_own_kernel(k) ? kernel_info(k).launch : nullptr;
+  if (!L) return cudaErrorInvalidValue;
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
-                             P.npieces, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
-                             seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
-                             seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, values_streamed(A, cfg),
+                             T.hybrid.npieces, T.hybrid.piece_blocks, T.hybrid.piece_row, T.hybrid.piece_start, T.hybrid.piece_sum,
+                             T.hybrid_nwork, T.hybrid_work, nullptr, T.hybrid_short_blocks, T.hybrid_medium, values_streamed(A, cfg),
                              cfg.prefetch_rows, cfg.prefetch_blocks, alpha, beta, x, in, out, T.slices};
-  if (k == BSRC_CUDA_KERNEL_SLICED && !T.slices.slice_step) return cudaErrorInvalidValue; /* its copy not built (no steps: no columns nor values to hold) */
-  select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return err;
-  if (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) { /* the long rows' pieces (SLICED adds its own in the product) */
-    if (P.nlong <= 0) return cudaSuccess;
-    const int grid = (int)std::min<int64_t>(ceil_div((int64_t)P.nlong * A.bs * kWarpSize, kAuxThreads), INT_MAX);
-    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, alpha, beta, in, out);
-  }
-  if (!is_task_kernel(k) || !T.has_carries) return cudaSuccess;
-  const int64_t n    = (int64_t)T.ntasks * A.bs;
-  const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
-  return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
+  return L->queue(*L, A, T, cfg, args, s);
 }
 
 cudaError_t launch_task_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx t0, bsrk_idx t1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
@@ -1529,8 +1646,8 @@ cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, bsrk
 cudaError_t launch_row_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
 {
   if (r1 <= r0) return cudaSuccess;
-  if (k != BSRC_CUDA_KERNEL_WARP_ROW && k != BSRC_CUDA_KERNEL_SLICED) return cudaErrorInvalidValue;
-  if (k == BSRC_CUDA_KERNEL_SLICED && (r0 % kWarpSize != 0 || !T.slices.slice_step || T.slices.lane_out)) return cudaErrorInvalidValue; /* the sorted layout has no row ranges */
+  const kernel_launch *L = is_own_kernel(k) ? kernel_info(k).launch : nullptr;
+  if (!L || !L->queue_rows) return cudaErrorInvalidValue;
   const int64_t off  = (int64_t)r0 * A.bs;
   product_args  args = {};
   args.nbrows        = r1 - r0;
@@ -1545,14 +1662,7 @@ cudaError_t launch_row_range(bsrc_cuda_kernel k, const matrix_view &A, const tas
   args.x             = x;
   args.in            = beta != 0.0 ? in + off : nullptr;
   args.out           = out + off;
-  if (k == BSRC_CUDA_KERNEL_SLICED) { /* the range's slices: slice_step holds absolute steps */
-    args.slices            = T.slices;
-    args.slices.slice_step = T.slices.slice_step + r0 / kWarpSize;
-    args.slices.nslices    = (bsrk_idx)ceil_div(r1 - r0, kWarpSize);
-  }
-  const int64_t grid = k == BSRC_CUDA_KERNEL_SLICED ? ceil_div(args.slices.nslices, cfg.threads / kWarpSize) : ceil_div(r1 - r0, cfg.threads / cfg.lanes);
-  select_kernel(k, A.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
-  return cudaGetLastError();
+  return L->queue_rows(*L, A, T, cfg, r0, r1, args, s);
 }
 
 cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in, double *out, cudaStream_t s)

@@ -189,9 +189,10 @@ bsrc_cuda_status dev_alloc(dev_buffer &b, size_t bytes, const char *what, size_t
 void             dev_free(dev_buffer &b, size_t *counter);
 
 /* ---- bsrcuda_kernels.cu ---- */
-bool             is_own_kernel(bsrc_cuda_kernel k); /* ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_LAST_OWN */
-bool             has_lanes(bsrc_cuda_kernel k);     /* WARP_ROW, HYBRID */
-bool             is_task_kernel(bsrc_cuda_kernel k);
+/* How each of our kernels is launched (block-size dispatch, default threads, shared memory, grid,
+   fix-up passes, row ranges); the descriptor table (bsrcuda_kernel_table.cuh) points to these. */
+struct kernel_launch;
+extern const kernel_launch launch_rowmajor_shared, launch_thread_private, launch_team_scalar, launch_vector_unrolled, launch_warp_row, launch_hybrid, launch_segmented, launch_sliced;
 bsrk_idx         default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev);
 int              warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
 int              hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks);
@@ -203,7 +204,6 @@ bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsr
    slice_col and slice_values (S holds them read-only, as the products see them); the rest of S
    already on the device. */
 cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, bsrk_idx *slice_col, double *slice_values, cudaStream_t s);
-int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row);
 /* Launch configuration of kernel k for this matrix from the device's properties and the occupancy
    API (threads_override > 0 replaces the default threads per block). */
 cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg);

@@ -9,6 +9,7 @@
    Every allocation goes through dev_alloc, so the byte count (bsrc_cuda_device_bytes) and the
    out-of-memory mapping (BSRC_CUDA_ERR_MEM with CUDA's text) are the same everywhere.
 */
+#include "bsrcuda_kernel_table.cuh"
 #include "bsrcuda_plan.cuh"
 
 #include <algorithm>
@@ -22,10 +23,6 @@
 #ifdef _OPENMP
   #include <omp.h>
 #endif
-
-#define BSRC_CUDA_KERNEL_NAME(id, name, what) name,
-extern "C" const char *const bsrc_cuda_kernel_names[BSRC_CUDA_KERNEL_COUNT] = {"auto", BSRC_CUDA_OWN_KERNELS(BSRC_CUDA_KERNEL_NAME) BSRC_CUDA_CUSPARSE_KERNELS(BSRC_CUDA_KERNEL_NAME)};
-#undef BSRC_CUDA_KERNEL_NAME
 
 namespace bsrc {
 
@@ -308,8 +305,8 @@ bsrc_cuda_status stage_down(bsrc_cuda_matrix *M, const staging_plan &plan, void 
 bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
 {
   if (M->cfg_valid[k]) return BSRC_CUDA_OK;
-  if (k == BSRC_CUDA_KERNEL_SLICED) { /* its grid counts the slices of its layout */
-    const bsrc_cuda_status ps = plan_sorted_slices(M);
+  if (kernel_info(k).plan_on_use) { /* the grid may count what it plans (SLICED: the slices of its layout) */
+    const bsrc_cuda_status ps = kernel_info(k).plan_on_use(M);
     if (ps != BSRC_CUDA_OK) return ps;
   }
   const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
@@ -328,16 +325,16 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
   if (!s) s = M->stream;
   if (k == BSRC_CUDA_KERNEL_AUTO) k = M->auto_kernel;
   if (M->nbrows == 0) return BSRC_CUDA_OK;
-  if (is_own_kernel(k)) {
-    const bsrc_cuda_status cs = k == BSRC_CUDA_KERNEL_SLICED ? ensure_slices(M, s) : BSRC_CUDA_OK;
+  const kernel_desc &d = kernel_info(k);
+  if (d.launch) {
+    const bsrc_cuda_status cs = d.prepare ? d.prepare(M, s) : BSRC_CUDA_OK;
     if (cs != BSRC_CUDA_OK) return cs;
     const bsrc_cuda_status cc = configured(M, k);
     if (cc != BSRC_CUDA_OK) return cc;
-    BSRC_CUDA_CHECK(launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, s), sink(M), bsrc_cuda_kernel_names[k]);
+    BSRC_CUDA_CHECK(launch(k, view(M), tasks(M), M->cfg[k], alpha, x, beta, in, out, s), sink(M), d.name);
     return BSRC_CUDA_OK;
   }
-  const cusparse_variant v = k == BSRC_CUDA_KERNEL_CUSPARSE_BSRMV ? CUSP_BSRMV_COL : CUSP_SPMV_BSR;
-  return cusparse_multadd(&M->cus, view(M), s, v, alpha, x, beta, in, out, &M->bytes, sink(M));
+  return cusparse_multadd(&M->cus, view(M), s, d.cusparse, alpha, x, beta, in, out, &M->bytes, sink(M));
 }
 
 /* The caller's stream s waits for async work left on M's stream (the async and benchmark entry
@@ -534,16 +531,17 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
     }
   }
   M->hybrid_lanes   = hybrid_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
-  s                 = build_hybrid_work(M);
-  if (s == BSRC_CUDA_OK) s = build_strips(M);
-  if (s != BSRC_CUDA_OK) {
-    release_structure(M);
-    return s;
-  }
-  s = plan_slices(M);
-  if (s != BSRC_CUDA_OK) {
-    release_structure(M);
-    return s;
+  /* each kernel's own work plan (the task partition above serves them all), once per plan */
+  for (int k = 0; k < BSRC_CUDA_KERNEL_COUNT; ++k) {
+    const plan_fn plan = kernel_table[k].plan;
+    bool          seen = false;
+    for (int j = 0; j < k; ++j) seen = seen || kernel_table[j].plan == plan;
+    if (!plan || seen) continue;
+    s = plan(M);
+    if (s != BSRC_CUDA_OK) {
+      release_structure(M);
+      return s;
+    }
   }
   M->auto_kernel    = auto_choice(nbrows, nblocks, bs, M->max_row_blocks, M->max_task_rows, M->slice_blocks);
   M->has_structure  = true;
@@ -580,18 +578,19 @@ namespace {
    M's stream already. Returns once out holds the result. */
 bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *dx, double beta, double *out)
 {
-  bsrc_cuda_status s = k == BSRC_CUDA_KERNEL_SLICED ? ensure_slices(M, M->stream) : BSRC_CUDA_OK;
+  const kernel_desc &d = kernel_info(k);
+  bsrc_cuda_status   s = d.prepare ? d.prepare(M, M->stream) : BSRC_CUDA_OK;
   if (s == BSRC_CUDA_OK) s = configured(M, k);
   if (s != BSRC_CUDA_OK) {
     (void)cudaStreamSynchronize(M->stream);
     return s;
   }
   double     *dy    = (double *)M->d_y.ptr;
-  const bool  tasky = is_task_kernel(k);
+  const bool  tasky = d.tasks;
   cudaError_t err   = cudaSuccess;
   for (int c = 0; c < overlap_chunks && err == cudaSuccess; ++c) {
-    /* SLICED: ranges start at slices (multiples of 32 rows); task kernels: at the task ranges' rows */
-    const int64_t  unit = k == BSRC_CUDA_KERNEL_SLICED ? kWarpSize : 1;
+    /* ranges start at multiples of the kernel's row unit (SLICED: whole slices); task kernels: at the task ranges' rows */
+    const int64_t  unit = std::max(1, d.row_unit);
     const bsrk_idx r0 = tasky ? M->overlap_row[c] : (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks / unit * unit);
     const bsrk_idx r1 = tasky ? M->overlap_row[c + 1] : c + 1 == overlap_chunks ? M->nbrows : (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks / unit * unit);
     const size_t   off = (size_t)r0 * (size_t)M->bs, n = (size_t)(r1 - r0) * (size_t)M->bs;
@@ -643,7 +642,9 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
      calls overlap the kernel (in the H100 run where it was asked before every launch, PETSc's
      MatMult on the thesis matrix took 0.200 ms against 0.170 the run before) */
   const bsrc_cuda_kernel kr = k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k;
-  const bool ranged  = kr == BSRC_CUDA_KERNEL_WARP_ROW || (kr == BSRC_CUDA_KERNEL_SLICED && !M->slices_sorted) || (is_task_kernel(kr) && M->ntasks >= overlap_chunks);
+  /* row ranges (SLICED's sorted layout has none), or task ranges */
+  const kernel_desc &d      = kernel_info(kr);
+  const bool         ranged = (d.row_unit > 0 && !(kr == BSRC_CUDA_KERNEL_SLICED && M->slices_sorted)) || (d.tasks && M->ntasks >= overlap_chunks);
   const bool overlap = ranged && ybytes >= overlap_min_bytes;
   const bool locked  = overlap && page_locked(out, ybytes);
   if (locked) return overlapped_product(M, kr, alpha, dx, beta, out);
@@ -827,9 +828,9 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_threads(bsrc_cuda_matrix *M, bsrc_cuda
   if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: matrix is NULL");
   if (!is_own_kernel(k)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: kernel %d is not one of ours", (int)k);
   if (threads != 0 && (threads < 32 || threads > 1024 || threads % 32 != 0)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: %d threads (a multiple of 32 in [32, 1024], or 0)", threads);
-  /* SLICED's kernels are compiled for at most kSlicedMaxThreads a block: their registers (up to 128
-     with 4x4 blocks and two steps in flight) would not fit 1024 threads */
-  if (k == BSRC_CUDA_KERNEL_SLICED && threads > kSlicedMaxThreads) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: %d threads for sliced (a multiple of 32 in [32, %d], or 0)", threads, kSlicedMaxThreads);
+  /* kernels compiled for fewer threads a block (SLICED: its registers would not fit 1024 threads) */
+  const kernel_desc &d = kernel_info(k);
+  if (threads > d.max_threads) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_threads: %d threads for %s (a multiple of 32 in [32, %d], or 0)", threads, d.name, d.max_threads);
   M->threads_override[k] = threads;
   M->cfg_valid[k]        = false;
   return BSRC_CUDA_OK;
@@ -839,16 +840,17 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_k
 {
   if (!M) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: matrix is NULL");
   if (!has_lanes(k)) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: kernel %d has no lanes per row (warp_row or hybrid)", (int)k);
-  const bool small = k == BSRC_CUDA_KERNEL_HYBRID && (lanes == 1 || lanes == 2); /* HYBRID only: WARP_ROW's tables start at 4 */
-  if (lanes != 0 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && !small) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: %d lanes for %s (4, 8, 16 or 32%s, or 0)", lanes, bsrc_cuda_kernel_names[k], k == BSRC_CUDA_KERNEL_HYBRID ? "; 1 or 2 too" : "");
+  const kernel_desc &d     = kernel_info(k);
+  const bool         small = (lanes == 1 || lanes == 2) && lanes >= d.min_lanes; /* HYBRID only: WARP_ROW's tables start at 4 */
+  if (lanes != 0 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && !small) return fail(sink(M), BSRC_CUDA_ERR_ARG, "set_lanes: %d lanes for %s (4, 8, 16 or 32%s, or 0)", lanes, d.name, d.min_lanes < 4 ? "; 1 or 2 too" : "");
   M->lanes_override[k] = lanes;
   M->cfg_valid[k]      = false;
-  if (k != BSRC_CUDA_KERNEL_HYBRID || !M->has_structure) return BSRC_CUDA_OK;
+  if (!d.plan || !M->has_structure) return BSRC_CUDA_OK; /* a plan built for the lanes (HYBRID's) is built again */
   device_scope ds(M->device);
   BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
   (void)join_caller(M, "set_lanes");
-  (void)cudaStreamSynchronize(M->stream); /* a queued product may still read the old pieces */
-  const bsrc_cuda_status s = build_hybrid_work(M);
+  (void)cudaStreamSynchronize(M->stream); /* a queued product may still read the old plan */
+  const bsrc_cuda_status s = d.plan(M);
   if (s != BSRC_CUDA_OK) M->has_structure = M->has_values = false; /* unusable until the next set_structure */
   return s;
 }
