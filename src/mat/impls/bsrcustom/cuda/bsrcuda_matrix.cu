@@ -639,8 +639,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
   double      *dx = (double *)M->d_x.ptr, *dy = (double *)M->d_y.ptr;
   /* out is asked whether it is page-locked once (cudaPointerGetAttributes calls): here only where the
      overlapped download could run, else by stage_down once the product is queued, so that the
-     calls overlap the kernel (in the H100 run where it was asked before every launch, PETSc's
-     MatMult on the thesis matrix took 0.200 ms against 0.170 the run before) */
+     calls overlap the kernel (asked before every launch, they showed in the time of MatMult) */
   const bsrc_cuda_kernel kr = k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k;
   /* row ranges (SLICED's sorted layout has none), or task ranges */
   const kernel_desc &d      = kernel_info(kr);

@@ -19,10 +19,10 @@ namespace bsrc {
    the CPU copies piece k+1 into the pinned buffer while the copy engine moves piece k to the device,
    and on the way back the CPU copies piece k out while later pieces are still in flight, so only
    one piece's host copy at each end is not hidden behind DMA. 1 MiB: a cudaMemcpyAsync of 1 MiB
-   from pinned memory already runs near the bus's speed (a few microseconds of per-call cost against
-   ~20 us of transfer on PCIe 5), and a 5 MB vector still splits into 5 pieces. A vector in
-   page-locked memory skips all this: one DMA straight from or to it (stage_up, stage_down), since
-   the host copy into pinned memory (11-20 GB/s on an H100 host) is slower than the bus (51 GB/s). */
+   from pinned memory already runs near the bus's speed (its per-call cost is small against the
+   transfer), and a vector of a few MB still splits into several pieces. A vector in page-locked
+   memory skips all this: one DMA straight from or to it (stage_up, stage_down), since the host copy
+   into pinned memory is slower than the bus. */
 constexpr size_t staging_chunk_bytes = (size_t)1 << 20;
 /* Download pieces queued ahead of the host's copy-out: one event each, reused round the ring. */
 constexpr int staging_ring = 8;
