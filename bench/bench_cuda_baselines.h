@@ -9,7 +9,9 @@
    With bs == 1 rowmajor_bsrmv runs cusparseSpMV on the BAIJ arrays as CSR (bsrmv needs bs > 1).
    A product is queued on the matrix's stream like bsrc_cuda_multadd_device_async (same contract,
    errors in bsrc_cuda_last_error(M)). The copies are built on first use, rebuilt once the values
-   (or the structure) change, and counted in bsrc_cuda_device_bytes(M) while they exist.
+   change, and counted in bsrc_cuda_device_bytes(M) while they exist. After bsrc_cuda_set_structure(M)
+   make the baselines anew (their copies are dropped only where the size or the device row pointers
+   changed).
 */
 #ifndef BENCH_CUDA_BASELINES_H
 #define BENCH_CUDA_BASELINES_H
