@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cuda_baselines.h"
 #include "bsrcuda.h"
 #include "bsrkernels.h"
 
@@ -191,6 +192,9 @@ struct product {
   bsrc_cuda_kernel kernel; /* OWN */
 };
 
+/* The benchmark-only baselines of the matrix bench_dataset measures (made and freed with it). */
+bench_baselines *g_baselines = nullptr;
+
 bsrc_cuda_status run(bsrc_cuda_matrix *M, const product &p, double alpha, const double *x, double beta, const double *in, double *out)
 {
   switch (p.kind) {
@@ -201,11 +205,11 @@ bsrc_cuda_status run(bsrc_cuda_matrix *M, const product &p, double alpha, const 
   case CUSP_SPMV_BSR:
     return bsrc_cuda_multadd_device_async(M, BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR, alpha, x, beta, in, out);
   case CUSP_BSRMV_ROW:
-    return bsrc_cuda_bench_cusparse_rowmajor_bsrmv(M, alpha, x, beta, in, out);
+    return bench_cusparse_rowmajor_bsrmv(g_baselines, alpha, x, beta, in, out);
   case CUSP_CSR1:
-    return bsrc_cuda_bench_cusparse_spmv_csr(M, 1, alpha, x, beta, in, out);
+    return bench_cusparse_spmv_csr(g_baselines, 1, alpha, x, beta, in, out);
   case CUSP_CSR2:
-    return bsrc_cuda_bench_cusparse_spmv_csr(M, 2, alpha, x, beta, in, out);
+    return bench_cusparse_spmv_csr(g_baselines, 2, alpha, x, beta, in, out);
   }
   return BSRC_CUDA_ERR_ARG;
 }
@@ -231,8 +235,8 @@ constexpr double kSpanMs      = 0.2;
 /* Events around every call, calls back to back (the host stays ahead of the GPU), median over
    o.reps spans. A call of a few microseconds (the L2-sized matrices) is then timed again with
    `calls` calls between the two events (spans of about kSpanMs), and the per-call median of those
-   spans is reported: an event pair around one 5-us call moved by 20-40 % between runs (launch and
-   clock jitter), which decided whether such a matrix passed its cuSPARSE target. Every product,
+   spans is reported: an event pair around a single call that short is dominated by launch and
+   clock jitter, enough to decide whether such a matrix passed its cuSPARSE target. Every product,
    ours and cuSPARSE's, is timed the same way. */
 timing time_product(bsrc_cuda_matrix *M, const product &p, double beta, const double *dx, const double *din, double *dy, const options &o, int calls = 1)
 {
@@ -275,13 +279,12 @@ timing time_product(bsrc_cuda_matrix *M, const product &p, double beta, const do
 /* a and b timed in o.reps alternating spans on M's stream (a's span, then b's), each span with the
    product's own calls count (what time_product chose, at least --pair-calls), after o.warmup calls of
    each. Returns the median of the per-pair ratios t(b) / t(a), and their quartiles. Timed one after
-   the other, the two medians also meet different moments of the machine: at 5 us a call, one
-   disturbed stretch moved auto's median 37 % away from warp_row's, the same kernel, in the same run.
-   Each span follows one untimed call of its own product: on the H100 the first call of auto after a
-   cusparseSpMV call ran 9-19 % slower than the next ones (thesis 0.170 against 0.143 ms, 27-point
-   bs 3 0.104 against 0.095), cuSPARSE's first call after ours did not, and a kernel that kept the GPU
-   busy for 30 us between the two did not change it. Each span so times its product as time_product
-   does, calls that follow calls of the same product. */
+   the other, the two medians also meet different moments of the machine: with calls of a few
+   microseconds, one disturbed stretch can move a median far from the other's even for the same
+   kernel. Each span follows one untimed call of its own product, because the first call of ours
+   after a cusparseSpMV call runs slower than the next ones (cuSPARSE's first call after ours does
+   not, and idling the GPU in between does not change it). Each span so times its product as
+   time_product does, calls that follow calls of the same product. */
 bool paired_ratio(bsrc_cuda_matrix *M, const product &a, int calls_a, const product &b, int calls_b, const double *dx, double *dy, const options &o, double *med, double *q1, double *q3, double *ms_a, double *ms_b)
 {
   cudaStream_t s = (cudaStream_t)bsrc_cuda_stream(M);
@@ -462,6 +465,10 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
   for (double &v : in) v = 2.0 * rng.uniform() - 1.0;
 
   bsrc_cuda_matrix *M = device_matrix(D);
+  if (bench_baselines_create(M, &g_baselines) != BSRC_CUDA_OK) {
+    fprintf(stderr, "%s: benchmark baselines: %s\n", D.name.c_str(), bsrc_cuda_last_error(M));
+    exit(2);
+  }
   const bsrc_cuda_kernel ak = bsrc_cuda_auto_kernel(M);
   printf("auto choice: %s; %lld tasks\n", bsrc_cuda_kernel_names[ak], (long long)bsrc_cuda_task_count(M));
   {
@@ -475,8 +482,8 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
     in.mean_row    = (double)D.nblocks() / std::max<bsrk_idx>(1, D.nbrows);
     for (bsrk_idx i = 0; i < D.nbrows; ++i) in.max_row = std::max(in.max_row, (double)(D.rowptr[i + 1] - D.rowptr[i]));
     in.bytes = vbytes + (double)D.colidx.size() * sizeof(bsrk_idx) + (double)D.rowptr.size() * sizeof(bsrk_idx) + (double)(nx + ny) * sizeof(double);
-    /* The 1 GiB copy of "% copy" runs 0.7 ms, where a call's fixed cost (launch, ramp-up, the last
-       wave) vanishes; a copy of the product's own bytes, timed the same way, pays it as the product does */
+    /* The 1 GiB copy of "% copy" runs long enough for a call's fixed cost (launch, ramp-up, the last
+       wave) to vanish; a copy of the product's own bytes, timed the same way, pays it as the product does */
     in.copy_same_gbs = copy_bandwidth_gbs((size_t)(in.bytes / 2.0 / 256.0) * 256, o);
     in.read_same_gbs = read_bandwidth_gbs((size_t)in.bytes, o);
     printf("the same bytes (%.1f MB): cudaMemcpy (%.1f MB each way) %.1f GB/s, a read-only kernel %.1f GB/s, one call timed\n", in.bytes / 1e6, in.bytes / 2e6, in.copy_same_gbs, in.read_same_gbs);
@@ -588,6 +595,8 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
   CUDA_OK(cudaFree(dx));
   CUDA_OK(cudaFree(dy));
   CUDA_OK(cudaFree(din));
+  bench_baselines_destroy(g_baselines);
+  g_baselines = nullptr;
   bsrc_cuda_destroy(M);
 }
 

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_cuda_baselines.h"
+#include "cuda_test_hooks.h"
 #include "bsrcuda.h"
 #include "bsrkernels.h"
 
@@ -216,22 +218,21 @@ const char *product_name(int p)
   }
 }
 
+/* One benchmark-only baseline (bench/bench_cuda_baselines.h) on M, with baselines made for this
+   call and freed after it (which waits for M's stream). */
+bsrc_cuda_status run_baseline(bsrc_cuda_matrix *M, int p, double alpha, const double *x, double beta, const double *in, double *out)
+{
+  bench_baselines *B = nullptr;
+  bsrc_cuda_status s = bench_baselines_create(M, &B);
+  if (s == BSRC_CUDA_OK) s = p == BENCH_BSRMV_ROW ? bench_cusparse_rowmajor_bsrmv(B, alpha, x, beta, in, out) : bench_cusparse_spmv_csr(B, p == BENCH_CSR_ALG1 ? 1 : p == BENCH_CSR_ALG2 ? 2 : p, alpha, x, beta, in, out);
+  bench_baselines_destroy(B);
+  return s;
+}
+
 bsrc_cuda_status run_device(bsrc_cuda_matrix *M, int p, double alpha, const double *x, double beta, const double *in, double *out)
 {
-  bsrc_cuda_status s;
-  switch (p) {
-  case BENCH_BSRMV_ROW:
-    s = bsrc_cuda_bench_cusparse_rowmajor_bsrmv(M, alpha, x, beta, in, out);
-    break;
-  case BENCH_CSR_ALG1:
-  case BENCH_CSR_ALG2:
-    s = bsrc_cuda_bench_cusparse_spmv_csr(M, p == BENCH_CSR_ALG1 ? 1 : 2, alpha, x, beta, in, out);
-    break;
-  default:
-    return bsrc_cuda_multadd_device(M, (bsrc_cuda_kernel)p, alpha, x, beta, in, out);
-  }
-  if (s == BSRC_CUDA_OK) CUDA_OK(cudaStreamSynchronize((cudaStream_t)bsrc_cuda_stream(M)));
-  return s;
+  if (p < BSRC_CUDA_KERNEL_COUNT) return bsrc_cuda_multadd_device(M, (bsrc_cuda_kernel)p, alpha, x, beta, in, out);
+  return run_baseline(M, p, alpha, x, beta, in, out);
 }
 
 struct ab_pair {
@@ -1053,12 +1054,12 @@ void test_errors(rng_t &rng)
   expect(bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_WARP_ROW, 1.0, vals, 0.0, nullptr, nullptr) == BSRC_CUDA_ERR_ARG, "error/out NULL (host)", bsrc_cuda_last_error(M));
   expect(bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_VECTOR_UNROLLED, 33) == BSRC_CUDA_ERR_ARG, "error/threads 33", bsrc_cuda_last_error(M));
   expect(bsrc_cuda_set_threads(M, BSRC_CUDA_KERNEL_CUSPARSE_BSRMV, 64) == BSRC_CUDA_ERR_ARG, "error/threads for cuSPARSE", bsrc_cuda_last_error(M));
-  expect(bsrc_cuda_bench_cusparse_spmv_csr(M, 3, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_ERR_ARG, "error/csr alg 3", bsrc_cuda_last_error(M));
+  expect(run_baseline(M, 3, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_ERR_ARG, "error/csr alg 3", bsrc_cuda_last_error(M));
 
   /* Out of device memory: a petabyte through the matrix's own allocation path. */
   const size_t           absurd = (size_t)1 << 50;
   const size_t           before = bsrc_cuda_device_bytes(M);
-  const bsrc_cuda_status s      = bsrc_cuda_debug_try_alloc(M, absurd);
+  const bsrc_cuda_status s      = cuda_test_try_alloc(M, absurd);
   printf("  message: %s\n", bsrc_cuda_last_error(M));
   expect(s == BSRC_CUDA_ERR_MEM && strstr(bsrc_cuda_last_error(M), "out of memory") != nullptr, "error/out of device memory", bsrc_cuda_last_error(M));
   expect(bsrc_cuda_device_bytes(M) == before, "error/byte count after failed allocation", "device bytes changed");
@@ -1092,9 +1093,9 @@ void test_leaks(rng_t &rng)
       CUDA_OK(cudaMalloc(&dy, y.size() * sizeof(double)));
       CUDA_OK(cudaMemset(dx, 0, x.size() * sizeof(double)));
       CUDA_OK(cudaDeviceSynchronize());
-      ok = ok && bsrc_cuda_bench_cusparse_rowmajor_bsrmv(M, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
-      ok = ok && bsrc_cuda_bench_cusparse_spmv_csr(M, 1, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
-      ok = ok && bsrc_cuda_bench_cusparse_spmv_csr(M, 2, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
+      ok = ok && run_baseline(M, BENCH_BSRMV_ROW, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
+      ok = ok && run_baseline(M, BENCH_CSR_ALG1, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
+      ok = ok && run_baseline(M, BENCH_CSR_ALG2, 1.0, dx, 0.0, nullptr, dy) == BSRC_CUDA_OK;
       CUDA_OK(cudaStreamSynchronize((cudaStream_t)bsrc_cuda_stream(M)));
       printf("  leak cycle: matrix held %.1f MiB of device memory\n", bsrc_cuda_device_bytes(M) / 1048576.0);
       CUDA_OK(cudaFree(dx));

@@ -86,7 +86,7 @@ bsrc_cuda_status bsrc_cuda_host_unregister(void *ptr);
 size_t bsrc_cuda_device_bytes(const bsrc_cuda_matrix *M);
 
 
-/* ---- Additions: asynchronous product, tuning, introspection, benchmark baselines, test hook ---- */
+/* ---- Additions: asynchronous product, tuning, introspection ---- */
 
 /* As bsrc_cuda_multadd_device but without the final synchronisation: the product is queued on the
    matrix's stream (bsrc_cuda_stream) and only launch errors are reported here; errors while it runs
@@ -122,12 +122,6 @@ bsrc_cuda_status bsrc_cuda_set_lanes(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, in
    Valid after set_structure; for cuSPARSE kernels all are 0. Any output pointer may be NULL. */
 bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, int *threads, int *grid, int *blocks_per_sm, int *lanes);
 
-/* Benchmark-only cuSPARSE baselines, queued like bsrc_cuda_multadd_device_async (same contract):
-   cusparseDbsrmv with CUSPARSE_DIRECTION_ROW on a copy of the values with every block transposed
-   (row-major blocks), and cusparseSpMV on an expanded CSR copy (alg 1: CUSPARSE_SPMV_CSR_ALG1,
-   2: CUSPARSE_SPMV_CSR_ALG2). The copies are built on first use and kept until the values change. */
-bsrc_cuda_status bsrc_cuda_bench_cusparse_rowmajor_bsrmv(bsrc_cuda_matrix *M, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
-bsrc_cuda_status bsrc_cuda_bench_cusparse_spmv_csr(bsrc_cuda_matrix *M, int alg, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
 /* Which block order BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR ended up using: 1 = column-major blocks in
    place, 0 = row-major copy (cuSPARSE refused column-major; its reason is left in
    bsrc_cuda_last_error), -1 = not run yet, 2 = CSR (bs == 1). */
@@ -153,10 +147,6 @@ bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_matrix *G, b
 
 /* bsrc_cuda_last_error(NULL) returns the message of the calling thread's last failed call that had
    no matrix to hold it (bsrc_cuda_create, or any call given M == NULL). */
-
-/* Test hook: allocates `bytes` of device memory through the same path as the matrix's own storage
-   (same error mapping and message), then frees it. Leaves M unchanged. */
-bsrc_cuda_status bsrc_cuda_debug_try_alloc(bsrc_cuda_matrix *M, size_t bytes);
 
 #ifdef __cplusplus
 }

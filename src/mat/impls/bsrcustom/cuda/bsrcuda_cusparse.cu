@@ -8,8 +8,8 @@
      CUSPARSE_SPMV_BSR  cusparseSpMV with a BSR descriptor, CUSPARSE_ORDER_COL (BAIJ's layout in
                         place). Should cuSPARSE refuse column-major blocks (NOT_SUPPORTED), it runs
                         on a row-major copy instead, and bsrc_cuda_spmv_bsr_layout says which.
-   Benchmark-only paths: bsrmv with CUSPARSE_DIRECTION_ROW on a copy with every block transposed,
-   and cusparseSpMV CSR ALG1 / ALG2 on an expanded CSR copy.
+   The benchmark-only baselines (bsrmv on row-major blocks, SpMV on an expanded CSR copy) are not
+   part of the library: bench/bench_cuda_baselines.cu.
    bsrmv supports only blocks larger than 1x1: for bs == 1 the BAIJ arrays are a CSR matrix and
    the bsrmv and BSR paths run cusparseSpMV on them as CSR (no copy).
 
@@ -30,7 +30,7 @@ namespace {
 constexpr int     kCopyThreads = 256;
 constexpr int64_t kCopyMaxGrid = 1 << 20; /* grid-stride copies: enough thread blocks to fill any GPU */
 
-enum spmv_slot { SLOT_BSR = 0, SLOT_CSR_ALG1, SLOT_CSR_ALG2, SLOT_CSR_DEFAULT, SLOT_COUNT };
+enum spmv_slot { SLOT_BSR = 0, SLOT_CSR_DEFAULT, SLOT_COUNT };
 
 } // namespace
 
@@ -42,15 +42,10 @@ struct cusparse_state {
   dev_buffer rowptr32, colidx32;
   bool       have_idx32 = false;
 
-  /* values with every block transposed (row-major blocks) */
+  /* values with every block transposed (row-major blocks), for SpMV BSR should cuSPARSE refuse
+     column-major blocks */
   dev_buffer values_rowmajor;
   uint64_t   rowmajor_epoch = 0; /* values_epoch the copy was made from; 0: none */
-
-  /* expanded CSR copy (bs > 1) */
-  dev_buffer csr_rowptr, csr_colidx, csr_values;
-  bool       csr_idx64   = false;
-  uint64_t   csr_epoch   = 0;
-  bool       csr_indices = false; /* csr_rowptr / csr_colidx filled */
 
   /* generic-API descriptors, work buffers, and the values epoch each was preprocessed for */
   cusparseConstSpMatDescr_t mat[SLOT_COUNT] = {};
@@ -60,23 +55,6 @@ struct cusparse_state {
 };
 
 namespace {
-
-bsrc_cuda_status fail_cusparse(error_sink e, cusparseStatus_t st, const char *what)
-{
-  const bsrc_cuda_status s = (st == CUSPARSE_STATUS_ALLOC_FAILED || st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES) ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUSPARSE;
-  return fail(e, s, "%s: %s (%s)", what, cusparseGetErrorString(st), cusparseGetErrorName(st));
-}
-
-#define BSRC_CUSPARSE_CHECK(call, what) \
-  do { \
-    const cusparseStatus_t st_ = (call); \
-    if (st_ != CUSPARSE_STATUS_SUCCESS) return fail_cusparse(e, st_, what); \
-  } while (0)
-#define BSRC_CUDA_CHECK(call, what) \
-  do { \
-    const cudaError_t err_ = (call); \
-    if (err_ != cudaSuccess) return fail_cuda(e, err_, what); \
-  } while (0)
 
 constexpr cusparseIndexType_t kIdxType = sizeof(bsrk_idx) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
 
@@ -104,45 +82,6 @@ __global__ void transpose_blocks_kernel(int64_t nvalues, int bs, const double *s
   }
 }
 
-/* Scalar row pointers of the expanded CSR: row br*bs + r starts at rowptr[br]*bs2 + r*len(br)*bs. */
-template <class I>
-__global__ void csr_rowptr_kernel(bsrk_idx nbrows, int bs, const bsrk_idx *rowptr, I *csr_rowptr)
-{
-  const int64_t nrows = (int64_t)nbrows * bs;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i <= nrows; i += (int64_t)gridDim.x * blockDim.x) {
-    if (i == nrows) {
-      csr_rowptr[i] = (I)((int64_t)rowptr[nbrows] * bs * bs);
-      continue;
-    }
-    const int64_t br = i / bs, r = i - br * bs;
-    const int64_t len = rowptr[br + 1] - rowptr[br];
-    csr_rowptr[i]     = (I)((int64_t)rowptr[br] * bs * bs + r * len * bs);
-  }
-}
-
-/* Scatters block k into the expanded CSR (columns stay sorted when the block columns are). */
-template <class I>
-__global__ void csr_fill_kernel(bsrk_idx nbrows, bsrk_idx nblocks, int bs, const bsrk_idx *rowptr, const bsrk_idx *colidx, const double *values, I *csr_colidx, double *csr_values)
-{
-  const int64_t bs2 = (int64_t)bs * bs;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < nblocks; k += (int64_t)gridDim.x * blockDim.x) {
-    /* block row: the last br with rowptr[br] <= k (rows holding k are non-empty, so unique) */
-    bsrk_idx lo = 0, hi = nbrows; /* invariant: rowptr[lo] <= k < rowptr[hi] */
-    while (hi - lo > 1) {
-      const bsrk_idx mid = lo + (hi - lo) / 2;
-      if (rowptr[mid] <= k) lo = mid;
-      else hi = mid;
-    }
-    const int64_t start = rowptr[lo], len = rowptr[lo + 1] - start, pos = k - start;
-    for (int c = 0; c < bs; ++c)
-      for (int r = 0; r < bs; ++r) {
-        const int64_t dst = start * bs2 + r * len * bs + pos * bs + c;
-        if (csr_colidx) csr_colidx[dst] = (I)((int64_t)colidx[k] * bs + c);
-        csr_values[dst] = values[k * bs2 + c * bs + r];
-      }
-  }
-}
-
 /* ---- state ---- */
 
 bsrc_cuda_status ensure_handle(cusparse_state **pst, cudaStream_t s, error_sink e)
@@ -160,7 +99,7 @@ bsrc_cuda_status ensure_handle(cusparse_state **pst, cudaStream_t s, error_sink 
     }
     *pst = st;
   }
-  BSRC_CUSPARSE_CHECK(cusparseSetStream((*pst)->handle, s), "cusparseSetStream");
+  BSRC_CUSPARSE_CHECK(cusparseSetStream((*pst)->handle, s), e, "cusparseSetStream");
   return BSRC_CUDA_OK;
 }
 
@@ -173,7 +112,7 @@ bsrc_cuda_status ensure_idx32(cusparse_state *st, const matrix_view &A, cudaStre
   if (r != BSRC_CUDA_OK) return r;
   to_int32_kernel<<<grid_for(A.nbrows + 1), kCopyThreads, 0, s>>>((int64_t)A.nbrows + 1, A.rowptr, (int *)st->rowptr32.ptr);
   to_int32_kernel<<<grid_for(A.nblocks), kCopyThreads, 0, s>>>(A.nblocks, A.colidx, (int *)st->colidx32.ptr);
-  BSRC_CUDA_CHECK(cudaGetLastError(), "32-bit index copies");
+  BSRC_CUDA_CHECK(cudaGetLastError(), e, "32-bit index copies");
   st->have_idx32 = true;
   return BSRC_CUDA_OK;
 }
@@ -197,35 +136,8 @@ bsrc_cuda_status ensure_rowmajor(cusparse_state *st, const matrix_view &A, cudaS
     if (r != BSRC_CUDA_OK) return r;
   }
   transpose_blocks_kernel<<<grid_for(nvalues), kCopyThreads, 0, s>>>(nvalues, (int)A.bs, A.values, (double *)st->values_rowmajor.ptr);
-  BSRC_CUDA_CHECK(cudaGetLastError(), "row-major block copy");
+  BSRC_CUDA_CHECK(cudaGetLastError(), e, "row-major block copy");
   st->rowmajor_epoch = A.values_epoch;
-  return BSRC_CUDA_OK;
-}
-
-template <class I>
-void launch_csr_fill(cusparse_state *st, const matrix_view &A, cudaStream_t s)
-{
-  if (!st->csr_indices) csr_rowptr_kernel<I><<<grid_for((int64_t)A.nbrows * A.bs + 1), kCopyThreads, 0, s>>>(A.nbrows, (int)A.bs, A.rowptr, (I *)st->csr_rowptr.ptr);
-  csr_fill_kernel<I><<<grid_for(A.nblocks), kCopyThreads, 0, s>>>(A.nbrows, A.nblocks, (int)A.bs, A.rowptr, A.colidx, A.values, st->csr_indices ? nullptr : (I *)st->csr_colidx.ptr, (double *)st->csr_values.ptr);
-}
-
-bsrc_cuda_status ensure_csr(cusparse_state *st, const matrix_view &A, cudaStream_t s, size_t *bytes, error_sink e)
-{
-  if (st->csr_epoch == A.values_epoch) return BSRC_CUDA_OK;
-  const int64_t nnz = (int64_t)A.nblocks * A.bs * A.bs, nrows = (int64_t)A.nbrows * A.bs, ncols = (int64_t)A.nbcols * A.bs;
-  if (!st->csr_values.ptr) {
-    st->csr_idx64          = nnz > INT_MAX || nrows > INT_MAX || ncols > INT_MAX;
-    const size_t     isz   = st->csr_idx64 ? sizeof(int64_t) : sizeof(int);
-    bsrc_cuda_status r     = dev_alloc(st->csr_rowptr, (size_t)(nrows + 1) * isz, "CSR row pointers", bytes, e);
-    if (r == BSRC_CUDA_OK) r = dev_alloc(st->csr_colidx, (size_t)nnz * isz, "CSR column indices", bytes, e);
-    if (r == BSRC_CUDA_OK) r = dev_alloc(st->csr_values, (size_t)nnz * sizeof(double), "CSR values", bytes, e);
-    if (r != BSRC_CUDA_OK) return r;
-  }
-  if (st->csr_idx64) launch_csr_fill<int64_t>(st, A, s);
-  else launch_csr_fill<int>(st, A, s);
-  BSRC_CUDA_CHECK(cudaGetLastError(), "CSR copy");
-  st->csr_indices = true;
-  st->csr_epoch   = A.values_epoch;
   return BSRC_CUDA_OK;
 }
 
@@ -235,22 +147,18 @@ bsrc_cuda_status ensure_descriptor(cusparse_state *st, const matrix_view &A, cud
   if (st->mat[slot]) return BSRC_CUDA_OK;
   const int64_t nrows = (int64_t)A.nbrows * A.bs, ncols = (int64_t)A.nbcols * A.bs;
   if (slot == SLOT_CSR_DEFAULT) { /* bs == 1: the BAIJ arrays are CSR */
-    BSRC_CUSPARSE_CHECK(cusparseCreateConstCsr(&st->mat[slot], nrows, ncols, A.nblocks, A.rowptr, A.colidx, A.values, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), "cusparseCreateConstCsr (bs 1)");
+    BSRC_CUSPARSE_CHECK(cusparseCreateConstCsr(&st->mat[slot], nrows, ncols, A.nblocks, A.rowptr, A.colidx, A.values, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), e, "cusparseCreateConstCsr (bs 1)");
     return BSRC_CUDA_OK;
   }
   if (slot == SLOT_BSR) { /* row-major copy (column-major blocks are tried first in run_spmv) */
     const bsrc_cuda_status r = ensure_rowmajor(st, A, s, bytes, e);
     if (r != BSRC_CUDA_OK) return r;
-    BSRC_CUSPARSE_CHECK(cusparseCreateConstBsr(&st->mat[slot], A.nbrows, A.nbcols, A.nblocks, A.bs, A.bs, A.rowptr, A.colidx, st->values_rowmajor.ptr, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW),
+    BSRC_CUSPARSE_CHECK(cusparseCreateConstBsr(&st->mat[slot], A.nbrows, A.nbcols, A.nblocks, A.bs, A.bs, A.rowptr, A.colidx, st->values_rowmajor.ptr, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW), e,
                         "cusparseCreateConstBsr (row-major blocks)");
     st->bsr_layout = 0;
     return BSRC_CUDA_OK;
   }
-  const bsrc_cuda_status r = ensure_csr(st, A, s, bytes, e);
-  if (r != BSRC_CUDA_OK) return r;
-  const cusparseIndexType_t it = st->csr_idx64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
-  BSRC_CUSPARSE_CHECK(cusparseCreateConstCsr(&st->mat[slot], nrows, ncols, (int64_t)A.nblocks * A.bs * A.bs, st->csr_rowptr.ptr, st->csr_colidx.ptr, st->csr_values.ptr, it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), "cusparseCreateConstCsr");
-  return BSRC_CUDA_OK;
+  return fail(e, BSRC_CUDA_ERR_ARG, "unknown cuSPARSE SpMV slot %d", (int)slot);
 }
 
 /* One cusparseSpMV of slot `slot` (buffer sized on every call, preprocessed once per values epoch). */
@@ -280,8 +188,8 @@ cusparseStatus_t spmv_once(cusparse_state *st, const matrix_view &A, spmv_slot s
 
 bsrc_cuda_status run_spmv(cusparse_state *st, const matrix_view &A, cudaStream_t s, spmv_slot slot, double alpha, const double *x, double beta, double *y, size_t *bytes, error_sink e)
 {
-  static const cusparseSpMVAlg_t algs[SLOT_COUNT] = {CUSPARSE_SPMV_BSR_ALG1, CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2, CUSPARSE_SPMV_ALG_DEFAULT};
-  static const char *const       what[SLOT_COUNT] = {"cusparseSpMV (BSR)", "cusparseSpMV (CSR ALG1)", "cusparseSpMV (CSR ALG2)", "cusparseSpMV (CSR, bs 1)"};
+  static const cusparseSpMVAlg_t algs[SLOT_COUNT] = {CUSPARSE_SPMV_BSR_ALG1, CUSPARSE_SPMV_ALG_DEFAULT};
+  static const char *const       what[SLOT_COUNT] = {"cusparseSpMV (BSR)", "cusparseSpMV (CSR, bs 1)"};
   bsrc_cuda_status alloc = BSRC_CUDA_OK;
   if (slot == SLOT_BSR && st->bsr_layout != 0) {
     /* Column-major blocks in place. If cuSPARSE refuses them (at the descriptor or at the product),
@@ -304,7 +212,6 @@ bsrc_cuda_status run_spmv(cusparse_state *st, const matrix_view &A, cudaStream_t
   }
   bsrc_cuda_status r = ensure_descriptor(st, A, s, slot, bytes, e);
   if (r != BSRC_CUDA_OK) return r;
-  if (slot == SLOT_CSR_ALG1 || slot == SLOT_CSR_ALG2) r = ensure_csr(st, A, s, bytes, e); /* values may have changed since the descriptor was made */
   if (slot == SLOT_BSR) r = ensure_rowmajor(st, A, s, bytes, e);
   if (r != BSRC_CUDA_OK) return r;
   const cusparseStatus_t cs = spmv_once(st, A, slot, algs[slot], alpha, x, beta, y, bytes, e, &alloc);
@@ -314,6 +221,12 @@ bsrc_cuda_status run_spmv(cusparse_state *st, const matrix_view &A, cudaStream_t
 }
 
 } // namespace
+
+bsrc_cuda_status fail_cusparse(error_sink e, cusparseStatus_t st, const char *what)
+{
+  const bsrc_cuda_status s = (st == CUSPARSE_STATUS_ALLOC_FAILED || st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES) ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUSPARSE;
+  return fail(e, s, "%s: %s (%s)", what, cusparseGetErrorString(st), cusparseGetErrorName(st));
+}
 
 int cusparse_spmv_bsr_layout(const cusparse_state *st)
 {
@@ -332,9 +245,6 @@ void cusparse_release(cusparse_state *st, size_t *bytes)
   dev_free(st->rowptr32, bytes);
   dev_free(st->colidx32, bytes);
   dev_free(st->values_rowmajor, bytes);
-  dev_free(st->csr_rowptr, bytes);
-  dev_free(st->csr_colidx, bytes);
-  dev_free(st->csr_values, bytes);
   if (st->legacy) (void)cusparseDestroyMatDescr(st->legacy);
   if (st->handle) (void)cusparseDestroy(st->handle);
   delete st;
@@ -345,38 +255,25 @@ bsrc_cuda_status cusparse_multadd(cusparse_state **pst, const matrix_view &A, cu
   if (A.nbrows <= 0) return BSRC_CUDA_OK;
   const int64_t n = (int64_t)A.nbrows * A.bs;
   if (A.nblocks == 0) { /* nothing for cuSPARSE to do: out = alpha*0 + beta*in */
-    BSRC_CUDA_CHECK(launch_scale(n, alpha, beta, in, out, s), "scale (empty matrix)");
+    BSRC_CUDA_CHECK(launch_scale(n, alpha, beta, in, out, s), e, "scale (empty matrix)");
     return BSRC_CUDA_OK;
   }
   bsrc_cuda_status r = ensure_handle(pst, s, e);
   if (r != BSRC_CUDA_OK) return r;
   cusparse_state *st = *pst;
-  if (beta != 0.0 && in != out) BSRC_CUDA_CHECK(cudaMemcpyAsync(out, in, (size_t)n * sizeof(double), cudaMemcpyDeviceToDevice, s), "copy of in to out");
+  if (beta != 0.0 && in != out) BSRC_CUDA_CHECK(cudaMemcpyAsync(out, in, (size_t)n * sizeof(double), cudaMemcpyDeviceToDevice, s), e, "copy of in to out");
 
-  if (A.bs == 1 && v != CUSP_SPMV_CSR_ALG1 && v != CUSP_SPMV_CSR_ALG2) return run_spmv(st, A, s, SLOT_CSR_DEFAULT, alpha, x, beta, out, bytes, e);
+  if (A.bs == 1) return run_spmv(st, A, s, SLOT_CSR_DEFAULT, alpha, x, beta, out, bytes, e);
 
   switch (v) {
   case CUSP_BSRMV_COL:
-  case CUSP_BSRMV_ROW: {
     r = ensure_idx32(st, A, s, bytes, e);
     if (r != BSRC_CUDA_OK) return r;
-    const double *values = A.values;
-    if (v == CUSP_BSRMV_ROW) {
-      r = ensure_rowmajor(st, A, s, bytes, e);
-      if (r != BSRC_CUDA_OK) return r;
-      values = (const double *)st->values_rowmajor.ptr;
-    }
-    BSRC_CUSPARSE_CHECK(cusparseDbsrmv(st->handle, v == CUSP_BSRMV_COL ? CUSPARSE_DIRECTION_COLUMN : CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, (int)A.nbrows, (int)A.nbcols, (int)A.nblocks, &alpha, st->legacy, values, rowptr32(st, A),
-                                       colidx32(st, A), (int)A.bs, x, &beta, out),
-                        v == CUSP_BSRMV_COL ? "cusparseDbsrmv (column-major blocks)" : "cusparseDbsrmv (row-major blocks)");
+    BSRC_CUSPARSE_CHECK(cusparseDbsrmv(st->handle, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, (int)A.nbrows, (int)A.nbcols, (int)A.nblocks, &alpha, st->legacy, A.values, rowptr32(st, A), colidx32(st, A), (int)A.bs, x, &beta, out), e,
+                        "cusparseDbsrmv (column-major blocks)");
     return BSRC_CUDA_OK;
-  }
   case CUSP_SPMV_BSR:
     return run_spmv(st, A, s, SLOT_BSR, alpha, x, beta, out, bytes, e);
-  case CUSP_SPMV_CSR_ALG1:
-    return run_spmv(st, A, s, SLOT_CSR_ALG1, alpha, x, beta, out, bytes, e);
-  case CUSP_SPMV_CSR_ALG2:
-    return run_spmv(st, A, s, SLOT_CSR_ALG2, alpha, x, beta, out, bytes, e);
   }
   return fail(e, BSRC_CUDA_ERR_ARG, "unknown cuSPARSE variant %d", (int)v);
 }

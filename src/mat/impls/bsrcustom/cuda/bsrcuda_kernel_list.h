@@ -1,9 +1,11 @@
 /*
    The GPU products, one line each: X(ID, "name", "how it works, as MatView says it"). The option
    -mat_bsrcustom_cuda_kernel, the CUDA layer's bsrc_cuda_kernel and its names, the public
-   MatBSRCustomCUDAKernel (checked at compile time against this list) and MatView all come from it,
-   so a kernel is added here and in the public enum, nowhere else. Plain preprocessor: included by
-   the CUDA layer and by the PETSc layer, with or without CUDA.
+   MatBSRCustomCUDAKernel (checked at compile time against this list) and MatView all come from it.
+   Adding a kernel: its line here and in the public enum, and its entry in the CUDA layer's
+   descriptor table (bsrcuda_kernel_table.cu, checked at compile time against this list) with its
+   launch and work plan. Plain preprocessor: included by the CUDA layer and by the PETSc layer, with
+   or without CUDA.
 */
 #ifndef BSRCUDA_KERNEL_LIST_H
 #define BSRCUDA_KERNEL_LIST_H

@@ -32,48 +32,42 @@
    HYBRID: WARP_ROW (with 1 to 32 lanes a row: hybrid_row_lanes) for every row of at most 16 columns
    per lane (32 columns for one lane: kLongColumnsMin; 24 with bs 1, below), and the longer rows
    cut into pieces of kPieceColumns columns, a warp each, whose partial sums a second pass adds per
-   row in piece order (deterministic). For rows of very uneven lengths (power-law): the short rows keep the WARP_ROW
-   pattern, and a row of 300k blocks is spread over hundreds of warps instead of one. The pieces
-   are built on the host at set_structure (bsrcuda_matrix.cu), and each warp takes an item of a work
-   list in row order (a group of rows, or a piece), so that the warps running together read nearby
-   parts of x (with the pieces first, power-law rows with bs 1 read 549 instead of 491 MB from
-   DRAM and took 0.259 instead of 0.237 ms, H100). With one lane a row (bs 1), rows of 25-128
-   columns form a middle tier between the two: 8 lanes a row, four listed rows a warp, where a
-   piece would give a whole warp to one row (kMediumLanes in bsrcuda_kernels.cuh). Like WARP_ROW
-   (prefetch_rows_ahead), each thread block asks the L2 for the matrix about 1 MiB ahead of its
-   items, for blocks of 1-3 and where there are pieces (prefetch_items_ahead, prefetch_blocks).
+   row in piece order (deterministic). For rows of very uneven lengths (power-law): the short rows
+   keep the WARP_ROW pattern, and a very long row is spread over many warps instead of one. The
+   pieces are built on the host at set_structure (bsrcuda_plan.cu), and each warp takes an item of a
+   work list in row order (a group of rows, or a piece), so that the warps running together read
+   nearby parts of x (listing all pieces first read more from DRAM and was slower). With one lane a
+   row (bs 1), rows of 25-128 columns form a middle tier between the two: 8 lanes a row, four listed
+   rows a warp, where a piece would give a whole warp to one row (kMediumLanes in
+   bsrcuda_kernels.cuh). Like WARP_ROW (prefetch_rows_ahead), each thread block asks the L2 for the
+   matrix a fixed distance ahead of its items, for blocks of 1-3 and where there are pieces
+   (prefetch_items_ahead, prefetch_blocks).
 
    SEGMENTED: a warp per strip of up to 32 consecutive short rows, walked as one run of items (32 a
    step, every lane busy whatever the row lengths), the per-row sums taken by a segmented scan over
    the warp; long rows in pieces as in HYBRID, in the same row-ordered list. It keeps every lane busy
-   but executes about twice the instructions of WARP_ROW; measured on an H100 it ties HYBRID on
-   power-law rows with bs 1 and is slower elsewhere, so AUTO does not pick it.
+   but executes about twice the instructions of WARP_ROW: it ties HYBRID on scalar power-law rows
+   and is slower elsewhere, so AUTO does not pick it.
 
    SLICED: a lane per block row, on a copy of the matrix in slices of 32 consecutive rows stored step
    by step (slices_view), built on the device from the BAIJ arrays at the first product and after
    each change of values. Every load of a warp is contiguous and no lane waits for another's row,
-   so short, even rows of 2x2-4x4 blocks stream 2-7 % faster than with WARP_ROW's groups of lanes; the
+   so short, even rows of 2x2-4x4 blocks stream faster than with WARP_ROW's groups of lanes; the
    price is a second copy of the matrix in device memory. Where consecutive rows are of uneven length
-   (the natural layout would hold more than 2 % padding) the copy takes the sorted layout instead:
-   rows sorted by length, one lane each up to sliced_lane_blocks blocks, a longer row shared out over
-   an aligned group of 2-32 lanes that add their sums by a butterfly, a row too long for 32 lanes in
-   whole slices whose sums the warp of its last slice adds (see slices_view). On the power-law rows
-   (H100) that layout takes 0.1229-0.1231 ms for 2x2 blocks against HYBRID's 0.1333-0.1337, and
-   0.1013-0.1016 for 4x4 blocks against 0.1021-0.1023, so AUTO picks it for uneven 2x2 and 4x4 rows;
-   with scalar blocks it is slower (0.348 ms against 0.194). Its first version, which cut long rows
-   into lane rows of 32 blocks all summed by the piece fix-up, took 0.1415-0.1438 ms for 2x2 blocks,
-   and one with groups but the fix-up for rows of more than a slice 0.1256-0.1260 (and 0.1027 for
-   4x4 blocks). The sorted layout puts rows far apart side by side, so a warp's x loads miss the L1:
-   ncu counted 541 MB read from the L2 on the power-law bs 2 rows against 335 MB on their regular
-   twin (the same bytes of matrix). Loading the column indices two iterations ahead, so that x's
-   L2 latency overlaps the values' DRAM latency, took power-law bs 2 from 0.1236 to 0.1205 ms and
-   bs 4 from 0.1020 to 0.1001 (and the 27-point bs 2 stencil from 0.1063 to 0.1039; bs 3 unchanged).
+   (the natural layout would hold more than kSlicedMaxPadding of padding) the copy takes the sorted
+   layout instead: rows sorted by length, one lane each up to sliced_lane_blocks blocks, a longer row
+   shared out over an aligned group of 2-32 lanes that add their sums by a butterfly, a row too long
+   for 32 lanes in whole slices whose sums the warp of its last slice adds (see slices_view). On
+   uneven rows of 2x2 and 4x4 blocks that layout is faster than HYBRID, so AUTO picks it there; with
+   scalar blocks it is slower. The sorted layout puts rows far apart side by side, so a warp's x loads
+   miss the L1 and come from the L2; the column indices are loaded two iterations ahead so that x's
+   L2 latency overlaps the values' DRAM latency.
 
    Every kernel is a template on the block size: 1..8 are compile-time constants (accumulators in
    registers, index arithmetic by constants); BS == 0 is the generic path for any bs, processing
    the rows of a block in passes of kGenericRows accumulators (the thesis's ROWS_AT_ONCE).
 */
-#include "bsrcuda_kernels.cuh"
+#include "bsrcuda_kernel_table.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -102,20 +96,15 @@ constexpr bsrk_idx kWarpRowSkewSlack     = 16;
 constexpr bsrk_idx kTaskMaxRows          = 1024; /* a task walking more block rows than this: warp per row */
 /* SLICED: the mean block row's values at most this many bytes, and the natural layout's blocks
    (padding and the empty lanes of a last, partial slice included) at most kSlicedMaxPadding x the
-   matrix's (bsrcuda_kernels.cuh). H100,
-   bench_cuda at this change (docs/bench/h100-2026-11-23-sliced), SLICED against WARP_ROW: faster on
-   rows of 445-838 B (regular bs 2 0.1127 ms against 0.1204, 27-point bs 2 0.1059 / 0.1082, 7-point
-   bs 3 0.1045 / 0.1082, the 4x4 Jacobian 0.1023 / 0.1051), slower on rows of 1674-1944 B (regular
-   bs 4 0.0974 / 0.0946, 27-point bs 3 0.0966 / 0.0956, bs 4 0.1003 / 0.0899), and with scalar
-   blocks (regular bs 1 0.1800 / 0.1739) or 5x5 and 8x8 ones */
+   matrix's (bsrcuda_kernels.cuh). Against WARP_ROW, SLICED was faster on even rows of up to about
+   840 bytes of values, slower on rows of about 1.7 KB and more, and with scalar blocks or 5x5 and
+   8x8 ones. */
 constexpr double   kSlicedMaxRowBytes    = 1024.0;
 /* SLICED on uneven rows (its sorted layout, groups of lanes for the longer rows): 2x2 and 4x4 blocks,
    a mean row of at least kSlicedUnevenMinMeanBlocks blocks and at most kSlicedUnevenMaxRowBytes of
-   values. H100, bench_cuda on the power-law rows (mean 13.9 blocks of 2x2, 445 B; 13.1 of 4x4,
-   1.7 KiB), three alternated rounds: 0.1236-0.1238 ms against HYBRID's 0.1334-0.1337 (0.1229-0.1231
-   with 64-block lanes, sliced_lane_blocks), 0.1013-0.1016 against 0.1021-0.1023; scalar blocks
-   0.348 against 0.194. Mostly empty MPI ghost blocks (mean row under the minimum) were measured only
-   with HYBRID, and keep it. */
+   values, where it was faster than HYBRID on power-law rows (with scalar blocks it is slower).
+   Mostly empty MPI ghost blocks (mean row under the minimum) keep HYBRID, the kernel they were
+   tuned with. */
 constexpr double   kSlicedUnevenMinMeanBlocks = 4.0;
 constexpr double   kSlicedUnevenMaxRowBytes   = 2048.0;
 
@@ -277,14 +266,12 @@ __device__ __forceinline__ double x_entry(const product_args &a, int bs, bsrk_id
 /* acc[q] += col[q] * xv for the rows of one pass of block column `col` (bs contiguous values).
    Even compile-time sizes load 16 bytes at a time (a column then starts 16-byte aligned). */
 /* A matrix value: read once per product, so with STREAM (and `on`) it is loaded evict-first
-   (__ldcs), which keeps x in the caches. Measured on an H100 (bench_cuda):
-   - only where a warp's load covers whole cache lines (>= 64 contiguous values per group of lanes:
+   (__ldcs), which keeps x in the caches. Only where it helped:
+   - where a warp's load covers whole cache lines (>= 64 contiguous values per group of lanes:
      streams()): with small groups the next iteration reads the rest of the line, and an evicted
-     line is read twice (27-point bs 3 stencil, 32 lanes: 10% faster; scalar rows of 15 blocks, 4
-     lanes: 70% slower);
-   - only for matrices of at most kStreamMaxValueBytes (on = product_args::stream_values): thesis-type
-     matrices of 410 MB were 3-4% faster streamed, but of 820 MB to 3.3 GB 25-50% slower, for a
-     reason we have not found (plain loads reach 98-101% of copy bandwidth there). */
+     line is read twice (much slower on short scalar rows);
+   - for matrices of at most kStreamMaxValueBytes (on = product_args::stream_values): larger ones
+     were slower streamed, for a reason we have not found. */
 template <bool STREAM, class T>
 __device__ __forceinline__ T load_value(const T *p, bool on)
 {
@@ -542,12 +529,9 @@ __global__ void vector_unrolled_kernel(const product_args a)
    batch's values, column indices and x entries are all loaded (each guarded by e) before its first
    product is summed, in the order of the plain loop. for_each_item_unrolled leaves a lane's last
    items to a serial remainder, one dependent chain colidx -> x per item, and with WARP_ROW's 4 lanes
-   on rows of about 15 scalar blocks that remainder is most of a lane's work. H100, bench_cuda
-   regular_bs1 (14.6 blocks a row, 4 lanes): 0.1851 -> 0.1710 ms (batches of 2: 0.1790, 6: 0.1740,
-   8: 0.1754). Not used elsewhere: in HYBRID's 2-lane power-law rows batches of 4 were 3 % slower
-   (2: 12 %, 6 and 8: 0.5-1 %); for columns of bs 3 and 5 they moved the stencils by -4 to +15 %, and
-   for even sizes the matrices by -1 to +18 % (docs/performance.md, "a lane's items loaded in
-   batches"). */
+   on rows of about 15 scalar blocks that remainder is most of a lane's work; batches of 4 were the
+   fastest there. Not used elsewhere: for HYBRID's short scalar rows and for other block sizes the
+   batches were slower or no faster. */
 constexpr int kScalarBatch = 4;
 template <bool STREAM>
 __device__ __forceinline__ double scalar_batches(const product_args &a, double acc, bsrk_idx s, bsrk_idx e, int first, int stride)
@@ -577,12 +561,10 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
 {
   constexpr int kAcc = accumulators<BS>();
   constexpr int kPad = pow2_ceil(kAcc);
-  /* Items unrolled 4 deep for odd block sizes (scalar loads: 27-point bs 3 and 5 stencils 2-3 %
-     faster, 7-point bs 3 3 %, on an H100; 3 or 2 deep: 0-12 % slower), but 3 deep for scalar blocks
-     (HYBRID's rows and pieces; WARP_ROW's go through scalar_batches): power-law bs 1 0.2035 ms
-     against 0.2153 with 4, 0.2070 with 2, 0.2296 with 1 and 0.2340 with 8. Not for even sizes,
-     whose 16-byte loads already keep enough in flight (bs 2 and 4 were 9 % and 3 % slower
-     unrolled), nor for the generic path (the registers of 1024-thread blocks). */
+  /* Items unrolled 4 deep for odd block sizes (scalar loads; 2 or 3 deep was slower), but 3 deep
+     for scalar blocks (HYBRID's rows and pieces; WARP_ROW's go through scalar_batches), the fastest
+     of 1-8 there. Not for even sizes, whose 16-byte loads already keep enough in flight (unrolling
+     slowed them), nor for the generic path (the registers of 1024-thread blocks). */
   constexpr int kUnroll = BS == 1 ? 3 : BS > 0 && BS % 2 == 1 ? 4 : 1;
   for (int r0 = 0; r0 < bs; r0 += kAcc) {
     const int nr = rows_in_pass<BS>(bs, r0);
@@ -592,9 +574,8 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
     if constexpr (BS == 2) {
       /* 2x2 blocks: a lane takes a whole block (32 contiguous bytes, two 16-byte loads, one column
          index, x as one 16-byte load when x is 16-byte aligned), not one column: fewer loads per
-         byte, and a group's step covers L x 32 contiguous bytes (H100: 27-point bs 2 stencil with
-         the launch bound below 0.1112 ms, regular bs 2 rows 0.1285 -> 0.1221, power-law 0.1693 ->
-         0.1529) */
+         byte, and a group's step covers L x 32 contiguous bytes (faster on every bs 2 matrix
+         measured) */
       const bool x16 = (reinterpret_cast<uintptr_t>(a.x) & 15) == 0; /* the same for every thread */
       for_each_item_unrolled<1>(s, e, 1, lane, L, [&](bsrk_idx k, int) {
         const bsrk_idx col = __ldg(a.colidx + k);
@@ -783,8 +764,8 @@ __device__ __forceinline__ void segmented_body(const product_args &a)
   if (!rows_item<BS>(a, bs, &w, &r0)) return;
   constexpr unsigned kFull   = 0xffffffffu;
   constexpr int      kAcc    = BS == 1 ? 1 : BS == 2 ? 2 : accumulators<BS>();
-  /* steps whose items are loaded ahead: 2 for bs 1 and 2 (H100, power-law rows bs 1: 1 step 0.268 ms,
-     2 steps 0.249, 4 0.269, 8 0.281), and 2 for bs 3-4, 1 for larger blocks (their registers) */
+  /* steps whose items are loaded ahead: 2 for bs 1 to 4 (the fastest of 1-8 on scalar power-law
+     rows), 1 for larger blocks (their registers) */
   constexpr int kUnroll = kAcc <= 4 ? 2 : 1;
   const int          lane    = threadIdx.x % kWarpSize;
   const int          per     = strip_items_per_block(bs); /* items per block */
@@ -863,9 +844,8 @@ __device__ __forceinline__ void segmented_body(const product_args &a)
 
 /* The kernels around the two bodies, with and without a launch bound of 1024 threads. The bound caps
    a thread at 64 registers, which the generic block size of HYBRID needs to launch with 1024 threads
-   (it used 72), and it changes the code ptxas schedules even where fewer registers are used:
-   measured on an H100, 27-point bs 2 stencil 0.1176 -> 0.1112 ms with it, but 7-point bs 3 0.1093 ->
-   0.1237 and 27-point bs 3 0.0939 -> 0.0964 ms. The tables below say which sizes take them. */
+   (it used 72), and it changes the code ptxas schedules even where fewer registers are used: faster
+   for some sizes, slower for others. The tables below say which sizes take them. */
 template <int BS, int L>
 __global__ void warp_row_kernel(const product_args a)
 {
@@ -907,12 +887,8 @@ __global__ void __launch_bounds__(1024) segmented_kernel_bounded(const product_a
    contiguous (column indices 128 B, each value component 256 B) whatever the row length, every lane
    is busy while the slice's rows are equally long, and no reduction is needed: the lane holds its
    row's bs sums. A lane keeps sliced_depth steps' loads in flight, with the column indices of the
-   next two groups of steps.
-   Measured in a standalone probe on an H100 (docs/bench/h100-2026-11-23-sliced), against WARP_ROW
-   on the same matrices in the same call: 7-point bs 3 0.1044 ms (4 steps) against 0.1082, a 2D
-   five-point bs 4 Jacobian 0.1022 (2 steps) against 0.1052, regular bs 2 rows of 14 blocks 0.1145
-   (4 steps) against 0.1205; slower on 27-point rows of bs 3 and 4 (0.1009 and 0.0999 against
-   0.0954 and 0.0899), where WARP_ROW's 16-32 lanes a row already stream.
+   next two groups of steps. Against WARP_ROW it is faster on short even rows of 2x2-4x4 blocks and
+   slower on 27-point rows of bs 3 and 4, where WARP_ROW's 16-32 lanes a row already stream.
    --------------------------------------------------------------------------------------------- */
 template <int BS>
 __host__ __device__ constexpr int sliced_depth()
@@ -966,8 +942,7 @@ __device__ __forceinline__ double slots_sum(const double *slots, bsrk_idx q0, bs
    part in the row's arrivals once those sums are visible device-wide; the warp of the row's last part
    to finish adds all its slots, in slot order (lanes striding, then a fixed butterfly: the same order
    whichever part finished last), stores the row and puts its count back to 0 for the next product.
-   This replaces a fix-up launch after the product (measured: the SLICED paragraph at the top of
-   this file). */
+   This replaces a fix-up launch after the product, which was slower. */
 __device__ void sliced_long_row_end(const product_args &a, bsrk_idx o, int lane, int bs)
 {
   const bsrk_idx q  = -2 - o;
@@ -1163,11 +1138,9 @@ __global__ void scale_kernel(int64_t n, double alpha, double beta, const double 
 using product_kernel = void (*)(product_args);
 
 #define BSRC_BS_TABLE(kernel) {kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>, kernel<8>, kernel<0>}
-/* Which sizes take the bounded kernels (see warp_row_kernel_bounded). WARP_ROW: bs 2, the generic size,
-   and bs 3 with 32 lanes (27-point stencils; H100, bench_cuda --scale, A/B twice: 518 MB 0.2182 ->
-   0.1971 ms, 1.05 GB 0.4334 -> 0.3924, 263 MB 0.0940 -> 0.0958-0.0971), not with fewer lanes
-   (7-point bs 3, 8 lanes: 10-13 % slower bounded at every size) nor for bs 5 (within 0.3 %). HYBRID
-   every even size (bs 4 power-law rows: 0.1071 ms bounded, 0.1099 not) and the generic. */
+/* Which sizes take the bounded kernels (see warp_row_kernel_bounded), where the bound was faster.
+   WARP_ROW: bs 2, the generic size, and bs 3 with 32 lanes (27-point stencils), not with fewer lanes
+   (slower bounded) nor for bs 5 (no difference). HYBRID: every even size and the generic. */
 template <int BS, int L>
 product_kernel warp_row_pick()
 {
@@ -1204,28 +1177,42 @@ int lanes_slot(int lanes)
   return lanes <= 1 ? 0 : lanes <= 2 ? 1 : lanes <= 4 ? 2 : lanes <= 8 ? 3 : lanes <= 16 ? 4 : 5;
 }
 
-product_kernel select_kernel(bsrc_cuda_kernel k, bsrk_idx bs, int lanes)
+/* Block-size (and lanes) dispatch of each kernel: its __global__ product for bs (and lanes). */
+template <int TASK_KERNEL> /* row of task_kernels */
+product_kernel select_task(bsrk_idx bs, int)
 {
-  if (k == BSRC_CUDA_KERNEL_WARP_ROW) return warp_row_kernels[std::max(0, lanes_slot(lanes) - 2)][bs_slot(bs)];
-  if (k == BSRC_CUDA_KERNEL_HYBRID) return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
-  if (k == BSRC_CUDA_KERNEL_SEGMENTED) return segmented_kernels[bs_slot(bs)];
-  if (k == BSRC_CUDA_KERNEL_SLICED) return sliced_kernels[bs_slot(bs)];
-  return task_kernels[k - BSRC_CUDA_KERNEL_ROWMAJOR_SHARED][bs_slot(bs)];
+  return task_kernels[TASK_KERNEL][bs_slot(bs)];
+}
+product_kernel select_warp_row(bsrk_idx bs, int lanes)
+{
+  return warp_row_kernels[std::max(0, lanes_slot(lanes) - 2)][bs_slot(bs)];
+}
+product_kernel select_hybrid(bsrk_idx bs, int lanes)
+{
+  return hybrid_kernels[lanes_slot(lanes)][bs_slot(bs)];
+}
+product_kernel select_segmented(bsrk_idx bs, int)
+{
+  return segmented_kernels[bs_slot(bs)];
+}
+product_kernel select_sliced(bsrk_idx bs, int)
+{
+  return sliced_kernels[bs_slot(bs)];
 }
 
-size_t shared_bytes(bsrc_cuda_kernel k, bsrk_idx bs, int threads)
+/* Dynamic shared memory per thread block: a row vector of bs sums (ROWMAJOR_SHARED, TEAM_SCALAR,
+   VECTOR_UNROLLED), one per warp (THREAD_PRIVATE's block reduction, HYBRID's pieces), or none. */
+size_t shared_row_vector(bsrk_idx bs, int)
 {
-  switch (k) {
-  case BSRC_CUDA_KERNEL_HYBRID:
-  case BSRC_CUDA_KERNEL_THREAD_PRIVATE:
-    return (size_t)(threads / kWarpSize) * (size_t)(bs <= kSpecialisedMax ? bs : kGenericRows) * sizeof(double);
-  case BSRC_CUDA_KERNEL_WARP_ROW:
-  case BSRC_CUDA_KERNEL_SEGMENTED:
-  case BSRC_CUDA_KERNEL_SLICED:
-    return 0;
-  default:
-    return (size_t)bs * sizeof(double);
-  }
+  return (size_t)bs * sizeof(double);
+}
+size_t shared_row_vector_per_warp(bsrk_idx bs, int threads)
+{
+  return (size_t)(threads / kWarpSize) * (size_t)(bs <= kSpecialisedMax ? bs : kGenericRows) * sizeof(double);
+}
+size_t shared_none(bsrk_idx, int)
+{
+  return 0;
 }
 
 int round_up_pow2(int64_t v)
@@ -1250,15 +1237,8 @@ bool stream_values(const matrix_view &A)
    ahead of each thread block. 0 (none) before compute capability 9.0, for blocks larger than
    kPrefetchMaxBs, and where the values are loaded evict-first (group_segment: streams<>), as streamed
    loads and these prefetches work against each other (for 2x2 blocks the prefetch wins: below).
-   H100, alternated A/B runs (docs/performance.md, "This round (ec64f1f, f86fc9c)"), 2 / 4 / 8 MiB
-   ahead against none:
-     1x size: regular bs 2 rows 0.1223 -> 0.1202 / 0.1204 / 0.1221 ms, 7-point bs 3 0.1095 -> 0.1078 /
-       0.1081 / 0.1094, regular bs 1 rows 0.1744 -> 0.1740 / 0.1724 / 0.1724;
-     2x size (no streaming there): 27-point bs 2 0.2080 -> 0.2054 / 0.2057 / 0.2094, bs 3 0.1970 ->
-       0.1900 / 0.1903 / 0.1954, 7-point 0.2069 -> 0.2026 / 0.2029 / 0.2042, regular bs 2 0.2459 ->
-       0.2402 / 0.2418 / 0.2569;
-     but bs 4, 5, 8 at 2x 6-49 % slower at every distance (27-point bs 8 0.1790 -> 0.2673 with 2 MiB),
-     and with streamed values 27-point bs 2-4 at 1x 4-27 % slower (512 thread blocks ahead). */
+   2 MiB ahead was faster than none and than 4 or 8 MiB for blocks of 1-3; for larger blocks every
+   distance was slower. BSRC_PF_BYTES overrides the distance at compile time, for such comparisons. */
 #ifndef BSRC_PF_BYTES
 #define BSRC_PF_BYTES (2.0 * 1048576.0)
 #endif
@@ -1268,8 +1248,7 @@ bsrk_idx prefetch_rows(const matrix_view &A, const launch_config &cfg)
   if (!cfg.sm90 || A.bs > kPrefetchMaxBs || A.nbrows <= 0 || A.nblocks <= 0) return 0;
   /* streamed values (group_segment's streams<>: a group's lanes read >= 64 values a step): no
      prefetch, except for 2x2 blocks, where the prefetch replaces the evict-first loads
-     (values_streamed). H100, 27-point bs 2 stencil (16 lanes), two alternated rounds: 0.1115 ->
-     0.1082-0.1084 ms; the same swap for 27-point bs 3 (32 lanes): 0.0957 -> 0.1006-0.1008. */
+     (values_streamed): faster for 27-point bs 2 stencils, while the same swap slowed bs 3. */
   if (A.bs != 2 && stream_values(A) && (int)A.bs * cfg.lanes >= 64) return 0;
   const double row_bytes = (double)A.nblocks / (double)A.nbrows * ((double)A.bs * A.bs * sizeof(double) + sizeof(bsrk_idx));
   return (bsrk_idx)std::min<double>(std::ceil(kPrefetchAheadBytes / row_bytes), (double)A.nbrows);
@@ -1277,13 +1256,8 @@ bsrk_idx prefetch_rows(const matrix_view &A, const launch_config &cfg)
 
 /* HYBRID's L2 prefetch distance (prefetch_items_ahead), in blocks: kHybridPrefetchAheadBytes, for
    block sizes 1-3, where the work list holds pieces (uneven rows). Its pieces keep their evict-first
-   loads. H100, two alternated rounds, 2 MiB ahead: power-law bs 2 rows 0.1386 / 0.1384 -> 0.1348 /
-   0.1346 ms (with the pieces' values not streamed 0.1394 / 0.1400), bs 1 0.1952 / 0.1951 -> 0.1948 /
-   0.1945; for bs 4 0.1022 -> 0.1176-0.1178. On even rows, which AUTO gives to WARP_ROW, HYBRID was
-   slower with it (regular bs 2 rows 0.1296 -> 0.1442-0.1471, ncu: 336 -> 360 MB read from DRAM),
-   hence the pieces condition. 1 MiB rather than 2 (four alternated rounds, two device calls):
-   power-law bs 2 0.1344-0.1347 against 0.1347-0.1350 ms, bs 1 0.1939-0.1946 against 0.1945-0.1952;
-   3 MiB 0.1351-0.1352 and 0.1955-0.1961, 4 MiB (with plain loads for the pieces) slower still. */
+   loads. Slower for bs 4, and on even rows (which AUTO gives to WARP_ROW) it made HYBRID read more
+   from DRAM, hence the pieces condition; 1 MiB was a little faster than 2, 3 or 4 MiB. */
 constexpr double kHybridPrefetchAheadBytes = 1048576.0;
 bsrk_idx         prefetch_blocks(const matrix_view &A, const tasks_view &T, const launch_config &cfg)
 {
@@ -1304,21 +1278,6 @@ bool values_streamed(const matrix_view &A, const launch_config &cfg)
 /* ---------------------------------------------------------------------------------------------
    Host side: choices and launches.
    --------------------------------------------------------------------------------------------- */
-
-bool is_own_kernel(bsrc_cuda_kernel k)
-{
-  return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_LAST_OWN;
-}
-
-bool is_task_kernel(bsrc_cuda_kernel k)
-{
-  return k >= BSRC_CUDA_KERNEL_ROWMAJOR_SHARED && k <= BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
-}
-
-bool has_lanes(bsrc_cuda_kernel k)
-{
-  return k == BSRC_CUDA_KERNEL_WARP_ROW || k == BSRC_CUDA_KERNEL_HYBRID;
-}
 
 /* Enough tasks for every multiprocessor to hold several (balance through oversubscription), none
    with more than kMaxTaskValues values, never more tasks than blocks. */
@@ -1341,14 +1300,9 @@ int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
 
 /* HYBRID's lanes per short block row: the most lanes (a power of two in [1, 32]) that leave each
    lane at least kHybridLaneBytes of the short rows' mean bytes (values + column indices). Fitted to
-   the power-law matrices on an H100 (bench_cuda --sweep-all and A/B builds of 1 and 2 lanes; their
-   short rows' means, from the generator's distribution: about 10, 9 and 8 blocks):
-     bs 1, about 119 B: 1 lane 0.2147 ms, 2 lanes 0.2205-0.2212 (rows long from 32 columns in both:
-       kLongColumnsMin); 4 lanes 0.2368 (before kLongColumnsMin);
-     bs 2, about 328 B: 4 lanes 0.1403, 2 lanes 0.1412, 8 lanes 0.1473;
-     bs 4, about 1084 B: 16 lanes 0.1039, 32 lanes 0.1043, 8 lanes 0.1172.
-   (WARP_ROW's rule, a lane per two columns, gave 4, 8 and 16; the rule before, the power of two
-   nearest bytes / 64, gave 2 lanes for bs 1.) */
+   the power-law matrices of bench_cuda (short rows of about 8-10 blocks): it gives 1 lane for bs 1,
+   4 for bs 2 and 16 for bs 4, the fastest of the lane counts tried for each (WARP_ROW's rule, a
+   lane per two columns, gives more lanes and was slower). */
 constexpr double kHybridLaneBytes = 64.0;
 int hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
 {
@@ -1363,105 +1317,118 @@ bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsr
   if (nbrows <= 0 || nblocks <= 0) return BSRC_CUDA_KERNEL_WARP_ROW;
   const double mean = (double)nblocks / (double)nbrows;
   const bool   even = (double)max_row_blocks <= kWarpRowMaxSkew * mean + (double)kWarpRowSkewSlack;
-  /* SLICED where it was measured ahead of WARP_ROW (see sliced_kernel): 2x2 to 4x4 blocks, rows of
-     at most kSlicedMaxRowBytes of values, slices with almost no padding */
+  /* SLICED where it was faster than WARP_ROW (see sliced_kernel): 2x2 to 4x4 blocks, rows of at
+     most kSlicedMaxRowBytes of values, slices with almost no padding */
   const double row_bytes = mean * (double)bs * (double)bs * sizeof(double);
   if (even && row_bytes <= kSlicedMaxRowBytes && bs >= 2 && bs <= 4 && (double)padded_blocks <= kSlicedMaxPadding * (double)nblocks) return BSRC_CUDA_KERNEL_SLICED;
   if (mean <= kWarpRowMaxMeanBlocks && even) return BSRC_CUDA_KERNEL_WARP_ROW;
-  /* Uneven rows of 2x2 and 4x4 blocks: SLICED's sorted layout, where it was measured ahead of HYBRID
+  /* Uneven rows of 2x2 and 4x4 blocks: SLICED's sorted layout, where it was faster than HYBRID
      (power-law rows, see kSlicedUnevenMinMeanBlocks) */
   if (!even && (bs == 2 || bs == 4) && row_bytes <= kSlicedUnevenMaxRowBytes && mean >= kSlicedUnevenMinMeanBlocks) return BSRC_CUDA_KERNEL_SLICED;
   /* Uneven rows (power-law lengths, an MPI ghost block whose few non-empty rows sit at the band's
      edge): with VECTOR_UNROLLED the many short rows each hold a whole thread block behind two
-     barriers (3-4x slower than a warp per row, measured on an H100), while WARP_ROW leaves the
-     longest rows to one group of lanes (10-16 ms for a 293k-block row). HYBRID uses no tasks, so
-     this comes before the task test below: with it after, power-law bs 1 rows of 593 MB and more
-     (tasks of > kTaskMaxRows rows) went to WARP_ROW, 54 ms instead of 0.43 on an H100. */
+     barriers (several times slower than a warp per row), while WARP_ROW leaves the longest rows to
+     one group of lanes (very slow for a row of hundreds of thousands of blocks). HYBRID uses no
+     tasks, so this comes before the task test below: with it after, large power-law matrices (tasks
+     of more than kTaskMaxRows rows) went to WARP_ROW. */
   if (!even) return BSRC_CUDA_KERNEL_HYBRID;
   /* Tasks are cut by blocks: a run of empty block rows falls into one task, whose thread block then
-     walks thousands of rows one after another (19 ms instead of microseconds, measured on an H200
-     on an MPI ghost block). A warp per row has no such serial walk. */
+     walks thousands of rows one after another (milliseconds instead of microseconds on an MPI
+     ghost block). A warp per row has no such serial walk. */
   if (max_task_rows > kTaskMaxRows) return BSRC_CUDA_KERNEL_WARP_ROW;
   return BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
 }
 
-/* Threads per thread block. The thesis (Tables 7-12, P100) found one warp best for the atomics-bound
-   kernels 1 and 2, about four teams for kernel 3 and 128 threads for kernel 4; the sweep of
-   bench/bench_cuda on an H100 (thesis matrix and 27-point stencil) moved these to: kernel 1 64,
-   kernel 2 64, kernel 3 about three teams (128 for 5x5 blocks, 32 for 3x3), kernel 4 about one
-   thread per block column of an average block row (256 for the thesis matrix, 64 for the
-   stencil's 26 x 3 columns), WARP_ROW 128 (flat from 64 to 1024). */
-int default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row)
+/* How one of our kernels is launched; its entry of the descriptor table (bsrcuda_kernel_table.cu)
+   points to it. */
+struct kernel_launch {
+  product_kernel (*select)(bsrk_idx bs, int lanes); /* block-size (and lanes) dispatch */
+  int (*default_threads)(bsrk_idx bs, double mean_blocks_per_row);
+  size_t (*shared_bytes)(bsrk_idx bs, int threads);
+  cudaError_t (*shape)(const matrix_view &A, const tasks_view &T, const device_info &dev, launch_config *cfg);
+  /* queues the product (args filled for the whole matrix) and its fix-up pass */
+  cudaError_t (*queue)(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s);
+  /* block rows [r0, r1) only (launch_row_range); null: the kernel has no row ranges */
+  cudaError_t (*queue_rows)(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, product_args args, cudaStream_t s);
+};
+
+namespace {
+
+/* Default threads per thread block of each kernel. The thesis found one warp best for the
+   atomics-bound kernels 1 and 2, about four teams for kernel 3 and 128 threads for kernel 4; sweeps
+   of bench/bench_cuda moved these to: kernels 1 and 2 two warps, kernel 3 about three teams, kernel 4
+   about one thread per block column of an average block row (at most 256), the warp-based kernels
+   128 (flat over a wide range), SLICED the bound its kernels are compiled for. */
+int threads_two_warps(bsrk_idx, double)
 {
-  switch (k) {
-  case BSRC_CUDA_KERNEL_ROWMAJOR_SHARED:
-  case BSRC_CUDA_KERNEL_THREAD_PRIVATE:
-    return 2 * kWarpSize;
-  case BSRC_CUDA_KERNEL_TEAM_SCALAR:
-    return std::min(1024, std::max(kWarpSize, round_up_pow2(3 * (int64_t)bs * bs)));
-  case BSRC_CUDA_KERNEL_VECTOR_UNROLLED: {
-    const double columns = mean_blocks_per_row * (double)bs;
-    int          threads = kWarpSize;
-    while (threads < 256 && 2.0 * threads <= columns) threads *= 2;
-    return threads;
-  }
-  case BSRC_CUDA_KERNEL_SLICED:
-    return kSlicedMaxThreads; /* 8 slices a thread block (the probe's launch) */
-  case BSRC_CUDA_KERNEL_HYBRID:
-  case BSRC_CUDA_KERNEL_WARP_ROW:
-  case BSRC_CUDA_KERNEL_SEGMENTED:
-  default:
-    return 128;
-  }
+  return 2 * kWarpSize;
+}
+int threads_team_scalar(bsrk_idx bs, double)
+{
+  return std::min(1024, std::max(kWarpSize, round_up_pow2(3 * (int64_t)bs * bs)));
+}
+int threads_vector_unrolled(bsrk_idx bs, double mean_blocks_per_row)
+{
+  const double columns = mean_blocks_per_row * (double)bs;
+  int          threads = kWarpSize;
+  while (threads < 256 && 2.0 * threads <= columns) threads *= 2;
+  return threads;
+}
+int threads_warps(bsrk_idx, double)
+{
+  return 128;
+}
+int threads_sliced(bsrk_idx, double)
+{
+  return kSlicedMaxThreads; /* 8 slices a thread block */
 }
 
-cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg)
+/* Grid (and the L2 prefetch distances) of each kernel into cfg, whose threads, lanes,
+   blocks_per_sm, shared_bytes and sm90 are set; an error where the launch cannot be made. */
+int clamp_grid(int64_t grid)
 {
-  if (!is_own_kernel(k) || A.bs < 1) return cudaErrorInvalidValue;
-  const product_kernel fn      = select_kernel(k, A.bs, lanes);
-  const double         mean    = A.nbrows > 0 ? (double)A.nblocks / (double)A.nbrows : 0.0;
-  const int            threads = threads_override > 0 ? threads_override : default_threads(k, A.bs, mean);
-  if (threads % kWarpSize != 0 || threads > 1024) return cudaErrorInvalidConfiguration;
-  const size_t shared = shared_bytes(k, A.bs, threads);
-  if (shared > dev.shared_per_block_optin) return cudaErrorInvalidConfiguration;
-  if (shared > dev.shared_per_block) {
-    const cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-    if (err != cudaSuccess) return err;
-  }
-  int               per_sm = 0;
-  const cudaError_t err    = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, shared);
-  if (err != cudaSuccess) return err;
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-
-  int64_t grid;
-  if (k == BSRC_CUDA_KERNEL_WARP_ROW) grid = ceil_div(A.nbrows, threads / lanes);
-  else if (k == BSRC_CUDA_KERNEL_HYBRID) {
-    if (T.hybrid.lanes != lanes) return cudaErrorInvalidValue; /* work built for other lanes */
-    grid = ceil_div(T.hybrid_nwork, threads / kWarpSize);
-    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
-  } else if (k == BSRC_CUDA_KERNEL_SEGMENTED) {
-    grid = ceil_div(T.nstrips, threads / kWarpSize);
-    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
-  } else if (k == BSRC_CUDA_KERNEL_SLICED) {
-    grid = ceil_div(T.slices.nslices, threads / kWarpSize); /* the sorted layout has more slices than rows / 32 */
-    if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
-  } else grid = std::min<int64_t>(T.ntasks, (int64_t)per_sm * dev.sm_count * kOversubscription);
-  cfg->threads       = threads;
-  cfg->grid          = (int)std::max<int64_t>(1, std::min<int64_t>(grid, INT_MAX));
-  cfg->blocks_per_sm = per_sm;
-  cfg->lanes         = has_lanes(k) ? lanes : 0;
-  cfg->shared_bytes  = shared;
-  cfg->sm90          = dev.cc_major >= 9;
-  cfg->prefetch_rows = k == BSRC_CUDA_KERNEL_WARP_ROW ? prefetch_rows(A, *cfg) : 0;
-  cfg->prefetch_blocks = k == BSRC_CUDA_KERNEL_HYBRID ? prefetch_blocks(A, T, *cfg) : 0;
+  return (int)std::max<int64_t>(1, std::min<int64_t>(grid, INT_MAX));
+}
+cudaError_t shape_tasks(const matrix_view &, const tasks_view &T, const device_info &dev, launch_config *cfg)
+{
+  cfg->grid = clamp_grid(std::min<int64_t>(T.ntasks, (int64_t)cfg->blocks_per_sm * dev.sm_count * kOversubscription));
   return cudaSuccess;
+}
+cudaError_t shape_warp_row(const matrix_view &A, const tasks_view &, const device_info &, launch_config *cfg)
+{
+  cfg->grid          = clamp_grid(ceil_div(A.nbrows, cfg->threads / cfg->lanes));
+  cfg->prefetch_rows = prefetch_rows(A, *cfg);
+  return cudaSuccess;
+}
+/* A warp per item of a list of n. */
+cudaError_t shape_warp_items(int64_t n, launch_config *cfg)
+{
+  const int64_t grid = ceil_div(n, cfg->threads / kWarpSize);
+  if (grid > INT_MAX) return cudaErrorInvalidConfiguration;
+  cfg->grid = clamp_grid(grid);
+  return cudaSuccess;
+}
+cudaError_t shape_hybrid(const matrix_view &A, const tasks_view &T, const device_info &, launch_config *cfg)
+{
+  if (T.hybrid.lanes != cfg->lanes) return cudaErrorInvalidValue; /* work built for other lanes */
+  const cudaError_t err = shape_warp_items(T.hybrid_nwork, cfg);
+  if (err != cudaSuccess) return err;
+  cfg->prefetch_blocks = prefetch_blocks(A, T, *cfg);
+  return cudaSuccess;
+}
+cudaError_t shape_segmented(const matrix_view &, const tasks_view &T, const device_info &, launch_config *cfg)
+{
+  return shape_warp_items(T.nstrips, cfg);
+}
+cudaError_t shape_sliced(const matrix_view &, const tasks_view &T, const device_info &, launch_config *cfg)
+{
+  return shape_warp_items(T.slices.nslices, cfg); /* the sorted layout has more slices than rows / 32 */
 }
 
 /* A fix-up pass after the product kernel, kAuxThreads a block; `early`: as a programmatic dependent
-   launch (release_fixup, wait_for_product). H100, three alternated rounds: power-law rows (HYBRID and
-   its piece fix-up) bs 1 0.1967 -> 0.1952 ms, bs 2 0.1401 -> 0.1384, bs 4 0.1035 -> 0.1023; the thesis
-   matrix (task kernel and its carries) 0.1443 -> 0.1431. Without releasing the fix-up at the start of
-   the product's blocks (so it launches only as they finish) half to all of that (bs 1 0.1957). */
+   launch (release_fixup, wait_for_product), which lets it start while the product's last blocks
+   run: slightly faster for HYBRID's pieces and the task kernels' carries; the fix-up is released at
+   the start of the product's blocks, as releasing it only as they finish lost most of the gain. */
 template <typename... Params, typename... Args>
 cudaError_t launch_fixup(void (*kernel)(Params...), int grid, bool early, cudaStream_t s, Args... args)
 {
@@ -1477,29 +1444,133 @@ cudaError_t launch_fixup(void (*kernel)(Params...), int grid, bool early, cudaSt
   return cudaLaunchKernelEx(&c, kernel, args...);
 }
 
+/* Each kernel's product launch with its fix-up pass: args filled for the whole matrix (with HYBRID's
+   pieces and work list), L the kernel's launch. */
+cudaError_t launch_product(const kernel_launch &L, const matrix_view &A, const launch_config &cfg, const product_args &args, cudaStream_t s);
+cudaError_t queue_tasks(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  const cudaError_t err = launch_product(L, A, cfg, args, s);
+  if (err != cudaSuccess || !T.has_carries) return err;
+  const int64_t n    = (int64_t)T.ntasks * A.bs;
+  const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
+  return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, args.alpha, args.out);
+}
+cudaError_t queue_plain(const kernel_launch &L, const matrix_view &A, const tasks_view &, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  return launch_product(L, A, cfg, args, s);
+}
+/* HYBRID and SEGMENTED: the product, then the long rows' pieces added up (SLICED adds its own in the product). */
+cudaError_t queue_with_pieces(const kernel_launch &L, const matrix_view &A, const pieces_view &P, const launch_config &cfg, const product_args &args, cudaStream_t s)
+{
+  const cudaError_t err = launch_product(L, A, cfg, args, s);
+  if (err != cudaSuccess || P.nlong <= 0) return err;
+  const int grid = (int)std::min<int64_t>(ceil_div((int64_t)P.nlong * A.bs * kWarpSize, kAuxThreads), INT_MAX);
+  return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, args.alpha, args.beta, args.in, args.out);
+}
+cudaError_t queue_hybrid(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  return queue_with_pieces(L, A, T.hybrid, cfg, args, s);
+}
+cudaError_t queue_segmented(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  const pieces_view &P = T.segmented;
+  args.npieces          = P.npieces;
+  args.piece_blocks     = P.piece_blocks;
+  args.piece_row        = P.piece_row;
+  args.piece_start      = P.piece_start;
+  args.piece_sum        = P.piece_sum;
+  args.nwork            = T.nstrips;
+  args.work             = T.strip_begin;
+  args.work_end         = T.strip_end;
+  args.row_short_blocks = 0;
+  args.medium_rows      = nullptr;
+  return queue_with_pieces(L, A, P, cfg, args, s);
+}
+cudaError_t queue_sliced(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
+{
+  if (!T.slices.slice_step) return cudaErrorInvalidValue; /* its copy not built (no steps: no columns nor values to hold) */
+  return launch_product(L, A, cfg, args, s);
+}
+
+/* Block rows [r0, r1) of WARP_ROW or SLICED (launch_row_range): args hold the range's rows. */
+cudaError_t rows_warp_row(const kernel_launch &L, const matrix_view &, const tasks_view &, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, product_args args, cudaStream_t s)
+{
+  const int64_t grid = ceil_div(r1 - r0, cfg.threads / cfg.lanes);
+  L.select(args.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
+  return cudaGetLastError();
+}
+cudaError_t rows_sliced(const kernel_launch &L, const matrix_view &, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, product_args args, cudaStream_t s)
+{
+  if (r0 % kWarpSize != 0 || !T.slices.slice_step || T.slices.lane_out) return cudaErrorInvalidValue; /* the sorted layout has no row ranges */
+  args.slices            = T.slices; /* the range's slices: slice_step holds absolute steps */
+  args.slices.slice_step = T.slices.slice_step + r0 / kWarpSize;
+  args.slices.nslices    = (bsrk_idx)ceil_div(r1 - r0, kWarpSize);
+  const int64_t grid     = ceil_div(args.slices.nslices, cfg.threads / kWarpSize);
+  L.select(args.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
+  return cudaGetLastError();
+}
+
+} // namespace
+
+
+const kernel_launch launch_rowmajor_shared = {select_task<0>, threads_two_warps, shared_row_vector, shape_tasks, queue_tasks, nullptr};
+const kernel_launch launch_thread_private  = {select_task<1>, threads_two_warps, shared_row_vector_per_warp, shape_tasks, queue_tasks, nullptr};
+const kernel_launch launch_team_scalar     = {select_task<2>, threads_team_scalar, shared_row_vector, shape_tasks, queue_tasks, nullptr};
+const kernel_launch launch_vector_unrolled = {select_task<3>, threads_vector_unrolled, shared_row_vector, shape_tasks, queue_tasks, nullptr};
+const kernel_launch launch_warp_row        = {select_warp_row, threads_warps, shared_none, shape_warp_row, queue_plain, rows_warp_row};
+const kernel_launch launch_hybrid          = {select_hybrid, threads_warps, shared_row_vector_per_warp, shape_hybrid, queue_hybrid, nullptr};
+const kernel_launch launch_segmented       = {select_segmented, threads_warps, shared_none, shape_segmented, queue_segmented, nullptr};
+const kernel_launch launch_sliced          = {select_sliced, threads_sliced, shared_none, shape_sliced, queue_sliced, rows_sliced};
+
+namespace {
+cudaError_t launch_product(const kernel_launch &L, const matrix_view &A, const launch_config &cfg, const product_args &args, cudaStream_t s)
+{
+  L.select(A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
+  return cudaGetLastError();
+}
+} // namespace
+
+cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg)
+{
+  const kernel_launch *L = is_own_kernel(k) ? kernel_info(k).launch : nullptr;
+  if (!L || A.bs < 1) return cudaErrorInvalidValue;
+  const product_kernel fn      = L->select(A.bs, lanes);
+  const double         mean    = A.nbrows > 0 ? (double)A.nblocks / (double)A.nbrows : 0.0;
+  const int            threads = threads_override > 0 ? threads_override : L->default_threads(A.bs, mean);
+  if (threads % kWarpSize != 0 || threads > 1024) return cudaErrorInvalidConfiguration;
+  const size_t shared = L->shared_bytes(A.bs, threads);
+  if (shared > dev.shared_per_block_optin) return cudaErrorInvalidConfiguration;
+  if (shared > dev.shared_per_block) {
+    const cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+    if (err != cudaSuccess) return err;
+  }
+  int               per_sm = 0;
+  const cudaError_t err    = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, shared);
+  if (err != cudaSuccess) return err;
+  if (per_sm < 1) return cudaErrorInvalidConfiguration;
+
+  launch_config c   = {};
+  c.threads         = threads;
+  c.blocks_per_sm   = per_sm;
+  c.lanes           = has_lanes(k) ? lanes : 0;
+  c.shared_bytes    = shared;
+  c.sm90            = dev.cc_major >= 9;
+  const cudaError_t shape = L->shape(A, T, dev, &c);
+  if (shape != cudaSuccess) return shape;
+  *cfg = c;
+  return cudaSuccess;
+}
+
 cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
 {
   if (A.nbrows <= 0) return cudaSuccess;
-  const bool         seg  = k == BSRC_CUDA_KERNEL_SEGMENTED;
-  const pieces_view &P    = seg ? T.segmented : T.hybrid;
+  const kernel_launch *L = is_own_kernel(k) ? kernel_info(k).launch : nullptr;
+  if (!L) return cudaErrorInvalidValue;
   const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
-                             P.npieces, P.piece_blocks, P.piece_row, P.piece_start, P.piece_sum,
-                             seg ? T.nstrips : T.hybrid_nwork, seg ? T.strip_begin : T.hybrid_work, seg ? T.strip_end : nullptr,
-                             seg ? 0 : T.hybrid_short_blocks, seg ? nullptr : T.hybrid_medium, values_streamed(A, cfg),
+                             T.hybrid.npieces, T.hybrid.piece_blocks, T.hybrid.piece_row, T.hybrid.piece_start, T.hybrid.piece_sum,
+                             T.hybrid_nwork, T.hybrid_work, nullptr, T.hybrid_short_blocks, T.hybrid_medium, values_streamed(A, cfg),
                              cfg.prefetch_rows, cfg.prefetch_blocks, alpha, beta, x, in, out, T.slices};
-  if (k == BSRC_CUDA_KERNEL_SLICED && !T.slices.slice_step) return cudaErrorInvalidValue; /* its copy not built (no steps: no columns nor values to hold) */
-  select_kernel(k, A.bs, cfg.lanes)<<<cfg.grid, cfg.threads, cfg.shared_bytes, s>>>(args);
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return err;
-  if (k == BSRC_CUDA_KERNEL_HYBRID || k == BSRC_CUDA_KERNEL_SEGMENTED) { /* the long rows' pieces (SLICED adds its own in the product) */
-    if (P.nlong <= 0) return cudaSuccess;
-    const int grid = (int)std::min<int64_t>(ceil_div((int64_t)P.nlong * A.bs * kWarpSize, kAuxThreads), INT_MAX);
-    return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, alpha, beta, in, out);
-  }
-  if (!is_task_kernel(k) || !T.has_carries) return cudaSuccess;
-  const int64_t n    = (int64_t)T.ntasks * A.bs;
-  const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
-  return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, alpha, out);
+  return L->queue(*L, A, T, cfg, args, s);
 }
 
 cudaError_t launch_task_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx t0, bsrk_idx t1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
@@ -1529,8 +1600,8 @@ cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, bsrk
 cudaError_t launch_row_range(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s)
 {
   if (r1 <= r0) return cudaSuccess;
-  if (k != BSRC_CUDA_KERNEL_WARP_ROW && k != BSRC_CUDA_KERNEL_SLICED) return cudaErrorInvalidValue;
-  if (k == BSRC_CUDA_KERNEL_SLICED && (r0 % kWarpSize != 0 || !T.slices.slice_step || T.slices.lane_out)) return cudaErrorInvalidValue; /* the sorted layout has no row ranges */
+  const kernel_launch *L = is_own_kernel(k) ? kernel_info(k).launch : nullptr;
+  if (!L || !L->queue_rows) return cudaErrorInvalidValue;
   const int64_t off  = (int64_t)r0 * A.bs;
   product_args  args = {};
   args.nbrows        = r1 - r0;
@@ -1545,14 +1616,7 @@ cudaError_t launch_row_range(bsrc_cuda_kernel k, const matrix_view &A, const tas
   args.x             = x;
   args.in            = beta != 0.0 ? in + off : nullptr;
   args.out           = out + off;
-  if (k == BSRC_CUDA_KERNEL_SLICED) { /* the range's slices: slice_step holds absolute steps */
-    args.slices            = T.slices;
-    args.slices.slice_step = T.slices.slice_step + r0 / kWarpSize;
-    args.slices.nslices    = (bsrk_idx)ceil_div(r1 - r0, kWarpSize);
-  }
-  const int64_t grid = k == BSRC_CUDA_KERNEL_SLICED ? ceil_div(args.slices.nslices, cfg.threads / kWarpSize) : ceil_div(r1 - r0, cfg.threads / cfg.lanes);
-  select_kernel(k, A.bs, cfg.lanes)<<<(int)std::min<int64_t>(grid, INT_MAX), cfg.threads, 0, s>>>(args);
-  return cudaGetLastError();
+  return L->queue_rows(*L, A, T, cfg, r0, r1, args, s);
 }
 
 cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in, double *out, cudaStream_t s)

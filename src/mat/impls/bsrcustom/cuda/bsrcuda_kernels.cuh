@@ -1,8 +1,11 @@
 /*
-   Private interface between the three parts of the CUDA layer (not installed, not for C callers):
-     bsrcuda_matrix.cu   device storage, the C API of bsrcuda.h, error messages;
-     bsrcuda_kernels.cu  our kernels (thesis ch. 8, WARP_ROW, HYBRID, SEGMENTED, SLICED), launch configuration, auto choice;
-     bsrcuda_cusparse.cu the cuSPARSE baselines.
+   Private interface of the CUDA layer's parts (not installed, not for C callers):
+     bsrcuda_matrix.cu       device storage, the C API of bsrcuda.h, staging of host vectors;
+     bsrcuda_plan.cu         the kernels' work plans (bsrcuda_plan.cuh);
+     bsrcuda_kernels.cu      our kernels (thesis ch. 8, WARP_ROW, HYBRID, SEGMENTED, SLICED), launch configuration, auto choice;
+     bsrcuda_kernel_table.cu the kernel descriptors (bsrcuda_kernel_table.cuh);
+     bsrcuda_cusparse.cu     the cuSPARSE kernels;
+   errors and their checks: bsrcuda_check.cuh.
 */
 #ifndef BSRCUDA_KERNELS_CUH
 #define BSRCUDA_KERNELS_CUH
@@ -12,6 +15,7 @@
 #include <stdint.h>
 
 #include "bsrcuda.h"
+#include "bsrcuda_check.cuh"
 
 namespace bsrc {
 
@@ -50,17 +54,16 @@ struct pieces_view {
 /* What the kernels use besides the matrix: the fixed-size task partition (bsrk_partition) with one
    carry per task and row, the pieces of HYBRID and SEGMENTED, and the work of their warps, in row
    order (so that the warps running at one time read nearby parts of x: with the pieces of all long
-   rows first, power-law rows with bs 1 read 14 % more bytes from DRAM than the matrix and vectors
-   hold, measured with ncu on an H100). Warp w of HYBRID takes hybrid_work[w]: >= 0, the kWarpSize /
+   rows first, more was read from DRAM). Warp w of HYBRID takes hybrid_work[w]: >= 0, the kWarpSize /
    lanes rows from there (those of more than hybrid_short_blocks blocks left to the other items);
    >= nbrows, the kWarpSize / kMediumLanes rows hybrid_medium[(item - nbrows) * kWarpSize /
    kMediumLanes ...] (-1: none), kMediumLanes lanes each; < 0, piece -1 - hybrid_work[w]. (Sorting
    the short rows by length within windows of 256 rows, so that a warp's rows are about as long, was
-   measured and was slower: power-law bs 1 0.2370 -> 0.2413 ms, bs 4 0.1038 -> 0.1063.) Warp w of
+   slower.) Warp w of
    SEGMENTED takes strip_begin[w]: >= 0, the strip of block rows [strip_begin[w], strip_end[w]) (at
    most kStripRows rows of at most kStripItems items together, none of them long); < 0, a piece. */
 /* SLICED's copy of the matrix (built on the device from the BAIJ arrays when SLICED first runs and
-   again after the values change, bsrcuda_matrix.cu). Slice s holds 32 "lane rows", one lane each, and
+   again after the values change, bsrcuda_plan.cu). Slice s holds 32 "lane rows", one lane each, and
    as many steps as its longest, steps [slice_step[s], slice_step[s + 1]). Step k stores its lanes'
    blocks component by component: component q (column-major inside the block) of lane l at
    slice_values[(k * bs * bs + q) * 32 + l], the block column at slice_col[k * 32 + l]; so a warp's
@@ -72,16 +75,15 @@ struct pieces_view {
      one a group of 2-32 lanes (aligned, in one slice) that share its blocks out evenly and add their
      sums by a butterfly at the end, one of more than 32 x that many blocks whole slices that
      each leave one partial sum (a slot). Units sorted by lanes, then by their longest lane, so that a slice's
-     lanes are about equally long (plan_sorted_slices in bsrcuda_matrix.cu).
+     lanes are about equally long (plan_sorted_slices in bsrcuda_plan.cu).
      lane_out[32 s + l] is the block row the lane's group stores (>= 0), -2 - q for the q-th partial
      sum (in slot_sum[q * bs]; the long row long_row[j] owns slots [long_begin[j], long_begin[j + 1]),
      and the warp of its last slice to finish adds them, see sliced_long_row_end), or -1 for an empty
      lane; lanes of one group share their lane_out. lane_b0 / lane_len are where a lane's blocks start in the BAIJ arrays and how many (for
      the build). */
 constexpr int kSlicedMaxThreads    = 256; /* SLICED's kernels: threads per block at most (their launch bound) */
-/* SLICED, sorted layout: a lane's blocks at most. H100, power-law rows, bench_cuda: for 2x2 blocks 64
-   took 0.1229-0.1231 ms against 0.1235-0.1238 with 32 (48: 0.1231-0.1233; three alternated rounds);
-   for 4x4 blocks 32 (0.1023-0.1027 ms) against 16 (0.1035) and 64 (0.1190-0.1199), two rounds each. */
+/* SLICED, sorted layout: a lane's blocks at most, the fastest on power-law rows of 2x2 (64) and 4x4
+   (32) blocks of the values tried. */
 inline int sliced_lane_blocks(bsrk_idx bs)
 {
   return bs == 2 ? 64 : 32;
@@ -140,13 +142,11 @@ __host__ __device__ constexpr int strip_items_per_block(int bs)
 }
 
 /* HYBRID: a row goes to the pieces from kLongColumnsPerLane columns per lane of its group, and from
-   no fewer than kLongColumnsMin columns (a group's lanes wait for the longest row of their warp: 16
-   a lane rather than 4 was 10 % faster on scalar power-law rows, H100; with one lane a row, 32
-   columns rather than 16 or 64: 0.2147 ms against 0.2268 and 0.2289), and is cut into pieces of
-   kPieceColumns columns (16 steps of a warp). With 2x2 blocks, from 8 columns a lane (4 lanes: rows
-   of more than 16 blocks, instead of 32): power-law bs 2 0.1335-0.1337 ms against 0.1342-0.1348 in
-   two alternated rounds, H100; the same change cost bs 4 0.1-0.3 %, and pieces of 256 or 1024
-   columns instead of 512 were slower or no faster for bs 1, 2 and 4. */
+   no fewer than kLongColumnsMin columns (a group's lanes wait for the longest row of their warp;
+   both values were the fastest of those tried on scalar power-law rows), and is cut into pieces of
+   kPieceColumns columns (16 steps of a warp; 256 or 1024 columns were slower or no faster). With
+   2x2 blocks, from 8 columns a lane (4 lanes: rows of more than 16 blocks, instead of 32), a little
+   faster for bs 2 and slower for bs 4, hence only for bs 2. */
 constexpr int kLongColumnsPerLane    = 16;
 constexpr int kLongColumnsPerLaneBs2 = 8;
 constexpr int kLongColumnsMin        = 32;
@@ -157,11 +157,9 @@ __host__ __device__ constexpr int long_columns_per_lane(int bs)
 }
 /* HYBRID with one lane a short row (bs 1) has a middle tier: rows of more than kOneLaneColumnsMax
    and at most kMediumColumnsMax columns are taken kMediumLanes lanes each, four rows a warp, from a
-   list of such rows in row order, instead of a whole warp for a row of 33-128 columns (H100,
-   power-law bs 1: 0.2037 -> 0.1967 ms; 4 or 16 lanes: 0.1984-0.1994, 0.1978). Near these edges it
-   is flat: one lane up to 16-28 columns with the tier up to 80-160 columns took 0.1960-0.1973 ms
-   (runs spread by about 0.3 %); one lane up to 32 columns 0.1977-0.1987, the tier up to 64 or 192
-   columns 0.1982 and 0.1996-0.2000. Longer rows go to the pieces. */
+   list of such rows in row order, instead of a whole warp for a row of 33-128 columns (faster on
+   scalar power-law rows than 4 or 16 lanes, or no tier; the result is flat near these edges).
+   Longer rows go to the pieces. */
 constexpr int kOneLaneColumnsMax = 24;
 constexpr int kMediumColumnsMax  = 128;
 constexpr int kMediumLanes       = 8;
@@ -178,19 +176,6 @@ struct launch_config {
   bsrk_idx prefetch_blocks; /* HYBRID: the same in blocks (prefetch_blocks); 0: not at all */
 };
 
-/* Where a message goes: the matrix's buffer (or the thread's, for calls without a matrix). */
-struct error_sink {
-  char  *msg;
-  size_t len;
-};
-bsrc_cuda_status fail(error_sink e, bsrc_cuda_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 3, 4)))
-#endif
-  ;
-/* Maps a CUDA error to a status (allocation failures -> BSRC_CUDA_ERR_MEM) with "what: <CUDA text> (<name>)". */
-bsrc_cuda_status fail_cuda(error_sink e, cudaError_t err, const char *what);
-
 /* Device memory with its size, so that frees keep the matrix's byte count right. */
 struct dev_buffer {
   void  *ptr   = nullptr;
@@ -201,9 +186,10 @@ bsrc_cuda_status dev_alloc(dev_buffer &b, size_t bytes, const char *what, size_t
 void             dev_free(dev_buffer &b, size_t *counter);
 
 /* ---- bsrcuda_kernels.cu ---- */
-bool             is_own_kernel(bsrc_cuda_kernel k); /* ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_LAST_OWN */
-bool             has_lanes(bsrc_cuda_kernel k);     /* WARP_ROW, HYBRID */
-bool             is_task_kernel(bsrc_cuda_kernel k);
+/* How each of our kernels is launched (block-size dispatch, default threads, shared memory, grid,
+   fix-up passes, row ranges); the descriptor table (bsrcuda_kernel_table.cuh) points to these. */
+struct kernel_launch;
+extern const kernel_launch launch_rowmajor_shared, launch_thread_private, launch_team_scalar, launch_vector_unrolled, launch_warp_row, launch_hybrid, launch_segmented, launch_sliced;
 bsrk_idx         default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev);
 int              warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
 int              hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks);
@@ -215,7 +201,6 @@ bsrc_cuda_kernel auto_choice(bsrk_idx nbrows, bsrk_idx nblocks, bsrk_idx bs, bsr
    slice_col and slice_values (S holds them read-only, as the products see them); the rest of S
    already on the device. */
 cudaError_t launch_slices_build(const matrix_view &A, const slices_view &S, bsrk_idx *slice_col, double *slice_values, cudaStream_t s);
-int              default_threads(bsrc_cuda_kernel k, bsrk_idx bs, double mean_blocks_per_row);
 /* Launch configuration of kernel k for this matrix from the device's properties and the occupancy
    API (threads_override > 0 replaces the default threads per block). */
 cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T, int lanes, const device_info &dev, int threads_override, launch_config *cfg);
@@ -236,11 +221,8 @@ cudaError_t launch_scale(int64_t n, double alpha, double beta, const double *in,
 /* ---- bsrcuda_cusparse.cu ---- */
 struct cusparse_state; /* handle, descriptors, derived copies (int32 indices, row-major blocks, CSR) */
 enum cusparse_variant {
-  CUSP_BSRMV_COL,     /* cusparseDbsrmv, CUSPARSE_DIRECTION_COLUMN, BAIJ values in place */
-  CUSP_SPMV_BSR,      /* cusparseSpMV, BSR descriptor, column-major blocks in place */
-  CUSP_BSRMV_ROW,     /* benchmark: cusparseDbsrmv, CUSPARSE_DIRECTION_ROW on transposed blocks */
-  CUSP_SPMV_CSR_ALG1, /* benchmark: cusparseSpMV CSR ALG1 on an expanded CSR copy */
-  CUSP_SPMV_CSR_ALG2  /* benchmark: cusparseSpMV CSR ALG2 on an expanded CSR copy */
+  CUSP_BSRMV_COL, /* cusparseDbsrmv, CUSPARSE_DIRECTION_COLUMN, BAIJ values in place */
+  CUSP_SPMV_BSR   /* cusparseSpMV, BSR descriptor, column-major blocks in place */
 };
 bsrc_cuda_status cusparse_multadd(cusparse_state **st, const matrix_view &A, cudaStream_t s, cusparse_variant v, double alpha, const double *x, double beta, const double *in, double *out, size_t *device_bytes, error_sink e);
 void             cusparse_release(cusparse_state *st, size_t *device_bytes);
