@@ -1,9 +1,10 @@
 /* The staged halo exchange's device side (bsrcuda_halo.h). */
 #include "bsrcuda_halo.h"
+#include "bsrcuda_check.cuh"
+#include "bsrcuda_device.cuh"
 
 #include <cuda_runtime.h>
 
-#include <cstdio>
 #include <new>
 
 struct bsrc_cuda_halo {
@@ -22,34 +23,15 @@ struct bsrc_cuda_halo {
 
 namespace {
 
+using bsrc::device_scope;
+using bsrc::error_sink;
+
 thread_local char create_msg[256] = "";
 
-bsrc_cuda_status fail(char *buf, cudaError_t err, const char *what)
+error_sink sink(bsrc_cuda_halo *H)
 {
-  (void)cudaGetLastError();
-  std::snprintf(buf, 256, "%s: %s", what, cudaGetErrorString(err));
-  return err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : (err == cudaErrorNoDevice || err == cudaErrorInvalidDevice ? BSRC_CUDA_ERR_NODEVICE : BSRC_CUDA_ERR_CUDA);
+  return H ? error_sink{H->msg, sizeof(H->msg)} : error_sink{create_msg, sizeof(create_msg)};
 }
-
-/* The halo's device current for one call, the caller's put back afterwards. */
-class device_scope {
-public:
-  explicit device_scope(int device)
-  {
-    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-    if (device >= 0 && device != previous_) err_ = cudaSetDevice(device);
-  }
-  ~device_scope()
-  {
-    int now = -1;
-    if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) (void)cudaSetDevice(previous_);
-  }
-  cudaError_t error() const { return err_; }
-
-private:
-  int         previous_ = -1;
-  cudaError_t err_      = cudaSuccess;
-};
 
 __global__ void gather(bsrk_idx n, const bsrk_idx *__restrict__ idx, const double *__restrict__ x, double *__restrict__ out)
 {
@@ -61,17 +43,11 @@ __global__ void gather(bsrk_idx n, const bsrk_idx *__restrict__ idx, const doubl
 extern "C" bsrc_cuda_status bsrc_cuda_halo_create(int device, bsrk_idx nsend, const bsrk_idx *send_idx, bsrk_idx nrecv, bsrc_cuda_halo **Hout)
 {
   *Hout = nullptr;
-  if (nsend < 0 || nrecv < 0 || (nsend > 0 && !send_idx)) {
-    std::snprintf(create_msg, sizeof(create_msg), "halo: %lld entries to send (indices %s), %lld to receive", (long long)nsend, send_idx ? "given" : "missing", (long long)nrecv);
-    return BSRC_CUDA_ERR_ARG;
-  }
+  if (nsend < 0 || nrecv < 0 || (nsend > 0 && !send_idx)) return bsrc::fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "halo: %lld entries to send (indices %s), %lld to receive", (long long)nsend, send_idx ? "given" : "missing", (long long)nrecv);
   device_scope ds(device);
-  if (ds.error() != cudaSuccess) return fail(create_msg, ds.error(), "halo: cudaSetDevice");
+  BSRC_CUDA_CHECK(ds.error(), sink(nullptr), "halo: cudaSetDevice");
   bsrc_cuda_halo *H = new (std::nothrow) bsrc_cuda_halo;
-  if (!H) {
-    std::snprintf(create_msg, sizeof(create_msg), "halo: out of host memory");
-    return BSRC_CUDA_ERR_MEM;
-  }
+  if (!H) return bsrc::fail(sink(nullptr), BSRC_CUDA_ERR_MEM, "halo: out of host memory");
   H->device = device;
   H->nsend  = nsend;
   H->nrecv  = nrecv;
@@ -86,8 +62,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_halo_create(int device, bsrk_idx nsend, co
   if (err == cudaSuccess && nsend > 0) err = cudaMemcpy(H->send_idx, send_idx, sizeof(bsrk_idx) * nsend, cudaMemcpyHostToDevice);
   /* the first wait_unpacked must not wait for a copy that never ran */
   if (err == cudaSuccess) err = cudaEventRecord(H->uploaded, H->copies);
-  if (err != cudaSuccess) {
-    bsrc_cuda_status s = fail(create_msg, err, "halo: creating its streams, events and buffers");
+  if (err != cudaSuccess) { /* written out: H is released before returning */
+    const bsrc_cuda_status s = bsrc::fail_cuda(sink(nullptr), err, "halo: creating its streams, events and buffers");
     bsrc_cuda_halo_destroy(H);
     return s;
   }
@@ -129,54 +105,48 @@ extern "C" double *bsrc_cuda_halo_recv_buffer(bsrc_cuda_halo *H)
 
 extern "C" bsrc_cuda_status bsrc_cuda_halo_pack(bsrc_cuda_halo *H, void *stream, const double *x_dev)
 {
-  if (H->nsend > 0 && !x_dev) {
-    std::snprintf(H->msg, sizeof(H->msg), "halo pack: x has no device array");
-    return BSRC_CUDA_ERR_ARG;
-  }
+  if (H->nsend > 0 && !x_dev) return bsrc::fail(sink(H), BSRC_CUDA_ERR_ARG, "halo pack: x has no device array");
   device_scope ds(H->device);
-  if (ds.error() != cudaSuccess) return fail(H->msg, ds.error(), "halo pack: cudaSetDevice");
-  const cudaStream_t cs  = stream ? (cudaStream_t)stream : cudaStreamLegacy;
-  cudaError_t        err = cudaSuccess;
+  BSRC_CUDA_CHECK(ds.error(), sink(H), "halo pack: cudaSetDevice");
+  const cudaStream_t cs = stream ? (cudaStream_t)stream : cudaStreamLegacy;
   if (H->nsend > 0) {
     const int      threads = 256;
     const bsrk_idx blocks  = (H->nsend + threads - 1) / threads < 65535 ? (H->nsend + threads - 1) / threads : 65535;
     gather<<<(unsigned)blocks, threads, 0, cs>>>(H->nsend, H->send_idx, x_dev, H->send_dev);
-    err = cudaGetLastError();
+    BSRC_CUDA_CHECK(cudaGetLastError(), sink(H), "halo pack: the gather kernel");
   }
   /* also without entries to send: the copies stream then follows the caller's earlier work, the
      last ghost product that read the ghost vector among it, before unpack overwrites that vector */
-  if (err == cudaSuccess) err = cudaEventRecord(H->gathered, cs);
-  if (err == cudaSuccess) err = cudaStreamWaitEvent(H->copies, H->gathered, 0);
-  if (err == cudaSuccess && H->nsend > 0) err = cudaMemcpyAsync(H->send_host, H->send_dev, sizeof(double) * H->nsend, cudaMemcpyDeviceToHost, H->copies);
-  if (err == cudaSuccess && H->nsend > 0) err = cudaEventRecord(H->downloaded, H->copies);
-  return err == cudaSuccess ? BSRC_CUDA_OK : fail(H->msg, err, "halo pack: gather and copy to the host");
+  BSRC_CUDA_CHECK(cudaEventRecord(H->gathered, cs), sink(H), "halo pack: recording the gather");
+  BSRC_CUDA_CHECK(cudaStreamWaitEvent(H->copies, H->gathered, 0), sink(H), "halo pack: ordering the copy after the gather");
+  if (H->nsend == 0) return BSRC_CUDA_OK;
+  BSRC_CUDA_CHECK(cudaMemcpyAsync(H->send_host, H->send_dev, sizeof(double) * H->nsend, cudaMemcpyDeviceToHost, H->copies), sink(H), "halo pack: copy to the host");
+  BSRC_CUDA_CHECK(cudaEventRecord(H->downloaded, H->copies), sink(H), "halo pack: recording the copy");
+  return BSRC_CUDA_OK;
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_halo_wait_packed(bsrc_cuda_halo *H)
 {
   if (H->nsend == 0) return BSRC_CUDA_OK;
-  const cudaError_t err = cudaEventSynchronize(H->downloaded);
-  return err == cudaSuccess ? BSRC_CUDA_OK : fail(H->msg, err, "halo: waiting for the entries to send");
+  BSRC_CUDA_CHECK(cudaEventSynchronize(H->downloaded), sink(H), "halo: waiting for the entries to send");
+  return BSRC_CUDA_OK;
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_halo_wait_unpacked(bsrc_cuda_halo *H)
 {
-  const cudaError_t err = cudaEventSynchronize(H->uploaded);
-  return err == cudaSuccess ? BSRC_CUDA_OK : fail(H->msg, err, "halo: waiting for the last received entries to reach the device");
+  BSRC_CUDA_CHECK(cudaEventSynchronize(H->uploaded), sink(H), "halo: waiting for the last received entries to reach the device");
+  return BSRC_CUDA_OK;
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_halo_unpack(bsrc_cuda_halo *H, void *stream, double *ghost_dev)
 {
   if (H->nrecv == 0) return BSRC_CUDA_OK;
-  if (!ghost_dev) {
-    std::snprintf(H->msg, sizeof(H->msg), "halo unpack: the ghost vector has no device array");
-    return BSRC_CUDA_ERR_ARG;
-  }
+  if (!ghost_dev) return bsrc::fail(sink(H), BSRC_CUDA_ERR_ARG, "halo unpack: the ghost vector has no device array");
   device_scope ds(H->device);
-  if (ds.error() != cudaSuccess) return fail(H->msg, ds.error(), "halo unpack: cudaSetDevice");
-  const cudaStream_t cs  = stream ? (cudaStream_t)stream : cudaStreamLegacy;
-  cudaError_t        err = cudaMemcpyAsync(ghost_dev, H->recv_host, sizeof(double) * H->nrecv, cudaMemcpyHostToDevice, H->copies);
-  if (err == cudaSuccess) err = cudaEventRecord(H->uploaded, H->copies);
-  if (err == cudaSuccess) err = cudaStreamWaitEvent(cs, H->uploaded, 0);
-  return err == cudaSuccess ? BSRC_CUDA_OK : fail(H->msg, err, "halo unpack: copy to the device");
+  BSRC_CUDA_CHECK(ds.error(), sink(H), "halo unpack: cudaSetDevice");
+  const cudaStream_t cs = stream ? (cudaStream_t)stream : cudaStreamLegacy;
+  BSRC_CUDA_CHECK(cudaMemcpyAsync(ghost_dev, H->recv_host, sizeof(double) * H->nrecv, cudaMemcpyHostToDevice, H->copies), sink(H), "halo unpack: copy to the device");
+  BSRC_CUDA_CHECK(cudaEventRecord(H->uploaded, H->copies), sink(H), "halo unpack: recording the copy");
+  BSRC_CUDA_CHECK(cudaStreamWaitEvent(cs, H->uploaded, 0), sink(H), "halo unpack: ordering the ghost product after the copy");
+  return BSRC_CUDA_OK;
 }

@@ -10,6 +10,7 @@
 #ifndef BSRCUDA_MATRIX_CUH
 #define BSRCUDA_MATRIX_CUH
 
+#include "bsrcuda_device.cuh"
 #include "bsrcuda_kernels.cuh"
 
 #include <vector>
@@ -128,29 +129,6 @@ namespace bsrc {
 
 /* The message buffer of M, or the calling thread's for calls without a matrix (M null). */
 error_sink sink(bsrc_cuda_matrix *M);
-
-/* Makes M's device current for the duration of a call and puts the caller's back afterwards. */
-class device_scope {
-public:
-  explicit device_scope(int device)
-  {
-    if (cudaGetDevice(&previous_) != cudaSuccess) {
-      previous_ = -1;
-      (void)cudaGetLastError();
-    }
-    if (device >= 0 && device != previous_) err_ = cudaSetDevice(device);
-  }
-  ~device_scope()
-  {
-    int now = -1;
-    if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) (void)cudaSetDevice(previous_);
-  }
-  cudaError_t error() const { return err_; }
-
-private:
-  int         previous_ = -1;
-  cudaError_t err_      = cudaSuccess;
-};
 
 inline matrix_view view(const bsrc_cuda_matrix *M)
 {
