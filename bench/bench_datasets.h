@@ -1,7 +1,6 @@
 /*
-   The generated matrices of bench_cuda (and of the standalone probes under docs/bench/, which build
-   the same matrices from the same seeds): the thesis's dataset, 3D stencils, power-law rows and their
-   regular twins, as BAIJ arrays (column-major blocks).
+   The generated matrices of bench_cuda, from fixed seeds: the thesis's dataset, 3D stencils,
+   power-law rows and their regular twins, as BAIJ arrays (column-major blocks).
 */
 #ifndef BENCH_DATASETS_H
 #define BENCH_DATASETS_H
