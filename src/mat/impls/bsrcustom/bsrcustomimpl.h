@@ -13,6 +13,13 @@
 #define MATBSRCUSTOM_DEFAULT_CPU_PREFETCH      8192      /* bytes; docs/performance.md, "Block sums and prefetch" */
 #define MATBSRCUSTOM_MAX_CPU_PREFETCH          (1 << 20) /* = BSRK_MAX_PREFETCH_BYTES of the kernel layer */
 
+/* -mat_bsrcustom_transpose: how MatMultTranspose runs on the cpu backend (seqbsrcustomtranspose.c) */
+typedef enum {
+  MAT_BSRCUSTOM_TRANSPOSE_CACHED = 0, /* the task kernel on a cached transposed copy (A^T's blocks, each transposed) */
+  MAT_BSRCUSTOM_TRANSPOSE_BAIJ   = 1  /* BAIJ's own serial transpose product, no extra memory */
+} MatBSRCustomTransposeMode;
+PETSC_INTERN const char *const MatBSRCustomTransposeModes[];
+
 /* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
 typedef struct {
   PetscInt               nthreads;          /* OpenMP threads of the CPU kernel */
@@ -28,6 +35,7 @@ typedef struct {
   PetscBool              cuda_pbjacobi;    /* GPU backends, CUDA-enabled PETSc: PCPBJACOBI applies on the GPU (bsrcustomblockdiag.c) */
   PetscBool              huge_pages;       /* cpu backend: the values on transparent huge pages, asked at each new partition */
   PetscBool              cpu_busy_fallback; /* cpu backend: the passive team while it is measured faster than OpenMP's (bsrk_team) */
+  MatBSRCustomTransposeMode transpose;      /* cpu backend: MatMultTranspose on the cached transposed copy or BAIJ's */
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);

@@ -219,6 +219,7 @@ static PetscErrorCode MatMPIBSRCustomSetUp(Mat A)
   if (A->ops->multadd != MatMultAdd_MPIBSRCustom) c->baij_multadd = A->ops->multadd;
   A->ops->mult    = MatMult_MPIBSRCustom;
   A->ops->multadd = MatMultAdd_MPIBSRCustom;
+  PetscCall(MatMPIBSRCustomProductsInstall_Private(A, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
@@ -290,6 +291,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }
+  PetscCall(MatMPIBSRCustomTransposeView_Private(A, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -700,6 +702,7 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
   PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* MPIBAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &c->makers, PETSC_FALSE));
+  PetscCall(MatMPIBSRCustomProductsInstall_Private(B, PETSC_FALSE));
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));

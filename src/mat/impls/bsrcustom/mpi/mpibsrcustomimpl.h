@@ -5,6 +5,7 @@
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomproducts.h>
 
 typedef struct {
   /* MPIBAIJ's operations that ours wrap or that the reverse convert puts back */
@@ -42,6 +43,8 @@ typedef struct {
   VecScatter halo;
   const char *path; /* how the last product ran (MatView, -info) */
   PetscObjectState blocks_state; /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
+  MatBSRCustomTransposeOps baij_transpose_ops; /* MPIBAIJ's, while ours are installed (mpibsrcustomproducts.c) */
+  const char              *transpose_path;     /* how the last transpose product ran (MatView, -info) */
 } Mat_MPIBSRCustom;
 
 PETSC_INTERN PetscErrorCode MatCreate_MPIBSRCustom(Mat);

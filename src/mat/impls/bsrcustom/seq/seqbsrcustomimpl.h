@@ -6,6 +6,7 @@
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include "bsrkernels.h"
+#include <../src/mat/impls/bsrcustom/bsrcustomproducts.h>
 
 typedef struct {
   /* SeqBAIJ's own operations, kept so that ours can call them and the reverse convert can put them back.
@@ -50,6 +51,10 @@ typedef struct {
   PetscInt         gpu_device;       /* the device it lives on */
   PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
   PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
+
+  /* transpose products and products with dense matrices (seqbsrcustomtranspose.c) */
+  MatBSRCustomTransposeOps baij_transpose_ops;
+  void                    *transpose; /* the cached transposed copy and its tasks; NULL until the first use */
 } Mat_SeqBSRCustom;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReuse, Mat *);
