@@ -615,6 +615,10 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   c->baij_bindtocpu               = MPIBAIJBaseOps.bindtocpu;
   c->baij_setvaluesblocked        = MPIBAIJBaseOps.setvaluesblocked;
   c->baij_mpibaijsetpreallocation = MPIBAIJBasePreallocation;
+  c->baij_transpose_ops.multtranspose             = MPIBAIJBaseOps.multtranspose; /* Y's ops may be ours already (MatHeaderMerge) */
+  c->baij_transpose_ops.multtransposeadd          = MPIBAIJBaseOps.multtransposeadd;
+  c->baij_transpose_ops.multhermitiantranspose    = MPIBAIJBaseOps.multhermitiantranspose;
+  c->baij_transpose_ops.multhermitiantransposeadd = MPIBAIJBaseOps.multhermitiantransposeadd;
   c->block_preallocated           = B->preallocated;
   PetscCall(MatBSRCustomSettingsDefault_Private(&c->set));
   B->spptr = c;

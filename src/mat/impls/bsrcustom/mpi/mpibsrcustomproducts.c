@@ -20,11 +20,19 @@
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 #include <petscsf.h>
 
-static PetscErrorCode MatMPIBSRCustomProductsContext(Mat A, Mat_MPIBSRCustom **c)
+/* our context, and whether our products can run: both blocks seqbsrcustom on the cpu kernel (else
+   MPIBAIJ's transpose and one MatMult per column of a dense matrix) */
+static PetscErrorCode MatMPIBSRCustomProductsContext(Mat A, Mat_MPIBSRCustom **c, PetscBool *cpu)
 {
+  PetscBool ours[2] = {PETSC_FALSE, PETSC_FALSE};
+
   PetscFunctionBegin;
   *c = (Mat_MPIBSRCustom *)A->spptr;
   PetscCheck(*c && (*c)->local && (*c)->ghost && (*c)->halo, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
+  PetscCall(PetscObjectTypeCompare((PetscObject)(*c)->local, MATSEQBSRCUSTOM, &ours[0]));
+  PetscCall(PetscObjectTypeCompare((PetscObject)(*c)->ghost, MATSEQBSRCUSTOM, &ours[1]));
+  *cpu = (PetscBool)(ours[0] && ours[1]);
+  if (*cpu) PetscCall(MatSeqBSRCustomOnCPU_Private((*c)->local, cpu));
   PetscFunctionReturn(0);
 }
 
@@ -36,12 +44,11 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
   const char       *path;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBSRCustomProductsContext(A, &c));
-  PetscCall(MatSeqBSRCustomOnCPU_Private(c->local, &cpu));
+  PetscCall(MatMPIBSRCustomProductsContext(A, &c, &cpu));
   if (!cpu) { /* MPIBAIJ's, on host vectors */
     if (in) PetscCall((*c->baij_transpose_ops.multtransposeadd)(A, x, in, out));
     else PetscCall((*c->baij_transpose_ops.multtranspose)(A, x, out));
-    path = "MPIBAIJ's (host products of the blocks, GPU backend)";
+    path = "MPIBAIJ's (GPU backend: host products of the blocks)";
   } else {
     /* the seq blocks' products read and write the local parts of the MPI vectors, as in MatMult */
     PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, c->ghost_x));
@@ -159,9 +166,11 @@ static PetscErrorCode MatProductNumeric_MPIBSRCustom_MPIDense(Mat C)
   PetscInt           ldx, ldy, k, m;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBSRCustomProductsContext(A, &c));
-  PetscCall(MatSeqBSRCustomOnCPU_Private(c->local, &cpu));
-  if (!cpu) PetscCall(MatBSRCustomProductByColumns_Private(A, B, C));
+  PetscCall(MatMPIBSRCustomProductsContext(A, &c, &cpu));
+  if (!cpu) {
+    PetscCall(PetscInfo(A, "MatProduct AB with %s: one MatMult per column (a GPU backend, or blocks that are not %s)\n", ((PetscObject)B)->type_name, MATSEQBSRCUSTOM));
+    PetscCall(MatBSRCustomProductByColumns_Private(A, B, C));
+  }
   else {
     PetscCall(MatGetSize(B, NULL, &k));
     m = B->rmap->n;
