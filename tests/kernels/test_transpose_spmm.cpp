@@ -2,7 +2,8 @@
 //  - the copy's product (reference and task kernel) against A^T x computed straight from A's blocks,
 //    and after new values through the stored permutation;
 //  - SpMM against bsrk_reference_multadd column by column, with leading dimensions larger than the
-//    column length, alpha/beta, In aliasing Y, 1-3 threads and several task counts.
+//    column length, alpha/beta, In aliasing Y, 1-3 threads (2 also on the passive team) and several
+//    task counts.
 // Block sizes 1-8 and 11; empty rows, empty columns and very long rows.
 #include "bsrk_products.h"
 
@@ -204,8 +205,8 @@ TEST_P(SpMM, MatchesColumnByColumnReference)
             expect_close(got, exp, what + " column " + std::to_string(j));
             for (int64_t i = m; i < ldy; ++i) ASSERT_EQ(Y[j * ldy + i], 1234.5) << what << ": wrote past the column";
           }
-          std::vector<double> Ya = Yin; // In aliasing Y
-          ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, threads, k, alpha, X.data(), ldx, beta, Ya.data(), ldy, Ya.data(), ldy, ws.data()), BSRK_OK);
+          std::vector<double> Ya = Yin; // In aliasing Y; two threads: on the passive team too
+          ASSERT_EQ(bsrk_tasks_spmm_on(&view, &P.p, threads == 2 ? BSRK_THREADS_PASSIVE : BSRK_THREADS_OPENMP, threads, k, alpha, X.data(), ldx, beta, Ya.data(), ldy, Ya.data(), ldy, ws.data()), BSRK_OK);
           for (Idx j = 0; j < k; ++j) {
             std::vector<double> got(Ya.begin() + j * ldy, Ya.begin() + j * ldy + m), exp(want_alias.begin() + j * ldy, want_alias.begin() + j * ldy + m);
             expect_close(got, exp, what + " aliased, column " + std::to_string(j));

@@ -45,6 +45,8 @@ size_t bsrk_spmm_workspace_bytes(const bsrk_partition *p, bsrk_idx bs, bsrk_idx 
    after the parallel loop in task order (deterministic; the result does not depend on nthreads).
    Block sizes 1..8 are compile-time specialisations. k == 0 does nothing. */
 bsrk_status bsrk_tasks_spmm(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *In, bsrk_idx ldin, double *Y, bsrk_idx ldy, void *workspace);
+/* the same on the chosen threads (bsrk_tasks_spmm: the OpenMP team); the result does not depend on it */
+bsrk_status bsrk_tasks_spmm_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *In, bsrk_idx ldin, double *Y, bsrk_idx ldy, void *workspace);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
    of the matching In element, so In may alias Y.
 */
 #include "bsrk_products.h"
+#include "bsrk_passive_team.h"
 
 #include <omp.h>
 
@@ -104,19 +105,36 @@ __attribute__((noinline)) void run_task(const SCtx &c, int64_t t, double *acc)
   }
 }
 
+/* a thread's accumulator of bs x k sums, kept between products */
+inline double *thread_acc(size_t n)
+{
+  thread_local std::vector<double> acc;
+  if (acc.size() < n) acc.resize(n);
+  return acc.data();
+}
+
 template <int BS>
-void run(const SCtx &c, int64_t ntasks, int nthreads)
+void run_task_of(const void *ctx, int64_t t)
+{
+  const SCtx *c = static_cast<const SCtx *>(ctx);
+  run_task<BS>(*c, t, thread_acc((size_t)(c->bs * c->k)));
+}
+
+template <int BS>
+void run(const SCtx &c, int64_t ntasks, bsrk_threads kind, int nthreads)
 {
   const size_t n = (size_t)(c.bs * c.k);
   if (nthreads == 1) {
-    std::vector<double> acc(n);
-    for (int64_t t = 0; t < ntasks; ++t) run_task<BS>(c, t, acc.data());
+    double *acc = thread_acc(n);
+    for (int64_t t = 0; t < ntasks; ++t) run_task<BS>(c, t, acc);
+  } else if (kind == BSRK_THREADS_PASSIVE) {
+    bsrk_passive_run(nthreads, ntasks, run_task_of<BS>, &c);
   } else {
 #pragma omp parallel num_threads(nthreads)
     {
-      std::vector<double> acc(n);
+      double *acc = thread_acc(n);
 #pragma omp for schedule(dynamic, 1)
-      for (int64_t t = 0; t < ntasks; ++t) run_task<BS>(c, t, acc.data());
+      for (int64_t t = 0; t < ntasks; ++t) run_task<BS>(c, t, acc);
     }
   }
   for (int64_t t = 1; t < ntasks; ++t) {
@@ -140,7 +158,13 @@ extern "C" size_t bsrk_spmm_workspace_bytes(const bsrk_partition *p, bsrk_idx bs
 
 extern "C" bsrk_status bsrk_tasks_spmm(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *In, bsrk_idx ldin, double *Y, bsrk_idx ldy, void *workspace)
 {
+  return bsrk_tasks_spmm_on(A, p, BSRK_THREADS_OPENMP, nthreads, k, alpha, X, ldx, beta, In, ldin, Y, ldy, workspace);
+}
+
+extern "C" bsrk_status bsrk_tasks_spmm_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *In, bsrk_idx ldin, double *Y, bsrk_idx ldy, void *workspace)
+{
   if (!A || !p || nthreads < 1 || k < 0) return BSRK_ERR_ARG;
+  if (kind != BSRK_THREADS_OPENMP && kind != BSRK_THREADS_PASSIVE) return BSRK_ERR_ARG;
   if (A->nbrows < 0 || A->nbcols < 0 || A->bs < 1 || !A->rowptr) return BSRK_ERR_ARG;
   if (p->ntasks < 1 || !p->block_begin || !p->row_begin || !p->head_row) return BSRK_ERR_ARG;
   if (p->block_begin[p->ntasks] != A->rowptr[A->nbrows] || p->row_begin[p->ntasks] != A->nbrows) return BSRK_ERR_ARG;
@@ -173,15 +197,15 @@ extern "C" bsrk_status bsrk_tasks_spmm(const bsrk_matrix *A, const bsrk_partitio
   c.ldy    = ldy;
   const int64_t ntasks = p->ntasks;
   switch (A->bs) {
-  case 1: run<1>(c, ntasks, nthreads); break;
-  case 2: run<2>(c, ntasks, nthreads); break;
-  case 3: run<3>(c, ntasks, nthreads); break;
-  case 4: run<4>(c, ntasks, nthreads); break;
-  case 5: run<5>(c, ntasks, nthreads); break;
-  case 6: run<6>(c, ntasks, nthreads); break;
-  case 7: run<7>(c, ntasks, nthreads); break;
-  case 8: run<8>(c, ntasks, nthreads); break;
-  default: run<0>(c, ntasks, nthreads); break;
+  case 1: run<1>(c, ntasks, kind, nthreads); break;
+  case 2: run<2>(c, ntasks, kind, nthreads); break;
+  case 3: run<3>(c, ntasks, kind, nthreads); break;
+  case 4: run<4>(c, ntasks, kind, nthreads); break;
+  case 5: run<5>(c, ntasks, kind, nthreads); break;
+  case 6: run<6>(c, ntasks, kind, nthreads); break;
+  case 7: run<7>(c, ntasks, kind, nthreads); break;
+  case 8: run<8>(c, ntasks, kind, nthreads); break;
+  default: run<0>(c, ntasks, kind, nthreads); break;
   }
   return BSRK_OK;
 }

@@ -210,6 +210,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, Petsc
   bsrk_matrix       M;
   size_t            bytes;
   void             *ws = NULL;
+  bsrk_threads      kind;
 
   PetscFunctionBegin;
   if (k < 1) PetscFunctionReturn(0);
@@ -217,7 +218,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, Petsc
   bytes = bsrk_spmm_workspace_bytes(&b->tasks, M.bs, (bsrk_idx)k);
   if (bytes) PetscCall(PetscMalloc(bytes, &ws));
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
-  PetscCall(BSRKCheckT(A, bsrk_tasks_spmm(&M, &b->tasks, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, ws), "the block SpMM"));
+  /* the threads MatMult's measurements chose (busy cores: the passive team); not timed into them */
+  kind = b->set.cpu_busy_fallback && b->set.nthreads > 1 ? (bsrk_threads)b->team.mode : BSRK_THREADS_OPENMP;
+  PetscCall(BSRKCheckT(A, bsrk_tasks_spmm_on(&M, &b->tasks, kind, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, ws), "the block SpMM"));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
   PetscCall(PetscFree(ws));
   {
