@@ -196,7 +196,7 @@ TEST_P(SpMM, MatchesColumnByColumnReference)
         for (Idx ntasks : {1, 7, 64}) {
           Partition P;
           ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), ntasks, &P.p), BSRK_OK);
-          std::vector<double> ws(bsrk_spmm_workspace_bytes(&P.p, bs, k) / sizeof(double) + 1);
+          std::vector<double> ws(bsrk_spmm_workspace_bytes(&view, &P.p, k) / sizeof(double) + 1);
           const std::string   what = "bs " + std::to_string(bs) + " k " + std::to_string(k) + " " + std::to_string(nbrows) + "x" + std::to_string(nbcols) + " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " tasks " + std::to_string(ntasks) + " threads " + std::to_string(threads);
           std::vector<double> Y(ldy * k, 1234.5); // the padding beyond each column must stay
           ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, threads, k, alpha, X.data(), ldx, beta, In.data(), ldin, Y.data(), ldy, ws.data()), BSRK_OK);
@@ -231,15 +231,18 @@ TEST(SpMMEdge, EmptyMatrixAndZeroColumnsAndBadArguments)
   ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), 4, &P.p), BSRK_OK);
   std::vector<double> X(6 * 2, 1.0), In(8 * 2, 2.0), Y(8 * 2, 5.0);
   const auto          view = A.view();
-  ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, 2, 2, 1.0, X.data(), 6, 0.5, In.data(), 8, Y.data(), 8, nullptr), BSRK_OK);
+  std::vector<double> ws(bsrk_spmm_workspace_bytes(&view, &P.p, 2) / sizeof(double) + 1);
+  double             *w = ws.data();
+  ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, 2, 2, 1.0, X.data(), 6, 0.5, In.data(), 8, Y.data(), 8, w), BSRK_OK);
   for (double y : Y) EXPECT_EQ(y, 1.0);
-  ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, 2, 2, 1.0, X.data(), 6, 0.0, nullptr, 0, Y.data(), 8, nullptr), BSRK_OK);
+  ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, 2, 2, 1.0, X.data(), 6, 0.0, nullptr, 0, Y.data(), 8, w), BSRK_OK);
   for (double y : Y) EXPECT_EQ(y, 0.0);
   std::vector<double> Z(8, 3.0);
-  ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, 1, 0, 1.0, X.data(), 6, 0.0, nullptr, 0, Z.data(), 8, nullptr), BSRK_OK); // k = 0
+  ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, 1, 0, 1.0, X.data(), 6, 0.0, nullptr, 0, Z.data(), 8, nullptr), BSRK_OK); // k = 0: nothing, no workspace needed
   for (double z : Z) EXPECT_EQ(z, 3.0);
-  EXPECT_EQ(bsrk_tasks_spmm(&view, &P.p, 1, 2, 1.0, X.data(), 6, 0.0, nullptr, 0, Y.data(), 7, nullptr), BSRK_ERR_ARG); // ldy too small
-  EXPECT_EQ(bsrk_tasks_spmm(&view, &P.p, 0, 2, 1.0, X.data(), 6, 0.0, nullptr, 0, Y.data(), 8, nullptr), BSRK_ERR_ARG); // no threads
+  EXPECT_EQ(bsrk_tasks_spmm(&view, &P.p, 1, 2, 1.0, X.data(), 6, 0.0, nullptr, 0, Y.data(), 7, w), BSRK_ERR_ARG);       // ldy too small
+  EXPECT_EQ(bsrk_tasks_spmm(&view, &P.p, 0, 2, 1.0, X.data(), 6, 0.0, nullptr, 0, Y.data(), 8, w), BSRK_ERR_ARG);       // no threads
+  EXPECT_EQ(bsrk_tasks_spmm(&view, &P.p, 1, 2, 1.0, X.data(), 6, 0.0, nullptr, 0, Y.data(), 8, nullptr), BSRK_ERR_ARG); // no workspace
 }
 
 } // namespace

@@ -37,13 +37,16 @@ bsrk_status bsrk_transpose_build(const bsrk_matrix *A, bsrk_transpose *T);
 bsrk_status bsrk_transpose_values(const bsrk_matrix *A, bsrk_transpose *T, int nthreads);
 void        bsrk_transpose_free(bsrk_transpose *T);
 
-/* Carries of bsrk_tasks_spmm for k columns (ntasks * bs * k doubles). */
-size_t bsrk_spmm_workspace_bytes(const bsrk_partition *p, bsrk_idx bs, bsrk_idx k);
+/* Workspace of bsrk_tasks_spmm for k columns: carries (ntasks * bs * k doubles) and X copied
+   row-major (nbcols * bs * k doubles). */
+size_t bsrk_spmm_workspace_bytes(const bsrk_matrix *A, const bsrk_partition *p, bsrk_idx k);
 /* Y = alpha A X + beta In for k columns: column j of X is X[j*ldx .. j*ldx + A->nbcols*bs), of In
    and Y likewise with ldin and ldy (each ld at least the column's length). beta == 0: In is not read
    (may be NULL). In may alias Y (then ldin == ldy). Rows split between tasks: per-task carries added
-   after the parallel loop in task order (deterministic; the result does not depend on nthreads).
-   Block sizes 1..8 are compile-time specialisations. k == 0 does nothing. */
+   after the parallel loop in task order (deterministic; the result does not depend on nthreads). The sums run in another order than
+   bsrk_tasks_multadd's (block values times rows of X), so they agree with it to rounding.
+   Block sizes 1..8 are compile-time specialisations. k == 0 does nothing; k == 1 runs
+   bsrk_tasks_multadd (the same bits as MatMult). workspace: bsrk_spmm_workspace_bytes(A, p, k). */
 bsrk_status bsrk_tasks_spmm(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *In, bsrk_idx ldin, double *Y, bsrk_idx ldy, void *workspace);
 /* the same on the chosen threads (bsrk_tasks_spmm: the OpenMP team); the result does not depend on it */
 bsrk_status bsrk_tasks_spmm_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *In, bsrk_idx ldin, double *Y, bsrk_idx ldy, void *workspace);

@@ -215,8 +215,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, Petsc
   PetscFunctionBegin;
   if (k < 1) PetscFunctionReturn(0);
   PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
-  bytes = bsrk_spmm_workspace_bytes(&b->tasks, M.bs, (bsrk_idx)k);
-  if (bytes) PetscCall(PetscMalloc(bytes, &ws));
+  bytes = bsrk_spmm_workspace_bytes(&M, &b->tasks, (bsrk_idx)k);
+  PetscCall(PetscMalloc(bytes, &ws));
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
   /* the threads MatMult's measurements chose (busy cores: the passive team); not timed into them */
   kind = b->set.cpu_busy_fallback && b->set.nthreads > 1 ? (bsrk_threads)b->team.mode : BSRK_THREADS_OPENMP;
