@@ -3,13 +3,13 @@
 
    MatMultTranspose: MPIBAIJ's own (ghost block's transpose into its ghost vector, local block's
    transpose into y, the ghost vector added into y by a reverse scatter) would call our blocks'
-   transposes already; ours does the same on our halo and overlaps the reverse scatter with the local
-   block's transpose, as PETSc's MPIAIJ once did:
-       ghost_x = Ao^T x -> begin reverse scatter ADD of ghost_x into y -> y = Ad^T x (+ in)
-       -> end scatter (the remote sums are added only here; ghost columns are never this rank's own,
-          so the scatter has no local part that Begin could add early)
+   transposes already; ours does the same on our halo:
+       ghost_x = Ao^T x -> y = Ad^T x (+ in) -> reverse scatter ADD of ghost_x into y
    Both blocks are seqbsrcustom, so both run the cached transposed copy (or BAIJ's code, as
    -mat_bsrcustom_transpose says). The GPU backends run MPIBAIJ's code (host products of the blocks).
+   Not overlapped: PETSc 3.25 locks y for writing between VecScatterBegin and VecScatterEnd, so the
+   local transpose cannot run between them into y (PETSc's MPIAIJ once did that); an overlap would
+   need the scatter into a second vector and one more pass over y.
 
    MatProduct AB with MPIDENSE: the rows of B at this rank's ghost block columns are gathered for all
    k columns at once through an SF made from the halo's (each halo leaf becomes k leaves, one per
@@ -52,11 +52,11 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
   } else {
     /* the seq blocks' products read and write the local parts of the MPI vectors, as in MatMult */
     PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, c->ghost_x));
-    PetscCall(VecScatterBegin(c->halo, c->ghost_x, out, ADD_VALUES, SCATTER_REVERSE));
     if (in) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 1.0, in, out));
     else PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 0.0, NULL, out));
+    PetscCall(VecScatterBegin(c->halo, c->ghost_x, out, ADD_VALUES, SCATTER_REVERSE));
     PetscCall(VecScatterEnd(c->halo, c->ghost_x, out, ADD_VALUES, SCATTER_REVERSE));
-    path = ((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ ? "blocks by BAIJ's serial transpose, reverse scatter overlapped with the local block" : "blocks by their cached transposed copies (task kernel), reverse scatter overlapped with the local block";
+    path = ((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ ? "blocks by BAIJ's serial transpose, then the reverse scatter" : "blocks by their cached transposed copies (task kernel), then the reverse scatter";
   }
   if (path != c->transpose_path) {
     c->transpose_path = path;
@@ -84,7 +84,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscVie
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "ghost block's transpose, reverse scatter ADD overlapped with the local block's transpose" : "MPIBAIJ's host code (GPU backend)", MatBSRCustomTransposeModes[c->set.transpose],
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "ghost block's transpose, local block's transpose, reverse scatter ADD of the ghost part" : "MPIBAIJ's host code (GPU backend)", MatBSRCustomTransposeModes[c->set.transpose],
                                    c->transpose_path ? c->transpose_path : "none yet", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's" : "one MatMult per column (GPU backend)"));
   PetscFunctionReturn(0);
 }
