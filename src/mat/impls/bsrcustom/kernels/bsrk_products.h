@@ -8,8 +8,10 @@
      changed (bsrk_transpose.cpp). Being a plain bsrk_matrix, a GPU backend can upload it as a second
      device matrix;
    - the block SpMM: Y = alpha A X + beta In for k dense columns at once (column-major, each with its
-     own leading dimension), one pass over the matrix: a block is loaded once and applied to the k
-     columns; the same fixed-size tasks, with carries for rows split between tasks (bsrk_spmm.cpp).
+     own leading dimension), reading the matrix from memory once: X is copied row-major, and each row
+     segment is walked once per chunk of 4 columns held in registers, the later chunks finding the
+     blocks in L1; the same fixed-size tasks, with carries for rows split between tasks
+     (bsrk_spmm.cpp).
 */
 #ifndef BSRK_PRODUCTS_H
 #define BSRK_PRODUCTS_H
