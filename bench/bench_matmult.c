@@ -41,6 +41,12 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
                              idle machine, seqbsrcustom with and without its busy-core fallback, interleaved\n\
   -bench_target_loaded <1.0>   : target: seqbsrcustom at least this times as fast as seqbaij on busy cores\n\
   -bench_target_idle_cost <0.97> : target: seqbsrcustom with the fallback at least this times as fast as without, idle\n\
+  -bench_transpose <true>  : MatMultTranspose of every type timed beside its own MatMult (interleaved trials), its\n\
+                             product checked against the first type's; ratios to its MatMult and to the first type's transpose\n\
+  -bench_spmm <1,4,8,32>   : MatMatMult with a dense matrix of k columns (MAT_REUSE_MATRIX) per column, beside one MatMult\n\
+                             (interleaved), for each k of the list (empty: none); column results checked against MatMult\n\
+  -bench_target_transpose <0.7> : target (cpu backend): MatMultTranspose throughput at least this times MatMult's, all threads\n\
+  -bench_target_spmm <0.4> : target (cpu backend): MatMatMult with 8 columns at most this times a MatMult per column\n\
 Block rows are split evenly over the MPI ranks. The STREAM triad runs on all ranks at once, each with\n\
 omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth is the aggregate of all ranks.\n\n";
 
@@ -314,7 +320,9 @@ typedef enum {
   OP_MULT,
   OP_MULTADD,
   OP_SCATTER,
-  OP_LOCALGHOST /* the local then the ghost product of an mpibsrcustom rank, no exchange */
+  OP_LOCALGHOST, /* the local then the ghost product of an mpibsrcustom rank, no exchange */
+  OP_MULTTRANSPOSE, /* MatMultTranspose(A, x, y) */
+  OP_MATMATMULT     /* MatProductNumeric(B) of B = MatMatMult(A, dense, MAT_INITIAL_MATRIX): MatMatMult's MAT_REUSE_MATRIX step */
 } OpKind;
 
 typedef struct {
@@ -322,7 +330,7 @@ typedef struct {
   Mat        A;
   Vec        x, z, y;
   VecScatter sc;
-  Mat        B; /* OP_LOCALGHOST: the ghost block (A the local block), z its input */
+  Mat        B; /* OP_LOCALGHOST: the ghost block (A the local block), z its input; OP_MATMATMULT: the product */
 } Op;
 
 static inline PetscErrorCode RunOp(const Op *op)
@@ -342,6 +350,12 @@ static inline PetscErrorCode RunOp(const Op *op)
   case OP_LOCALGHOST:
     PetscCall(MatMult(op->A, op->x, op->y));
     PetscCall(MatMultAdd(op->B, op->z, op->y, op->y));
+    break;
+  case OP_MULTTRANSPOSE:
+    PetscCall(MatMultTranspose(op->A, op->x, op->y));
+    break;
+  case OP_MATMATMULT:
+    PetscCall(MatProductNumeric(op->B));
     break;
   }
   PetscFunctionReturn(0);
@@ -1273,6 +1287,144 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
   PetscFunctionReturn(0);
 }
 
+/* ---------------------------------------------------------------- transposes and SpMM (-bench_transpose, -bench_spmm) */
+typedef struct {
+  char      type[64];
+  PetscBool cpu_bsr; /* a bsrcustom type on the cpu backend: the targets are about these */
+  double    t_mult, t_trans, diff;
+} TransposeRow;
+
+typedef struct {
+  PetscInt k;
+  double   t_mult, t_spmm, diff; /* t_spmm: the whole MatMatMult of k columns */
+} SpMMRow;
+
+/* whether A is a bsrcustom type whose products run on the cpu backend */
+static PetscErrorCode IsCPUBSRCustom(Mat A, PetscBool *cpu_bsr)
+{
+  MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, cpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
+  if (*cpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
+  *cpu_bsr = (PetscBool)(*cpu_bsr && backend == MAT_BSRCUSTOM_BACKEND_CPU);
+  PetscFunctionReturn(0);
+}
+
+/* MatMultTranspose(A, xt, yt) beside MatMult(A, x, y), in interleaved trials; the transpose product is
+   checked against ytref (the first type's, kept there when *have_ref is still false) */
+static PetscErrorCode BenchTranspose(Mat A, Vec x, Vec y, Vec xtref, Vec ytref, PetscBool *have_ref, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, TransposeRow *row)
+{
+  Vec      xt, yt;
+  double   t[2];
+  PetscInt used[2];
+  MatType  mtype;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetType(A, &mtype));
+  PetscCall(PetscStrncpy(row->type, mtype, sizeof(row->type)));
+  PetscCall(IsCPUBSRCustom(A, &row->cpu_bsr));
+  PetscCall(MatCreateVecs(A, &yt, &xt));
+  PetscCall(VecCopy(xtref, xt));
+  PetscCall(MatMultTranspose(A, xt, yt));
+  row->diff = 0.0;
+  if (!*have_ref) {
+    PetscCall(VecCopy(yt, ytref));
+    *have_ref = PETSC_TRUE;
+  } else PetscCall(RelDiff(yt, ytref, &row->diff));
+  PetscCheck(row->diff < 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Type %s: MatMultTranspose differs from the first type's by %g (relative max norm)", mtype, row->diff);
+  {
+    const Op ops[2] = {{OP_MULT, A, x, NULL, y, NULL, NULL}, {OP_MULTTRANSPOSE, A, xt, NULL, yt, NULL, NULL}};
+    PetscCall(TimeOps(PetscObjectComm((PetscObject)A), 2, ops, warmup, reps, trials, budget, t, used, NULL));
+  }
+  row->t_mult  = t[0];
+  row->t_trans = t[1];
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&yt));
+  PetscFunctionReturn(0);
+}
+
+/* MatMatMult(A, B) with a dense B of k columns (its MAT_REUSE_MATRIX step, MatProductNumeric) beside MatMult(A, x, y), in
+   interleaved trials; its first and last columns checked against MatMult */
+static PetscErrorCode BenchSpMM(Mat A, Vec x, Vec y, PetscInt k, PetscInt seed, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, SpMMRow *row)
+{
+  Mat          B, C;
+  PetscInt     m, N, rs, lda;
+  PetscScalar *b;
+  double       t[2];
+  PetscInt     used[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, NULL, &m));
+  PetscCall(MatGetSize(A, NULL, &N));
+  PetscCall(MatGetOwnershipRangeColumn(A, &rs, NULL));
+  PetscCall(MatCreateDense(PetscObjectComm((PetscObject)A), m, PETSC_DECIDE, N, k, NULL, &B));
+  PetscCall(MatDenseGetLDA(B, &lda));
+  PetscCall(MatDenseGetArrayWrite(B, &b));
+  for (PetscInt j = 0; j < k; j++)
+    for (PetscInt i = 0; i < m; i++) {
+      uint64_t s       = RowSeed(seed, 11 + j, rs + i);
+      b[j * lda + i] = 2.0 * Uniform(&s) - 1.0;
+    }
+  PetscCall(MatDenseRestoreArrayWrite(B, &b));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatMatMult(A, B, MAT_INITIAL_MATRIX, 2.0, &C));
+  row->k    = k;
+  row->diff = 0.0;
+  for (PetscInt j = 0; j < k; j += PetscMax(1, k - 1)) {
+    Vec    bj, cj;
+    double d;
+    PetscCall(MatDenseGetColumnVecRead(B, j, &bj));
+    PetscCall(VecCopy(bj, x));
+    PetscCall(MatDenseRestoreColumnVecRead(B, j, &bj));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(MatDenseGetColumnVecRead(C, j, &cj));
+    PetscCall(RelDiff(cj, y, &d));
+    PetscCall(MatDenseRestoreColumnVecRead(C, j, &cj));
+    row->diff = PetscMax(row->diff, d);
+  }
+  PetscCheck(row->diff < 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatMatMult with %" PetscInt_FMT " columns differs from MatMult by %g (relative max norm)", k, row->diff);
+  {
+    const Op ops[2] = {{OP_MULT, A, x, NULL, y, NULL, NULL}, {OP_MATMATMULT, A, NULL, NULL, NULL, NULL, C}};
+    PetscCall(TimeOps(PetscObjectComm((PetscObject)A), 2, ops, warmup, reps, trials, budget, t, used, NULL));
+  }
+  row->t_mult = t[0];
+  row->t_spmm = t[1];
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
+/* The transpose and SpMM tables of one matrix, and their TARGET lines (cpu backend only) */
+static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_type[], PetscInt ntypes, const TransposeRow tr[], PetscBool dotranspose, const SpMMRow sp[], PetscInt nk, PetscBool gpu_run, PetscReal target_transpose, PetscReal target_spmm)
+{
+  PetscFunctionBeginUser;
+  if (dotranspose) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatMultTranspose, %s (medians of interleaved trials with the type's own MatMult; throughput = Mult ms / MultT ms; vs %s = its transpose ms / this one's)\n", matrix, ref_type));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9s %9s %10s %9s %9s\n", "matrix", "type", "Mult ms", "MultT ms", "throughput", "vs ref", "reldiff"));
+    for (PetscInt it = 0; it < ntypes; it++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9.3f %9.3f %10.3f %9.3f %9.1e\n", matrix, tr[it].type, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[it].t_mult / tr[it].t_trans, tr[0].t_trans / tr[it].t_trans, tr[it].diff));
+    for (PetscInt it = 0; it < ntypes && !gpu_run; it++)
+      if (tr[it].cpu_bsr) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s MatMultTranspose throughput at least %.2fx its MatMult's, all threads: %.3fx (MatMult %.3f ms, MatMultTranspose %.3f ms; %.3fx %s's transpose): %s\n", matrix, tr[it].type, (double)target_transpose, tr[it].t_mult / tr[it].t_trans, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[0].t_trans / tr[it].t_trans, ref_type, tr[it].t_mult / tr[it].t_trans >= target_transpose ? "PASS" : "MISS"));
+  }
+  if (nk > 0) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatMatMult with a dense matrix of k columns, %s (MAT_REUSE_MATRIX; medians of interleaved trials with one MatMult; per col = MatMatMult ms / k; ratio = per col / MatMult)\n", matrix));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %4s %9s %12s %10s %8s %9s\n", "matrix", "type", "k", "Mult ms", "MatMatMult", "per col", "ratio", "reldiff"));
+    for (PetscInt it = 0; it < ntypes; it++)
+      for (PetscInt ik = 0; ik < nk; ik++) {
+        const SpMMRow *r = &sp[it * MAX_LIST + ik];
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %4" PetscInt_FMT " %9.3f %12.3f %10.4f %8.3f %9.1e\n", matrix, tr[it].type, r->k, 1e3 * r->t_mult, 1e3 * r->t_spmm, 1e3 * r->t_spmm / (double)r->k, r->t_spmm / (double)r->k / r->t_mult, r->diff));
+      }
+    for (PetscInt it = 0; it < ntypes && !gpu_run; it++)
+      for (PetscInt ik = 0; ik < nk; ik++) {
+        const SpMMRow *r = &sp[it * MAX_LIST + ik];
+        if (!tr[it].cpu_bsr || r->k != 8) continue;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s MatMatMult with 8 columns at most %.2fx a MatMult per column: %.3fx (MatMatMult %.3f ms = %.4f ms per column, MatMult %.3f ms): %s\n", matrix, tr[it].type, (double)target_spmm, r->t_spmm / 8.0 / r->t_mult, 1e3 * r->t_spmm, 1e3 * r->t_spmm / 8.0, 1e3 * r->t_mult, r->t_spmm / 8.0 / r->t_mult <= target_spmm ? "PASS" : "MISS"));
+      }
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   char       *mats[MAX_LIST], *types[MAX_LIST], json[PETSC_MAX_PATH_LEN] = "";
@@ -1284,6 +1436,12 @@ int main(int argc, char **argv)
   PetscReal   target_loaded = 1.0, target_idle_cost = 0.97;
   PetscBool   setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE, doonerank = PETSC_TRUE, doloaded = PETSC_TRUE;
   PetscBool   gpu_run = PETSC_FALSE; /* -mat_bsrcustom_backend names a GPU backend: no CPU-only comparisons */
+  PetscBool   dotranspose = PETSC_TRUE;
+  PetscInt    spmm_k[MAX_LIST] = {1, 4, 8, 32}, nspmm = MAX_LIST;
+  PetscBool   setk;
+  PetscReal   target_transpose = 0.7, target_spmm = 0.4;
+  TransposeRow *trow;
+  SpMMRow      *srow;
   PetscMPIInt size;
   double      triad = 0.0, *triad_by_threads;
   int         nthreads = 1, k;
@@ -1327,7 +1485,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_target_loaded", "Target: seqbsrcustom / seqbaij MatMult speed on busy cores", "bench_matmult.c", target_loaded, &target_loaded, NULL));
   PetscCall(PetscOptionsReal("-bench_target_idle_cost", "Target: seqbsrcustom with / without the busy-core fallback MatMult speed, idle", "bench_matmult.c", target_idle_cost, &target_idle_cost, NULL));
   PetscCall(PetscOptionsReal("-bench_target_vs_one", "Target (P >= 8): seqbsrcustom with P threads / seqbaij on 1 rank MatMult speed", "bench_matmult.c", target_vs_one, &target_vs_one, NULL));
+  PetscCall(PetscOptionsBool("-bench_transpose", "MatMultTranspose of every type beside its MatMult", "MatMultTranspose", dotranspose, &dotranspose, NULL));
+  PetscCall(PetscOptionsIntArray("-bench_spmm", "Columns k of the MatMatMult with a dense matrix (per column against one MatMult)", "MatMatMult", spmm_k, &nspmm, &setk));
+  PetscCall(PetscOptionsReal("-bench_target_transpose", "Target (cpu backend): MatMultTranspose throughput / MatMult's", "bench_matmult.c", target_transpose, &target_transpose, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_spmm", "Target (cpu backend): MatMatMult with 8 columns per column / one MatMult", "bench_matmult.c", target_spmm, &target_spmm, NULL));
   PetscOptionsEnd();
+  if (!setk) nspmm = 4;
+  for (k = 0; k < (int)nspmm; k++) PetscCheck(spmm_k[k] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_spmm: columns must be >= 1, got %" PetscInt_FMT, spmm_k[k]);
   {
     PetscEnum be  = (PetscEnum)MAT_BSRCUSTOM_BACKEND_CPU;
     PetscBool set = PETSC_FALSE;
@@ -1356,6 +1520,7 @@ int main(int argc, char **argv)
   maxsw = nmats * (nthreads + nchunks); /* one seqbsrcustom type per matrix is swept */
   maxtg = nmats * (4 + ntypes);         /* 4 targets on 1 rank or 2 of the one-rank comparison, one overlap target per mpibsrcustom type */
   PetscCall(PetscMalloc1(nmats * ntypes, &res));
+  PetscCall(PetscCalloc2(MAX_LIST, &trow, MAX_LIST * MAX_LIST, &srow));
   PetscCall(PetscCalloc2(nmats, &one, nmats, &loaded));
   PetscCall(PetscCalloc4(maxsw, &sw, nmats * ntypes, &ov, maxtg, &tg, MAX_THREADS + 1, &triad_by_threads));
   PetscCall(StreamTriad(stream_mb, nthreads, &triad));
@@ -1374,7 +1539,8 @@ int main(int argc, char **argv)
   for (im = 0; im < nmats; im++) {
     MatrixSpec spec;
     Mat        base;
-    Vec        xref, yref, zref, yaddref;
+    Vec        xref, yref, zref, yaddref, xtref, ytref;
+    PetscBool  have_tref;
     double     tref = 0.0, taddref = 0.0;
     double     t_baij = 0.0, t_bsr1 = 0.0, gbs_bsr = 0.0, triad_bsr = 0.0;
     PairedTriad pt_bsr = {0};
@@ -1396,6 +1562,9 @@ int main(int argc, char **argv)
     }
     PetscCall(FillRandom(xref, seed));
     PetscCall(FillRandom(zref, seed + 1000003));
+    PetscCall(MatCreateVecs(base, &ytref, &xtref)); /* MatMultTranspose: xt has A's rows, yt its columns */
+    PetscCall(FillRandom(xtref, seed + 2000003));
+    have_tref = PETSC_FALSE;
 
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %3s %9s %4s %9s %9s %8s %6s %9s %8s %7s %7s %9s\n", "matrix", "type", "bs", "nblocks", "reps", "MB", "Mult ms", "GB/s", "%triad", "MAdd ms", "GB/s", "ratio", "ratioA", "reldiff"));
     for (it = 0; it < ntypes; it++) {
@@ -1444,6 +1613,13 @@ int main(int argc, char **argv)
       r->ratio_multadd = taddref / r->multadd_s;
       PetscCall(PrintRow(r, triad));
       nres++;
+      if (dotranspose) PetscCall(BenchTranspose(A, x, y, xtref, ytref, &have_tref, warmup, reps, trials, budget, &trow[it]));
+      else {
+        PetscCall(PetscStrncpy(trow[it].type, mtype, sizeof(trow[it].type)));
+        PetscCall(IsCPUBSRCustom(A, &trow[it].cpu_bsr));
+      }
+      for (PetscInt ik = 0; ik < nspmm; ik++) PetscCall(BenchSpMM(A, x, y, spmm_k[ik], seed, warmup, reps, trials, budget, &srow[it * MAX_LIST + ik]));
+      PetscCall(VecCopy(xref, x)); /* BenchSpMM used x */
 
       PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBAIJ, &isseqbaij));
       PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &isseqbsr));
@@ -1474,6 +1650,9 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&z));
       if (A != base) PetscCall(MatDestroy(&A));
     }
+    PetscCall(PrintTransposeSpMM(spec.name, types[0], ntypes, trow, dotranspose, srow, nspmm, gpu_run, target_transpose, target_spmm));
+    PetscCall(VecDestroy(&xtref));
+    PetscCall(VecDestroy(&ytref));
     if (nov > nov0) {
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  overlap of the halo exchange, %s, %d ranks (times in ms, medians of the max over ranks; ghost = the ghost product alone, loc+ghost = the local then the ghost product without the exchange, so the ghost product after the local one is max(ghost, loc+ghost - local), as cold as in MatMult; bound = max(exchange, local) + that; full/bd = T_full / bound from the medians, paired = median of the per-trial ratios, vs warm = T_full / (max(exchange, local) + ghost); hidden = (exchange + local + ghost - full) / exchange, clamped to [0,1], raw beside it; the five are timed in interleaved trials)\n", spec.name, (int)size));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %13s %9s %9s %9s %9s %9s %9s %8s %8s %8s %7s %8s\n", "matrix", "type", "ghosts", "exchange", "local", "ghost", "loc+ghost", "full", "bound", "full/bd", "paired", "vs warm", "hidden", "raw"));
@@ -1559,6 +1738,7 @@ int main(int argc, char **argv)
   PetscCall(PetscFree(res));
   PetscCall(PetscFree2(one, loaded));
   PetscCall(PetscFree4(sw, ov, tg, triad_by_threads));
+  PetscCall(PetscFree2(trow, srow));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -25,6 +25,7 @@
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
 .  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add) on the cpu backend: the task kernel on a cached transposed copy (built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code (no extra memory) (default cached)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
 .  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)
@@ -48,6 +49,13 @@ typedef enum {
   MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC  /* one atomic add per element of each shared task-row */
 } MatBSRCustomSharedRows;
 PETSC_EXTERN const char *const MatBSRCustomSharedRowsTypes[];
+
+/* How MatMultTranspose(Add) runs on the cpu backend (see MatBSRCustomSetTranspose()). */
+typedef enum {
+  MAT_BSRCUSTOM_TRANSPOSE_CACHED, /* the task kernel on a cached transposed copy (A^T's blocks, each transposed; default) */
+  MAT_BSRCUSTOM_TRANSPOSE_BAIJ    /* BAIJ's own serial transpose product, no extra memory */
+} MatBSRCustomTransposeMode;
+PETSC_EXTERN const char *const MatBSRCustomTransposeModes[];
 
 /* Where MatMult runs (see MatBSRCustomSetBackend()). */
 typedef enum {
@@ -93,6 +101,8 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomSetNumThreads(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetNumThreads(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetSharedRows(Mat, MatBSRCustomSharedRows);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetSharedRows(Mat, MatBSRCustomSharedRows *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetTranspose(Mat, MatBSRCustomTransposeMode);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetTranspose(Mat, MatBSRCustomTransposeMode *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetNumTasks(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetBackend(Mat, MatBSRCustomBackend);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetBackend(Mat, MatBSRCustomBackend *);

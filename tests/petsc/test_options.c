@@ -3,6 +3,7 @@ static const char help[] = "Every value of every -mat_bsrcustom_ option is taken
 
 /* Coverage (cases, -test_list): each option at creation and in MatSetFromOptions(), its getter after;
      shared_rows    every value of -mat_bsrcustom_shared_rows
+     transpose      every value of -mat_bsrcustom_transpose
      backend        every value of -mat_bsrcustom_backend (GPU ones: the documented error without a GPU)
      cuda_kernel    every value of -mat_bsrcustom_cuda_kernel, taken on the cpu backend; names = enum
      cusparse_alg   every value of -mat_bsrcustom_cusparse_alg
@@ -54,6 +55,14 @@ static PetscErrorCode GetSharedRows(Mat A, PetscInt *v)
   MatBSRCustomSharedRows m;
   PetscFunctionBegin;
   PetscCall(MatBSRCustomGetSharedRows(A, &m));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetTranspose(Mat A, PetscInt *v)
+{
+  MatBSRCustomTransposeMode m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetTranspose(A, &m));
   *v = (PetscInt)m;
   PetscFunctionReturn(0);
 }
@@ -186,6 +195,13 @@ static PetscErrorCode CaseSharedRows(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode CaseTranspose(TestContext *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(CheckEnum(ctx, "-mat_bsrcustom_transpose", MatBSRCustomTransposeModes, GetTranspose, -1));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CaseBackend(TestContext *ctx)
 {
   PetscFunctionBegin;
@@ -250,6 +266,7 @@ int main(int argc, char **argv)
 {
   const TestCase cases[] = {
     {"shared_rows",  CaseSharedRows,  0},
+    {"transpose",    CaseTranspose,   0},
     {"backend",      CaseBackend,     0},
     {"cuda_kernel",  CaseCUDAKernel,  0},
     {"cusparse_alg", CaseCUSPARSEAlg, 0},

@@ -1,6 +1,6 @@
 /*
    The public setters and getters of the cpu backend's settings (threads, tasks, streams, prefetch,
-   shared rows, huge pages, the busy-core fallback) and the task count. Each public function is
+   shared rows, huge pages, the busy-core fallback, the transpose product) and the task count. Each public function is
    PETSc's usual dispatch: a setter calls PetscTryMethod, so it does nothing on a matrix of another
    type, a getter PetscUseMethod, so it errors there. Both types compose the implementations below
    (MatBSRCustomComposeSettings_Private).
@@ -19,6 +19,8 @@ BSRC_SETTING_SET(HugePages, PetscBool, huge_pages)
 BSRC_SETTING_GET(HugePages, PetscBool, huge_pages)
 BSRC_SETTING_SET(CPUBusyFallback, PetscBool, cpu_busy_fallback)
 BSRC_SETTING_GET(CPUBusyFallback, PetscBool, cpu_busy_fallback)
+BSRC_SETTING_SET(Transpose, MatBSRCustomTransposeMode, transpose)
+BSRC_SETTING_GET(Transpose, MatBSRCustomTransposeMode, transpose)
 BSRC_SETTING_GET(NumThreads, PetscInt, nthreads)
 
 static PetscErrorCode MatBSRCustomSetNumThreads_BSRCustom(Mat A, PetscInt nthreads)
@@ -42,6 +44,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomComposeCPUSettings_Private(Mat A, PetscB
   BSRC_COMPOSE_SETTING(A, SharedRows, install);
   BSRC_COMPOSE_SETTING(A, HugePages, install);
   BSRC_COMPOSE_SETTING(A, CPUBusyFallback, install);
+  BSRC_COMPOSE_SETTING(A, Transpose, install);
   PetscFunctionReturn(0);
 }
 
@@ -479,5 +482,63 @@ PetscErrorCode MatBSRCustomGetCPUBusyFallback(Mat A, PetscBool *fallback)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(fallback, 2);
   PetscUseMethod(A, "MatBSRCustomGetCPUBusyFallback_C", (Mat, PetscBool *), (A, fallback));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetTranspose - Chooses how MatMultTranspose(Add) and MatMultHermitianTranspose(Add) run
+   on the cpu backend: MAT_BSRCUSTOM_TRANSPOSE_CACHED runs the task kernel on a transposed copy of the
+   matrix (A^T's blocks, each transposed), built at the first transpose product and after a change of
+   the nonzero structure, its values refreshed through a stored block permutation when the values
+   change; it costs the matrix's memory again. MAT_BSRCUSTOM_TRANSPOSE_BAIJ runs BAIJ's own serial
+   code, with no extra memory. The GPU backends run BAIJ's host code.
+
+   Logically Collective
+
+   Input Parameters:
++  A - the matrix
+-  mode - the mode
+
+   Options Database Key:
+.  -mat_bsrcustom_transpose <cached,baij> - the mode
+
+   Note:
+   Does nothing when A is not a MATBSRCUSTOM matrix, so that a program may call it whatever type
+   its options chose.
+
+   Level: advanced
+
+.seealso: `MatBSRCustomGetTranspose()`, `MatMultTranspose()`
+@*/
+PetscErrorCode MatBSRCustomSetTranspose(Mat A, MatBSRCustomTransposeMode mode)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(A, mode, 2);
+  PetscTryMethod(A, "MatBSRCustomSetTranspose_C", (Mat, MatBSRCustomTransposeMode), (A, mode));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetTranspose - Gets how transpose products run on the cpu backend.
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameter:
+.  mode - the mode
+
+   Level: advanced
+
+.seealso: `MatBSRCustomSetTranspose()`
+@*/
+PetscErrorCode MatBSRCustomGetTranspose(Mat A, MatBSRCustomTransposeMode *mode)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(mode, 2);
+  PetscUseMethod(A, "MatBSRCustomGetTranspose_C", (Mat, MatBSRCustomTransposeMode *), (A, mode));
   PetscFunctionReturn(0);
 }

@@ -26,6 +26,7 @@ enum {
 BSRC_CUDA_OWN_KERNELS(BSRC_KERNEL_SAME)
 #undef BSRC_KERNEL_SAME
 const char *const MatBSRCustomCUSPARSEAlgs[]    = {"bsrmv", "spmv", "MatBSRCustomCUSPARSEAlg", "MAT_BSRCUSTOM_CUSPARSE_", NULL};
+const char *const MatBSRCustomTransposeModes[]  = {"cached", "baij", "MatBSRCustomTransposeMode", "MAT_BSRCUSTOM_TRANSPOSE_", NULL};
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *set)
 {
@@ -43,6 +44,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSett
   set->cuda_pbjacobi     = PETSC_TRUE;
   set->huge_pages        = PETSC_TRUE;
   set->cpu_busy_fallback = PETSC_TRUE;
+  set->transpose         = MAT_BSRCUSTOM_TRANSPOSE_CACHED;
   PetscFunctionReturn(0);
 }
 
@@ -63,6 +65,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->cuda_pbjacobi == PETSC_TRUE || set->cuda_pbjacobi == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: PBJacobi on the GPU must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pbjacobi);
   PetscCheck(set->huge_pages == PETSC_TRUE || set->huge_pages == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: huge pages must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->huge_pages);
   PetscCheck(set->cpu_busy_fallback == PETSC_TRUE || set->cpu_busy_fallback == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: the busy-core fallback must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cpu_busy_fallback);
+  PetscCheck(set->transpose == MAT_BSRCUSTOM_TRANSPOSE_CACHED || set->transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown transpose mode %d", what, (int)set->transpose);
   PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
   if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) {
     PetscCall(MatBSRCustomCUDAAvailable_Private(A, what));
@@ -161,6 +164,7 @@ static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_cuda_pbjacobi",     "GPU backends, CUDA vectors: PCPBJACOBI gets the diagonal blocks for the GPU (host vectors then need false)", "MatBSRCustomSetCUDAPBJacobi", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cuda_pbjacobi)},
   {"-mat_bsrcustom_huge_pages",        "cpu backend: put the matrix values on transparent huge pages",     "MatBSRCustomSetHugePages",       BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, huge_pages)       },
   {"-mat_bsrcustom_cpu_busy_fallback", "cpu backend: products on a team whose threads sleep between them while that is faster (cores busy with other work)", "MatBSRCustomSetCPUBusyFallback", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cpu_busy_fallback)},
+  {"-mat_bsrcustom_transpose",         "cpu backend: MatMultTranspose on a cached transposed copy (task kernel, the matrix's memory again) or BAIJ's serial code (no extra memory)", "MatBSRCustomSetTranspose", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomTransposeModes), offsetof(MatBSRCustomSettings, transpose)},
 };
 
 static PetscErrorCode MatBSRCustomOptionValue(const MatBSRCustomSettings *set, const BSRCOption *o, char *buf, size_t len)

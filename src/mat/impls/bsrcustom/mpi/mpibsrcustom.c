@@ -239,6 +239,7 @@ static PetscErrorCode MatMPIBSRCustomSetUp(Mat A)
   if (A->ops->multadd != MatMultAdd_MPIBSRCustom) c->baij_multadd = A->ops->multadd;
   A->ops->mult    = MatMult_MPIBSRCustom;
   A->ops->multadd = MatMultAdd_MPIBSRCustom;
+  PetscCall(MatMPIBSRCustomProductsInstall_Private(A, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
@@ -310,6 +311,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }
+  PetscCall(MatMPIBSRCustomTransposeView_Private(A, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -634,6 +636,10 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   c->baij_bindtocpu               = MPIBAIJBaseOps.bindtocpu;
   c->baij_setvaluesblocked        = MPIBAIJBaseOps.setvaluesblocked;
   c->baij_mpibaijsetpreallocation = MPIBAIJBasePreallocation;
+  c->baij_transpose_ops.multtranspose             = MPIBAIJBaseOps.multtranspose; /* Y's ops may be ours already (MatHeaderMerge) */
+  c->baij_transpose_ops.multtransposeadd          = MPIBAIJBaseOps.multtransposeadd;
+  c->baij_transpose_ops.multhermitiantranspose    = MPIBAIJBaseOps.multhermitiantranspose;
+  c->baij_transpose_ops.multhermitiantransposeadd = MPIBAIJBaseOps.multhermitiantransposeadd;
   c->block_preallocated           = B->preallocated;
   PetscCall(MatBSRCustomSettingsDefault_Private(&c->set));
   B->spptr = c;
@@ -721,6 +727,7 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
   PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* MPIBAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &c->makers, PETSC_FALSE));
+  PetscCall(MatMPIBSRCustomProductsInstall_Private(B, PETSC_FALSE));
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
@@ -778,6 +785,7 @@ static PetscErrorCode MatConvert_Any_MPIBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
 .  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add) on the cpu backend: the task kernel on a cached transposed copy (built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code (no extra memory) (default cached)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
 .  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)

@@ -6,6 +6,7 @@
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomproducts.h>
 
 /* The halo exchange on CUDA vectors staged through page-locked host memory (mpibsrcustomhalo.c). */
 typedef struct _n_MatBSRCustomStagedHalo *MatBSRCustomStagedHalo;
@@ -48,6 +49,8 @@ typedef struct {
   MatBSRCustomStagedHalo staged; /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
   const char *path; /* how the last product ran (MatView, -info) */
   PetscObjectState blocks_state; /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
+  MatBSRCustomTransposeOps baij_transpose_ops; /* MPIBAIJ's, while ours are installed (mpibsrcustomproducts.c) */
+  const char              *transpose_path;     /* how the last transpose product ran (MatView, -info) */
 } Mat_MPIBSRCustom;
 _Static_assert(offsetof(Mat_MPIBSRCustom, makers) == 0, "bsrcustomderived.c finds the makers at the start of A->spptr");
 

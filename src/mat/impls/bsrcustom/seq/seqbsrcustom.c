@@ -200,6 +200,7 @@ static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
   PetscCall((*b->baij_assemblyend)(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
   MatSeqBSRCustomInstallMultOps(A);
+  PetscCall(MatSeqBSRCustomProductsInstall_Private(A, PETSC_TRUE));
   PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
@@ -235,6 +236,7 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s, busy-core fallback %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[b->set.shared_rows], !b->set.huge_pages ? "not asked for" : b->huge_granted ? "granted" : "asked for, not granted (-info says why)", b->set.cpu_busy_fallback ? "on" : "off"));
     if (b->set.cpu_busy_fallback && b->set.nthreads > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", b->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP", 1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE], b->team.switches));
   } else PetscCall(MatSeqBSRCustomCUDAView(A, viewer));
+  PetscCall(MatSeqBSRCustomTransposeView_Private(A, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -509,6 +511,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   if (b->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_SeqBSRCustom;
   if (b->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_SeqBSRCustom;
   MatSeqBSRCustomInstallMultOps(B);
+  PetscCall(MatSeqBSRCustomProductsInstall_Private(B, PETSC_TRUE));
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_TRUE, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBSRCUSTOM));
   /* settings given on the command line apply even where the program never calls MatSetFromOptions() */
@@ -543,6 +546,7 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* BAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &b->makers, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE, restore));
+  PetscCall(MatSeqBSRCustomProductsInstall_Private(B, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomCUDAFree(B));
   bsrk_partition_free(&b->tasks);
   PetscCall(PetscFree(b->workspace));
@@ -592,6 +596,7 @@ static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
 .  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add) on the cpu backend: the task kernel on a cached transposed copy (built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code (no extra memory) (default cached)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
 .  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)

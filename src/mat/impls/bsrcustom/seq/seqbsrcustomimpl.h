@@ -7,6 +7,7 @@
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include "bsrkernels.h"
+#include <../src/mat/impls/bsrcustom/bsrcustomproducts.h>
 
 typedef struct {
   MatBSRCustomMakers makers; /* first (see MatBSRCustomMakers): SeqBAIJ's sub-matrix and permutation operations, wrapped */
@@ -52,6 +53,10 @@ typedef struct {
   PetscInt         gpu_device;       /* the device it lives on */
   PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
   PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
+
+  /* transpose products and products with dense matrices (seqbsrcustomtranspose.c) */
+  MatBSRCustomTransposeOps baij_transpose_ops;
+  void                    *transpose; /* the cached transposed copy and its tasks; NULL until the first use */
 } Mat_SeqBSRCustom;
 _Static_assert(offsetof(Mat_SeqBSRCustom, makers) == 0, "bsrcustomderived.c finds the makers at the start of A->spptr");
 

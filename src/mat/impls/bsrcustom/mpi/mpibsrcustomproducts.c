@@ -1,0 +1,254 @@
+/*
+   mpibsrcustom's transpose products and products with an MPIDENSE matrix (issue 30).
+
+   MatMultTranspose: MPIBAIJ's own (ghost block's transpose into its ghost vector, local block's
+   transpose into y, the ghost vector added into y by a reverse scatter) would call our blocks'
+   transposes already; ours does the same on our halo:
+       ghost_x = Ao^T x -> y = Ad^T x (+ in) -> reverse scatter ADD of ghost_x into y
+   Both blocks are seqbsrcustom, so both run the cached transposed copy (or BAIJ's code, as
+   -mat_bsrcustom_transpose says). The GPU backends run MPIBAIJ's code (host products of the blocks).
+   Not overlapped: PETSc 3.25 locks y for writing between VecScatterBegin and VecScatterEnd, so the
+   local transpose cannot run between them into y (PETSc's MPIAIJ once did that); an overlap would
+   need the scatter into a second vector and one more pass over y.
+
+   MatProduct AB with MPIDENSE: the rows of B at this rank's ghost block columns are gathered for all
+   k columns at once through an SF made from the halo's (each halo leaf becomes k leaves, one per
+   column), while the local block's SpMM runs on B's local rows; then the ghost block's SpMM adds
+   its part. The SF is kept with the product and rebuilt when the halo or k changes.
+*/
+#include "mpibsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
+#include <petscsf.h>
+
+/* our context, and whether our products can run: both blocks seqbsrcustom on the cpu kernel (else
+   MPIBAIJ's transpose and one MatMult per column of a dense matrix) */
+static PetscErrorCode MatMPIBSRCustomProductsContext(Mat A, Mat_MPIBSRCustom **c, PetscBool *cpu)
+{
+  PetscBool ours[2] = {PETSC_FALSE, PETSC_FALSE};
+
+  PetscFunctionBegin;
+  *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscCheck(*c && (*c)->local && (*c)->ghost && (*c)->halo, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
+  PetscCall(PetscObjectTypeCompare((PetscObject)(*c)->local, MATSEQBSRCUSTOM, &ours[0]));
+  PetscCall(PetscObjectTypeCompare((PetscObject)(*c)->ghost, MATSEQBSRCUSTOM, &ours[1]));
+  *cpu = (PetscBool)(ours[0] && ours[1]);
+  if (*cpu) PetscCall(MatSeqBSRCustomOnCPU_Private((*c)->local, cpu));
+  PetscFunctionReturn(0);
+}
+
+/* out = A^T x (+ in when in is given) */
+static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec out)
+{
+  Mat_MPIBSRCustom *c;
+  PetscBool         cpu;
+  const char       *path;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomProductsContext(A, &c, &cpu));
+  if (!cpu) { /* MPIBAIJ's, on host vectors */
+    if (in) PetscCall((*c->baij_transpose_ops.multtransposeadd)(A, x, in, out));
+    else PetscCall((*c->baij_transpose_ops.multtranspose)(A, x, out));
+    path = "MPIBAIJ's (GPU backend: host products of the blocks)";
+  } else {
+    /* the seq blocks' products read and write the local parts of the MPI vectors, as in MatMult */
+    PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, c->ghost_x));
+    if (in) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 1.0, in, out));
+    else PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 0.0, NULL, out));
+    PetscCall(VecScatterBegin(c->halo, c->ghost_x, out, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(c->halo, c->ghost_x, out, ADD_VALUES, SCATTER_REVERSE));
+    path = ((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ ? "blocks by BAIJ's serial transpose, then the reverse scatter" : "blocks by their cached transposed copies (task kernel), then the reverse scatter";
+  }
+  if (path != c->transpose_path) {
+    c->transpose_path = path;
+    PetscCall(PetscInfo(A, "MatMultTranspose path: %s\n", path));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultTranspose_MPIBSRCustom(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomTransposeApply(A, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultTransposeAdd_MPIBSRCustom(Mat A, Vec x, Vec y, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomTransposeApply(A, x, y, z));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscViewer viewer)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "ghost block's transpose, local block's transpose, reverse scatter ADD of the ghost part" : "MPIBAIJ's host code (GPU backend)", MatBSRCustomTransposeModes[c->set.transpose],
+                                   c->transpose_path ? c->transpose_path : "none yet", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's" : "one MatMult per column (GPU backend)"));
+  PetscFunctionReturn(0);
+}
+
+/* the product's own: an SF that moves B's ghost rows for all k columns, and its buffers */
+typedef struct {
+  PetscSF        sf;
+  PetscInt       k, m, nghost_rows; /* columns, B's local rows, ghost rows (nghost * bs) */
+  PetscObjectId  halo_id;            /* the halo the SF was made from */
+  PetscScalar   *ghost;              /* nghost_rows x k, leading dimension nghost_rows */
+  PetscScalar   *root;               /* B's local rows, contiguous, when B's leading dimension is larger */
+} MPIDenseProduct;
+
+static PetscErrorCode MPIDenseProductDestroy(void *arg)
+{
+  MPIDenseProduct *p = (MPIDenseProduct *)BSRC_CTX_OF(arg);
+
+  PetscFunctionBegin;
+  PetscCall(PetscSFDestroy(&p->sf));
+  PetscCall(PetscFree(p->ghost));
+  PetscCall(PetscFree(p->root));
+  PetscCall(PetscFree(p));
+  PetscFunctionReturn(0);
+}
+
+/* The halo's SF (roots: x's local entries; leaves: the ghost vector), each edge made k, one per column:
+   root j*m_r + i on rank r (B's local rows contiguous per column, m_r rows there), leaf j*ng + l. */
+static PetscErrorCode MPIDenseProductSetUp(Mat A, Mat_MPIBSRCustom *c, MPIDenseProduct *p, PetscInt k, PetscInt m)
+{
+  PetscInt           nroots, nleaves, u, ng, bs = A->rmap->bs;
+  const PetscInt    *ilocal;
+  const PetscSFNode *iremote;
+  PetscInt          *il;
+  PetscSFNode       *ir;
+  const PetscInt    *range;
+
+  PetscFunctionBegin;
+  if (p->sf && p->k == k && p->m == m && p->halo_id == ((PetscObject)c->halo)->id) PetscFunctionReturn(0);
+  PetscCall(PetscSFDestroy(&p->sf));
+  PetscCall(PetscFree(p->ghost));
+  PetscCall(PetscFree(p->root));
+  PetscCall(PetscSFGetGraph(c->halo, &nroots, &nleaves, &ilocal, &iremote));
+  ng = c->nghost * bs;
+  /* the halo's unit: a scalar, or (block index sets) a block of bs scalars */
+  u = nroots > 0 ? m / nroots : (nleaves > 0 ? ng / nleaves : 1);
+  if (u < 1) u = 1;
+  PetscCheck(nroots * u == m && nleaves * u == ng, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected halo: %" PetscInt_FMT " roots and %" PetscInt_FMT " leaves for %" PetscInt_FMT " local columns and %" PetscInt_FMT " ghost entries", nroots, nleaves, m, ng);
+  PetscCall(PetscLayoutGetRanges(A->cmap, &range));
+  PetscCall(PetscMalloc1(ng * k, &il));
+  PetscCall(PetscMalloc1(ng * k, &ir));
+  for (PetscInt j = 0; j < k; j++)
+    for (PetscInt l = 0; l < nleaves; l++)
+      for (PetscInt s = 0; s < u; s++) {
+        const PetscInt e = (j * nleaves + l) * u + s, r = iremote[l].rank;
+        il[e]       = j * ng + (ilocal ? ilocal[l] : l) * u + s;
+        ir[e].rank  = r;
+        ir[e].index = j * (range[r + 1] - range[r]) + iremote[l].index * u + s;
+      }
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &p->sf));
+  PetscCall(PetscSFSetGraph(p->sf, m * k, ng * k, il, PETSC_OWN_POINTER, ir, PETSC_OWN_POINTER));
+  PetscCall(PetscSFSetUp(p->sf));
+  PetscCall(PetscMalloc1(PetscMax(ng * k, 1), &p->ghost));
+  p->k           = k;
+  p->m           = m;
+  p->nghost_rows = ng;
+  p->halo_id     = ((PetscObject)c->halo)->id;
+  PetscCall(PetscInfo(A, "MatMatMult with MPIDENSE: an SF for the %" PetscInt_FMT " ghost rows of %" PetscInt_FMT " columns\n", ng, k));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatProductNumeric_MPIBSRCustom_MPIDense(Mat C)
+{
+  Mat                A = C->product->A, B = C->product->B;
+  MPIDenseProduct   *p = (MPIDenseProduct *)C->product->data;
+  Mat_MPIBSRCustom  *c;
+  PetscBool          cpu;
+  const PetscScalar *x, *root;
+  PetscScalar       *y;
+  PetscInt           ldx, ldy, k, m;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomProductsContext(A, &c, &cpu));
+  if (!cpu) {
+    PetscCall(PetscInfo(A, "MatProduct AB with %s: one MatMult per column (a GPU backend, or blocks that are not %s)\n", ((PetscObject)B)->type_name, MATSEQBSRCUSTOM));
+    PetscCall(MatBSRCustomProductByColumns_Private(A, B, C));
+  }
+  else {
+    PetscCall(MatGetSize(B, NULL, &k));
+    m = B->rmap->n;
+    PetscCall(MPIDenseProductSetUp(A, c, p, k, m));
+    PetscCall(MatDenseGetLDA(B, &ldx));
+    PetscCall(MatDenseGetLDA(C, &ldy));
+    PetscCall(MatDenseGetArrayRead(B, &x));
+    root = x;
+    if (ldx != m && k > 1) { /* the SF's roots are the columns back to back */
+      if (!p->root) PetscCall(PetscMalloc1(m * k, &p->root));
+      for (PetscInt j = 0; j < k; j++) PetscCall(PetscArraycpy(p->root + j * m, x + j * ldx, m));
+      root = p->root;
+    }
+    PetscCall(PetscSFBcastBegin(p->sf, MPIU_SCALAR, root, p->ghost, MPI_REPLACE));
+    PetscCall(MatDenseGetArrayWrite(C, &y));
+    PetscCall(MatSeqBSRCustomSpMM_Private(c->local, k, 1.0, x, ldx, 0.0, y, ldy));
+    PetscCall(PetscSFBcastEnd(p->sf, MPIU_SCALAR, root, p->ghost, MPI_REPLACE));
+    if (p->nghost_rows > 0) PetscCall(MatSeqBSRCustomSpMM_Private(c->ghost, k, 1.0, p->ghost, p->nghost_rows, 1.0, y, ldy));
+    PetscCall(MatDenseRestoreArrayWrite(C, &y));
+    PetscCall(MatDenseRestoreArrayRead(B, &x));
+  }
+  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatProductSymbolic_MPIBSRCustom_MPIDense(Mat C)
+{
+  Mat              A = C->product->A, B = C->product->B;
+  PetscBool        isdense;
+  MPIDenseProduct *p;
+
+  PetscFunctionBegin;
+  PetscCheck(A->cmap->n == B->rmap->n && A->cmap->rstart == B->rmap->rstart, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "B's rows on this rank (%" PetscInt_FMT " from %" PetscInt_FMT ") are not A's columns (%" PetscInt_FMT " from %" PetscInt_FMT ")", B->rmap->n, B->rmap->rstart, A->cmap->n, A->cmap->rstart);
+  PetscCall(MatSetSizes(C, A->rmap->n, B->cmap->n, A->rmap->N, B->cmap->N));
+  PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)C, &isdense, MATSEQDENSE, MATMPIDENSE, ""));
+  if (!isdense) PetscCall(MatSetType(C, ((PetscObject)B)->type_name));
+  PetscCall(MatSetUp(C));
+  PetscCall(PetscNew(&p));
+  C->product->data        = p;
+  C->product->destroy     = MPIDenseProductDestroy;
+  C->ops->productsymbolic = MatProductSymbolic_MPIBSRCustom_MPIDense;
+  C->ops->productnumeric  = MatProductNumeric_MPIBSRCustom_MPIDense;
+  PetscCall(PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): block SpMM of the local and ghost blocks, ghost rows of B gathered by one SF for all columns\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatProductSetFromOptions_MPIBSRCustom_MPIDense(Mat C)
+{
+  PetscFunctionBegin;
+  if (C->product->type == MATPRODUCT_AB) C->ops->productsymbolic = MatProductSymbolic_MPIBSRCustom_MPIDense;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomProductsInstall_Private(Mat A, PetscBool install)
+{
+  Mat_MPIBSRCustom         *c   = (Mat_MPIBSRCustom *)A->spptr;
+  MatBSRCustomTransposeOps *ops = &c->baij_transpose_ops;
+
+  PetscFunctionBegin;
+  if (install) {
+    if (A->ops->multtranspose != MatMultTranspose_MPIBSRCustom) ops->multtranspose = A->ops->multtranspose;
+    if (A->ops->multtransposeadd != MatMultTransposeAdd_MPIBSRCustom) ops->multtransposeadd = A->ops->multtransposeadd;
+    if (A->ops->multhermitiantranspose != MatMultTranspose_MPIBSRCustom) ops->multhermitiantranspose = A->ops->multhermitiantranspose;
+    if (A->ops->multhermitiantransposeadd != MatMultTransposeAdd_MPIBSRCustom) ops->multhermitiantransposeadd = A->ops->multhermitiantransposeadd;
+    A->ops->multtranspose    = MatMultTranspose_MPIBSRCustom;
+    A->ops->multtransposeadd = MatMultTransposeAdd_MPIBSRCustom;
+#if !defined(PETSC_USE_COMPLEX)
+    A->ops->multhermitiantranspose    = MatMultTranspose_MPIBSRCustom;
+    A->ops->multhermitiantransposeadd = MatMultTransposeAdd_MPIBSRCustom;
+#endif
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpidense_C", MatProductSetFromOptions_MPIBSRCustom_MPIDense));
+  } else {
+    if (A->ops->multtranspose == MatMultTranspose_MPIBSRCustom) A->ops->multtranspose = ops->multtranspose;
+    if (A->ops->multtransposeadd == MatMultTransposeAdd_MPIBSRCustom) A->ops->multtransposeadd = ops->multtransposeadd;
+    if (A->ops->multhermitiantranspose == MatMultTranspose_MPIBSRCustom) A->ops->multhermitiantranspose = ops->multhermitiantranspose;
+    if (A->ops->multhermitiantransposeadd == MatMultTransposeAdd_MPIBSRCustom) A->ops->multhermitiantransposeadd = ops->multhermitiantransposeadd;
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpidense_C", NULL));
+  }
+  PetscFunctionReturn(0);
+}
