@@ -73,14 +73,14 @@ struct options {
   int         reps   = 30;
   int         warmup = 5;
   std::string only; /* comma list of matrix names; empty: all */
-  bool        quick = false;
-  double      scale = 1.0; /* --scale: stencils and power-law pairs F times larger */
+  bool        quick     = false;
+  double      scale     = 1.0; /* --scale: stencils and power-law pairs F times larger */
   bool        sweep     = true;
   bool        sweep_all = false; /* sweep every matrix, not only thesis and stencil27_bs3 */
   std::string csv, json, jacobian;
   bool        staging = false, describe = false; /* --describe: list the selected matrices (no GPU needed) */
-  int         pair_calls = 1; /* --pair-calls: at least this many calls a span in the alternating measurement */
-  bool wants(const std::string &name) const { return only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos; }
+  int         pair_calls = 1;                    /* --pair-calls: at least this many calls a span in the alternating measurement */
+  bool        wants(const std::string &name) const { return only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos; }
 };
 
 #include "bench_datasets.h" /* rng64, dataset and the generated matrices */
@@ -88,7 +88,10 @@ struct options {
 /* A matrix in PETSc's binary format (big-endian: class id 1211216, rows, columns, nonzeros, row
    lengths, column indices, values), blocked with bs: every bs x bs block holding an entry is stored
    whole (the zeros inside included, as BAIJ does). */
-uint32_t be32(const unsigned char *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+uint32_t be32(const unsigned char *p)
+{
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
 
 bool petsc_binary_dataset(const std::string &path, int bs, dataset &D, std::string &why)
 {
@@ -97,7 +100,7 @@ bool petsc_binary_dataset(const std::string &path, int bs, dataset &D, std::stri
     why = "cannot open " + path;
     return false;
   }
-  auto read_all = [&](void *dst, size_t bytes) { return fread(dst, 1, bytes, f) == bytes; };
+  auto          read_all = [&](void *dst, size_t bytes) { return fread(dst, 1, bytes, f) == bytes; };
   unsigned char h[16];
   if (!read_all(h, 16) || be32(h) != 1211216u) {
     fclose(f);
@@ -114,7 +117,7 @@ bool petsc_binary_dataset(const std::string &path, int bs, dataset &D, std::stri
   std::vector<int64_t>       rp(M + 1, 0);
   std::vector<int32_t>       cols(nz);
   std::vector<double>        vals(nz);
-  bool ok = read_all(buf.data(), (size_t)M * 4);
+  bool                       ok = read_all(buf.data(), (size_t)M * 4);
   for (int64_t i = 0; ok && i < M; ++i) rp[i + 1] = rp[i] + be32(&buf[4 * i]);
   ok = ok && rp[M] == nz && read_all(buf.data(), (size_t)nz * 4);
   for (int64_t k = 0; ok && k < nz; ++k) cols[k] = (int32_t)be32(&buf[4 * k]);
@@ -147,7 +150,7 @@ bool petsc_binary_dataset(const std::string &path, int bs, dataset &D, std::stri
     D.values.resize(D.colidx.size() * bs * bs, 0.0);
     for (int r = 0; r < bs; ++r)
       for (int64_t k = rp[(int64_t)I * bs + r]; k < rp[(int64_t)I * bs + r + 1]; ++k) {
-        const size_t b = base + (size_t)(std::lower_bound(bcols.begin(), bcols.end(), (bsrk_idx)(cols[k] / bs)) - bcols.begin());
+        const size_t b                                          = base + (size_t)(std::lower_bound(bcols.begin(), bcols.end(), (bsrk_idx)(cols[k] / bs)) - bcols.begin());
         D.values[b * bs * bs + (size_t)(cols[k] % bs) * bs + r] = vals[k]; /* column-major blocks */
       }
   }
@@ -184,7 +187,14 @@ void references(const dataset &D, const std::vector<double> &x, const std::vecto
 }
 
 /* What one table row times. */
-enum product_kind { OWN, CUSP_BSRMV_COL, CUSP_BSRMV_ROW, CUSP_SPMV_BSR, CUSP_CSR1, CUSP_CSR2 };
+enum product_kind {
+  OWN,
+  CUSP_BSRMV_COL,
+  CUSP_BSRMV_ROW,
+  CUSP_SPMV_BSR,
+  CUSP_CSR1,
+  CUSP_CSR2
+};
 
 struct product {
   std::string      label;
@@ -215,9 +225,9 @@ bsrc_cuda_status run(bsrc_cuda_matrix *M, const product &p, double alpha, const 
 }
 
 struct timing {
-  double median_ms = NAN, min_ms = NAN;
-  int    calls     = 1; /* calls between the two events of one timed span */
-  bool   ok        = false;
+  double      median_ms = NAN, min_ms = NAN;
+  int         calls = 1; /* calls between the two events of one timed span */
+  bool        ok    = false;
   std::string note;
 };
 
@@ -240,9 +250,9 @@ constexpr double kSpanMs      = 0.2;
    ours and cuSPARSE's, is timed the same way. */
 timing time_product(bsrc_cuda_matrix *M, const product &p, double beta, const double *dx, const double *din, double *dy, const options &o, int calls = 1)
 {
-  timing            t;
-  cudaStream_t      s = (cudaStream_t)bsrc_cuda_stream(M);
-  t.calls           = calls;
+  timing       t;
+  cudaStream_t s = (cudaStream_t)bsrc_cuda_stream(M);
+  t.calls        = calls;
   for (int i = 0; i < o.warmup; ++i)
     if (run(M, p, 1.0, dx, beta, din, dy) != BSRC_CUDA_OK) {
       t.note = bsrc_cuda_last_error(M);
@@ -403,11 +413,11 @@ double read_bandwidth_gbs(size_t bytes, const options &o)
 
 struct dataset_info {
   std::string name, auto_kernel;
-  std::string best_cusparse;         /* the fastest cuSPARSE path by median (beta = 0) */
-  double      vs_best_paired = NAN;  /* median over alternating span pairs of t(best) / t(auto) */
+  std::string best_cusparse;        /* the fastest cuSPARSE path by median (beta = 0) */
+  double      vs_best_paired = NAN; /* median over alternating span pairs of t(best) / t(auto) */
   double      vs_best_q1 = NAN, vs_best_q3 = NAN;
   int64_t     rows = 0, nblocks = 0;
-  int         bs   = 0;
+  int         bs          = 0;
   double      value_bytes = 0, bytes = 0, max_row = 0, mean_row = 0;
   double      copy_same_gbs = 0; /* a cudaMemcpy moving the product's bytes (bytes / 2 each way), one a call */
   double      read_same_gbs = 0; /* a read-only kernel over the product's bytes, one a call */
@@ -505,12 +515,7 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
 
   const double base_bytes = vbytes + (double)D.colidx.size() * sizeof(bsrk_idx) + (double)D.rowptr.size() * sizeof(bsrk_idx) + (double)nx * sizeof(double) + (double)ny * sizeof(double);
 
-  std::vector<product> products = {
-    {"rowmajor_shared", OWN, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED}, {"thread_private", OWN, BSRC_CUDA_KERNEL_THREAD_PRIVATE}, {"team_scalar", OWN, BSRC_CUDA_KERNEL_TEAM_SCALAR},
-    {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW},           {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID}, {"segmented", OWN, BSRC_CUDA_KERNEL_SEGMENTED}, {"sliced", OWN, BSRC_CUDA_KERNEL_SLICED},
-    {"auto", OWN, BSRC_CUDA_KERNEL_AUTO},
-    {"cusparse_bsrmv_col", CUSP_BSRMV_COL, BSRC_CUDA_KERNEL_AUTO},   {"cusparse_bsrmv_row", CUSP_BSRMV_ROW, BSRC_CUDA_KERNEL_AUTO},  {"cusparse_spmv_bsr", CUSP_SPMV_BSR, BSRC_CUDA_KERNEL_AUTO},
-    {"cusparse_spmv_csr_alg1", CUSP_CSR1, BSRC_CUDA_KERNEL_AUTO},    {"cusparse_spmv_csr_alg2", CUSP_CSR2, BSRC_CUDA_KERNEL_AUTO}};
+  std::vector<product> products = {{"rowmajor_shared", OWN, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED}, {"thread_private", OWN, BSRC_CUDA_KERNEL_THREAD_PRIVATE}, {"team_scalar", OWN, BSRC_CUDA_KERNEL_TEAM_SCALAR}, {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW}, {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID}, {"segmented", OWN, BSRC_CUDA_KERNEL_SEGMENTED}, {"sliced", OWN, BSRC_CUDA_KERNEL_SLICED}, {"auto", OWN, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_bsrmv_col", CUSP_BSRMV_COL, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_bsrmv_row", CUSP_BSRMV_ROW, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_bsr", CUSP_SPMV_BSR, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_csr_alg1", CUSP_CSR1, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_csr_alg2", CUSP_CSR2, BSRC_CUDA_KERNEL_AUTO}};
 
   auto measure = [&](const product &p, double beta, const std::string &label) {
     row r;
@@ -524,7 +529,7 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
       r.t.note = "WRONG RESULT: " + why;
       printf("  %-28s beta=%g  %s\n", label.c_str(), beta, r.t.note.c_str());
     } else {
-      r.t      = time_product(M, p, beta, dx, beta != 0.0 ? din : nullptr, dy, o);
+      r.t = time_product(M, p, beta, dx, beta != 0.0 ? din : nullptr, dy, o);
       if (r.t.ok) r.t.note = why + (r.t.calls > 1 ? ", " + std::to_string(r.t.calls) + " calls a timed span" : std::string());
       printf("  %-28s beta=%g  threads %4d grid %7d  %9.4f ms (min %9.4f)  %7.1f GB/s  %s\n", label.c_str(), beta, r.threads, r.grid, r.t.median_ms, r.t.min_ms, r.bytes / (r.t.median_ms * 1e-3) / 1e9, r.t.note.c_str());
     }
@@ -542,7 +547,7 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
   for (const product &p : products) measure(p, 0.0, p.label);
   {
     /* the cuSPARSE target, judged on auto and the fastest cuSPARSE path timed in alternating spans */
-    const row *a = find_row(rows, D.name, "auto"), *b = best_cusparse(rows, D.name);
+    const row    *a = find_row(rows, D.name, "auto"), *b = best_cusparse(rows, D.name);
     dataset_info &in = infos.back();
     if (a && b) {
       in.best_cusparse = b->label;
@@ -601,7 +606,8 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
 }
 
 /* Median milliseconds of f() by the wall clock (f synchronises itself), after 3 warm-up calls. */
-template <class F> double wall_median_ms(F f, int reps, double *min_ms = nullptr)
+template <class F>
+double wall_median_ms(F f, int reps, double *min_ms = nullptr)
 {
   for (int i = 0; i < 3; ++i) f();
   std::vector<double> ms(reps);
@@ -648,8 +654,8 @@ void bench_staging(const dataset &D, const options &o)
   for (double &v : x) v = 2.0 * rng.uniform() - 1.0;
   for (double &v : in) v = 2.0 * rng.uniform() - 1.0;
 
-  bsrc_cuda_matrix *M = device_matrix(D);
-  cudaStream_t st = (cudaStream_t)bsrc_cuda_stream(M);
+  bsrc_cuda_matrix *M  = device_matrix(D);
+  cudaStream_t      st = (cudaStream_t)bsrc_cuda_stream(M);
   printf("auto choice: %s\n", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)]);
 
   /* references (beta 0 and 1) and error scales */
@@ -683,7 +689,7 @@ void bench_staging(const dataset &D, const options &o)
   memset(hx, 0, xb);
   memset(hy, 0, yb);
   const double h2d_x = copy_ms(dx, hx, xb, cudaMemcpyHostToDevice, st, o.reps), h2d_y = copy_ms(dy, hy, yb, cudaMemcpyHostToDevice, st, o.reps);
-  const double d2h_y = copy_ms(hy, dy, yb, cudaMemcpyDeviceToHost, st, o.reps);
+  const double d2h_y    = copy_ms(hy, dy, yb, cudaMemcpyDeviceToHost, st, o.reps);
   const double page_h2d = wall_median_ms([&] { CUDA_OK(cudaMemcpy(dx, x.data(), xb, cudaMemcpyHostToDevice)); }, o.reps);
   const double page_d2h = wall_median_ms([&] { CUDA_OK(cudaMemcpy(out.data(), dy, yb, cudaMemcpyDeviceToHost)); }, o.reps);
   const double memcpy1  = wall_median_ms([&] { memcpy(hy, in.data(), yb); }, o.reps);
@@ -710,8 +716,8 @@ void bench_staging(const dataset &D, const options &o)
           break;
         }
     }
-    double       mn = NAN;
-    const double ms = wall_median_ms([&] { (void)bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), (double)b, b ? in.data() : nullptr, out.data()); }, o.reps, &mn);
+    double       mn    = NAN;
+    const double ms    = wall_median_ms([&] { (void)bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), (double)b, b ? in.data() : nullptr, out.data()); }, o.reps, &mn);
     const double moved = (double)xb + (double)yb * (b ? 2 : 1);
     printf("%-10s %5d %10.4f %10.4f %10.4f %7.2f %12.1f  %s\n", label, b, ms, mn, bound[b], ms / bound[b], moved / ((ms - kernel_ms[b]) * 1e6), why.c_str());
     fflush(stdout);
@@ -783,16 +789,15 @@ void print_table(const std::vector<row> &rows, double copy_gbs, FILE *csv)
   if (csv) fprintf(csv, "dataset,product,beta,threads,grid,lanes,median_ms,min_ms,gbs,pct_copy,speedup_vs_bsrmv_row,speedup_vs_best_cusparse,note\n");
   printf("\n%-18s %-30s %5s %7s %10s %10s %8s %7s %8s %9s\n", "dataset", "product", "beta", "threads", "ms(med)", "ms(min)", "GB/s", "%copy", "vs-row", "vs-best-cs");
   for (const row &r : rows) {
-    const row   *ref  = find_row(rows, r.dataset, "cusparse_bsrmv_row");
-    const row   *best = best_cusparse(rows, r.dataset);
-    const double gbs  = r.t.ok ? r.bytes / (r.t.median_ms * 1e-3) / 1e9 : NAN;
-    const double pct  = 100.0 * gbs / copy_gbs;
-    const double vs   = r.t.ok && ref ? ref->t.median_ms / r.t.median_ms : NAN;
-    const double vb   = r.t.ok && best ? best->t.median_ms / r.t.median_ms : NAN;
+    const row   *ref   = find_row(rows, r.dataset, "cusparse_bsrmv_row");
+    const row   *best  = best_cusparse(rows, r.dataset);
+    const double gbs   = r.t.ok ? r.bytes / (r.t.median_ms * 1e-3) / 1e9 : NAN;
+    const double pct   = 100.0 * gbs / copy_gbs;
+    const double vs    = r.t.ok && ref ? ref->t.median_ms / r.t.median_ms : NAN;
+    const double vb    = r.t.ok && best ? best->t.median_ms / r.t.median_ms : NAN;
     const bool   sweep = r.label.rfind("sweep", 0) == 0;
     if (!sweep) printf("%-18s %-30s %5g %7d %10.4f %10.4f %8.1f %6.1f%% %8.2f %9.2f%s%s\n", r.dataset.c_str(), r.label.c_str(), r.beta, r.threads, r.t.median_ms, r.t.min_ms, gbs, pct, vs, vb, r.t.ok ? "" : "  ", r.t.ok ? "" : r.t.note.c_str());
-    if (csv)
-      fprintf(csv, "%s,%s,%g,%d,%d,%d,%.6f,%.6f,%.2f,%.2f,%.3f,%.3f,\"%s\"\n", r.dataset.c_str(), r.label.c_str(), r.beta, r.threads, r.grid, r.lanes, r.t.median_ms, r.t.min_ms, gbs, pct, vs, vb, r.t.note.c_str());
+    if (csv) fprintf(csv, "%s,%s,%g,%d,%d,%d,%.6f,%.6f,%.2f,%.2f,%.3f,%.3f,\"%s\"\n", r.dataset.c_str(), r.label.c_str(), r.beta, r.threads, r.grid, r.lanes, r.t.median_ms, r.t.min_ms, gbs, pct, vs, vb, r.t.note.c_str());
   }
   /* best sweep entry per dataset and kernel */
   printf("\nbest threads per kernel (sweep):\n");
@@ -816,12 +821,8 @@ void print_table13(const std::vector<row> &rows, double copy_gbs, double peak_gb
     const char *kernel, *title;
     double      p100_s, p100_speedup, p100_gbs, p100_eff;
   };
-  const thesis_row T[] = {{"cusparse_bsrmv_row", "cuSPARSE (cusparseDbsrmv, row-major blocks)", 0.337, 1.00, 248.267, 33.9},
-                          {"rowmajor_shared", "Row-Major Access Order", 0.558, 0.60, 149.939, 20.5},
-                          {"thread_private", "Row-Major with Thread-Private Accumulation", 0.707, 0.48, 118.339, 16.2},
-                          {"team_scalar", "Row-Major with Team-Based Accumulation", 0.178, 1.89, 470.033, 64.2},
-                          {"vector_unrolled", "Vector Accumulation with Unrolled Loops", 0.155, 2.17, 539.780, 73.7}};
-  const row *base = find_row(rows, "thesis", "cusparse_bsrmv_row");
+  const thesis_row T[]  = {{"cusparse_bsrmv_row", "cuSPARSE (cusparseDbsrmv, row-major blocks)", 0.337, 1.00, 248.267, 33.9}, {"rowmajor_shared", "Row-Major Access Order", 0.558, 0.60, 149.939, 20.5}, {"thread_private", "Row-Major with Thread-Private Accumulation", 0.707, 0.48, 118.339, 16.2}, {"team_scalar", "Row-Major with Team-Based Accumulation", 0.178, 1.89, 470.033, 64.2}, {"vector_unrolled", "Vector Accumulation with Unrolled Loops", 0.155, 2.17, 539.780, 73.7}};
+  const row       *base = find_row(rows, "thesis", "cusparse_bsrmv_row");
   if (!base) return;
   printf("\nTable 13 of the thesis, again on %s (thesis dataset; peak %.0f GB/s from memory clock x bus width, copy %.0f GB/s):\n", device, peak_gbs, copy_gbs);
   printf("%-46s | %9s %8s %8s %7s %7s | %8s %8s %8s %6s\n", "implementation", "ms", "speedup", "GB/s", "%peak", "%copy", "P100 s", "speedup", "GB/s", "%peak");
@@ -887,7 +888,9 @@ void write_json(const std::string &path, const char *device, double copy_gbs, do
   fprintf(f, ",\n  \"copy_gbs\": %.2f, \"peak_gbs\": %.2f, \"reps\": %d, \"warmup\": %d,\n  \"bytes_counted\": \"values + block column indices + row pointers + x + y (+ y read when beta != 0)\",\n  \"matrices\": [", std::isnan(copy_gbs) ? 0.0 : copy_gbs, peak_gbs, o.reps, o.warmup);
   for (size_t i = 0; i < infos.size(); ++i) {
     const dataset_info &in = infos[i];
-    fprintf(f, "%s\n    {\"name\": \"%s\", \"rows\": %lld, \"bs\": %d, \"blocks\": %lld, \"value_bytes\": %.0f, \"bytes\": %.0f, \"mean_row_blocks\": %.3f, \"max_row_blocks\": %.0f, \"auto_kernel\": \"%s\", \"copy_same_bytes_gbs\": %.2f, \"read_same_bytes_gbs\": %.2f, \"best_cusparse\": \"%s\", \"vs_best_cusparse_alternating\": %s}", i ? "," : "", in.name.c_str(), (long long)in.rows, in.bs, (long long)in.nblocks, in.value_bytes, in.bytes, in.mean_row, in.max_row, in.auto_kernel.c_str(), in.copy_same_gbs, in.read_same_gbs, in.best_cusparse.c_str(), std::isnan(in.vs_best_paired) ? "null" : std::to_string(in.vs_best_paired).c_str());
+    fprintf(f, "%s\n    {\"name\": \"%s\", \"rows\": %lld, \"bs\": %d, \"blocks\": %lld, \"value_bytes\": %.0f, \"bytes\": %.0f, \"mean_row_blocks\": %.3f, \"max_row_blocks\": %.0f, \"auto_kernel\": \"%s\", \"copy_same_bytes_gbs\": %.2f, \"read_same_bytes_gbs\": %.2f, \"best_cusparse\": \"%s\", \"vs_best_cusparse_alternating\": %s}", i ? "," : "",
+            in.name.c_str(), (long long)in.rows, in.bs, (long long)in.nblocks, in.value_bytes, in.bytes, in.mean_row, in.max_row, in.auto_kernel.c_str(), in.copy_same_gbs, in.read_same_gbs, in.best_cusparse.c_str(),
+            std::isnan(in.vs_best_paired) ? "null" : std::to_string(in.vs_best_paired).c_str());
   }
   fprintf(f, "\n  ],\n  \"products\": [");
   bool first = true;
@@ -896,8 +899,8 @@ void write_json(const std::string &path, const char *device, double copy_gbs, do
     const double gbs = r.t.ok ? r.bytes / (r.t.median_ms * 1e-3) / 1e9 : 0.0;
     fprintf(f, "%s\n    {\"matrix\": \"%s\", \"product\": ", first ? "" : ",", r.dataset.c_str());
     json_string(f, r.label);
-    fprintf(f, ", \"beta\": %g, \"threads\": %d, \"grid\": %d, \"ok\": %s, \"median_ms\": %.6f, \"min_ms\": %.6f, \"calls_per_span\": %d, \"bytes\": %.0f, \"gbs\": %.2f, \"pct_copy\": %.2f, \"vs_bsrmv_row\": %.4f, \"vs_best_cusparse\": %.4f, \"note\": ", r.beta, r.threads, r.grid, r.t.ok ? "true" : "false", r.t.ok ? r.t.median_ms : 0.0,
-            r.t.ok ? r.t.min_ms : 0.0, r.t.calls, r.bytes, gbs, 100.0 * gbs / copy_gbs, r.t.ok && ref ? ref->t.median_ms / r.t.median_ms : 0.0, r.t.ok && best ? best->t.median_ms / r.t.median_ms : 0.0);
+    fprintf(f, ", \"beta\": %g, \"threads\": %d, \"grid\": %d, \"ok\": %s, \"median_ms\": %.6f, \"min_ms\": %.6f, \"calls_per_span\": %d, \"bytes\": %.0f, \"gbs\": %.2f, \"pct_copy\": %.2f, \"vs_bsrmv_row\": %.4f, \"vs_best_cusparse\": %.4f, \"note\": ", r.beta, r.threads, r.grid, r.t.ok ? "true" : "false",
+            r.t.ok ? r.t.median_ms : 0.0, r.t.ok ? r.t.min_ms : 0.0, r.t.calls, r.bytes, gbs, 100.0 * gbs / copy_gbs, r.t.ok && ref ? ref->t.median_ms / r.t.median_ms : 0.0, r.t.ok && best ? best->t.median_ms / r.t.median_ms : 0.0);
     json_string(f, r.t.note);
     fputc('}', f);
     first = false;
@@ -930,8 +933,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "--scale wants a factor in (0, 64], got %s\n", argv[i]);
         return 2;
       }
-    }
-    else if (a == "--no-sweep") o.sweep = false;
+    } else if (a == "--no-sweep") o.sweep = false;
     else if (a == "--pair-calls" && i + 1 < argc) o.pair_calls = std::max(1, atoi(argv[++i]));
     else if (a == "--sweep-all") o.sweep_all = true;
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
@@ -945,18 +947,18 @@ int main(int argc, char **argv)
     }
   }
   cudaDeviceProp prop;
-  int mem_clock_khz = 0, bus_width = 0;
-  double peak_gbs = 0.0;
+  int            mem_clock_khz = 0, bus_width = 0;
+  double         peak_gbs = 0.0;
   if (!o.describe) {
-  if (bsrc_cuda_device_count() == 0) {
-    printf("SKIPPED: no CUDA device\n");
-    return 77;
-  }
-  CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-  (void)cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
-  (void)cudaDeviceGetAttribute(&bus_width, cudaDevAttrGlobalMemoryBusWidth, 0);
-  peak_gbs = 2.0 * mem_clock_khz * 1e3 * (bus_width / 8.0) / 1e9;
-  printf("device: %s, %d SMs, L2 %.0f MB, %.1f GB, memory peak %.0f GB/s (%d MHz x %d bit x 2); bsrk_idx %zu bytes; %d reps (median), %d warm-up\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, prop.totalGlobalMem / 1e9, peak_gbs, mem_clock_khz / 1000, bus_width, sizeof(bsrk_idx), o.reps, o.warmup);
+    if (bsrc_cuda_device_count() == 0) {
+      printf("SKIPPED: no CUDA device\n");
+      return 77;
+    }
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    (void)cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
+    (void)cudaDeviceGetAttribute(&bus_width, cudaDevAttrGlobalMemoryBusWidth, 0);
+    peak_gbs = 2.0 * mem_clock_khz * 1e3 * (bus_width / 8.0) / 1e9;
+    printf("device: %s, %d SMs, L2 %.0f MB, %.1f GB, memory peak %.0f GB/s (%d MHz x %d bit x 2); bsrk_idx %zu bytes; %d reps (median), %d warm-up\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, prop.totalGlobalMem / 1e9, peak_gbs, mem_clock_khz / 1000, bus_width, sizeof(bsrk_idx), o.reps, o.warmup);
   }
 
   /* the matrices, in order; each is generated only when selected, and freed before the next */
@@ -979,23 +981,26 @@ int main(int argc, char **argv)
     const std::string pname = "powerlaw_bs" + std::to_string(bs), rname = "regular_bs" + std::to_string(bs);
     const bsrk_idx    nbrows = (bsrk_idx)(plaw / (8.0 * bs * bs) / 16.0);
     specs.push_back({pname, [=] { return powerlaw_dataset(pname, nbrows, bs, 16.0, 0); }, false});
-    specs.push_back({rname, [=] {
+    specs.push_back({rname,
+                     [=] {
                        const dataset P = powerlaw_dataset(pname, nbrows, bs, 16.0, 0); /* same draw: its block count */
                        return powerlaw_dataset(rname, nbrows, bs, 16.0, P.nblocks());
-                     }, false});
+                     },
+                     false});
   }
   specs.push_back({"small_thesis", [] { return thesis_dataset("small_thesis", 4000, 0.05); }, false});
   specs.push_back({"small_stencil27", [] { return stencil_dataset("small_stencil27", 16, 3, 27); }, false});
   specs.push_back({"small_stencil27_1mb", [] { return stencil_dataset("small_stencil27_1mb", 9, 3, 27); }, false});
   if (!o.jacobian.empty()) {
-    std::string path = o.jacobian;
-    int         bs   = 4;
+    std::string  path  = o.jacobian;
+    int          bs    = 4;
     const size_t colon = path.rfind(':');
     if (colon != std::string::npos && colon + 1 < path.size() && isdigit((unsigned char)path[colon + 1])) {
       bs   = atoi(path.c_str() + colon + 1);
       path = path.substr(0, colon);
     }
-    specs.push_back({"jacobian", [=] {
+    specs.push_back({"jacobian",
+                     [=] {
                        dataset     D;
                        std::string why;
                        if (!petsc_binary_dataset(path, bs, D, why)) {
@@ -1004,19 +1009,20 @@ int main(int argc, char **argv)
                        }
                        D.name = "jacobian";
                        return D;
-                     }, false});
+                     },
+                     false});
   }
 
   if (o.describe) {
     printf("%-20s %10s %3s %11s %10s %9s %9s\n", "matrix", "rows", "bs", "blocks", "values MB", "mean row", "max row");
     for (const spec &sp : specs) {
       if (!o.wants(sp.name)) continue;
-      const dataset D   = sp.make();
-      bsrk_idx      mx  = 0;
+      const dataset D  = sp.make();
+      bsrk_idx      mx = 0;
       for (bsrk_idx i = 0; i < D.nbrows; ++i) mx = std::max(mx, D.rowptr[i + 1] - D.rowptr[i]);
-      double sum = 0.0; /* a checksum of one product, to compare readers across machines */
+      double              sum = 0.0; /* a checksum of one product, to compare readers across machines */
       std::vector<double> x((size_t)D.nbcols * D.bs, 1.0), y((size_t)D.nbrows * D.bs);
-      const bsrk_matrix A = D.view();
+      const bsrk_matrix   A = D.view();
       bsrk_reference_multadd(&A, 1.0, x.data(), 0.0, nullptr, y.data());
       for (double v : y) sum += v;
       printf("%-20s %10lld %3lld %11lld %10.1f %9.2f %9lld   sum(A*1) %.6e\n", D.name.c_str(), (long long)D.nbrows * D.bs, (long long)D.bs, (long long)D.nblocks(), D.values.size() * 8e-6, (double)D.nblocks() / std::max<bsrk_idx>(1, D.nbrows), (long long)mx, sum);

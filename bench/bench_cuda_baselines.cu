@@ -23,7 +23,12 @@ constexpr int64_t kCopyMaxGrid = 1 << 20; /* grid-stride copies: enough thread b
 constexpr cusparseIndexType_t kIdxType = sizeof(bsrk_idx) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
 
 /* SpMV paths, each with its descriptor, work buffer and the values epoch it was preprocessed for. */
-enum spmv_slot { SLOT_CSR_ALG1 = 0, SLOT_CSR_ALG2, SLOT_CSR_BS1, SLOT_COUNT };
+enum spmv_slot {
+  SLOT_CSR_ALG1 = 0,
+  SLOT_CSR_ALG2,
+  SLOT_CSR_BS1,
+  SLOT_COUNT
+};
 
 int grid_for(int64_t n)
 {
@@ -172,9 +177,9 @@ bsrc_cuda_status ensure_csr(bench_baselines *B, const matrix_view &A, cudaStream
   if (B->csr_epoch == A.values_epoch) return BSRC_CUDA_OK;
   const int64_t nnz = (int64_t)A.nblocks * A.bs * A.bs, nrows = (int64_t)A.nbrows * A.bs, ncols = (int64_t)A.nbcols * A.bs;
   if (!B->csr_values.ptr) {
-    B->csr_idx64          = nnz > INT_MAX || nrows > INT_MAX || ncols > INT_MAX;
-    const size_t     isz  = B->csr_idx64 ? sizeof(int64_t) : sizeof(int);
-    bsrc_cuda_status r    = dev_alloc(B->csr_rowptr, (size_t)(nrows + 1) * isz, "CSR row pointers", &B->M->bytes, e);
+    B->csr_idx64         = nnz > INT_MAX || nrows > INT_MAX || ncols > INT_MAX;
+    const size_t     isz = B->csr_idx64 ? sizeof(int64_t) : sizeof(int);
+    bsrc_cuda_status r   = dev_alloc(B->csr_rowptr, (size_t)(nrows + 1) * isz, "CSR row pointers", &B->M->bytes, e);
     if (r == BSRC_CUDA_OK) r = dev_alloc(B->csr_colidx, (size_t)nnz * isz, "CSR column indices", &B->M->bytes, e);
     if (r == BSRC_CUDA_OK) r = dev_alloc(B->csr_values, (size_t)nnz * sizeof(double), "CSR values", &B->M->bytes, e);
     if (r != BSRC_CUDA_OK) return r;
@@ -211,11 +216,11 @@ bsrc_cuda_status run_spmv(bench_baselines *B, const matrix_view &A, cudaStream_t
   bsrc_cuda_status               r                = ensure_descriptor(B, A, s, slot, e);
   if (r == BSRC_CUDA_OK && slot != SLOT_CSR_BS1) r = ensure_csr(B, A, s, e); /* values may have changed since the descriptor was made */
   if (r != BSRC_CUDA_OK) return r;
-  const cusparseSpMVAlg_t   alg = algs[slot];
-  cusparseConstDnVecDescr_t vx  = nullptr;
-  cusparseDnVecDescr_t      vy  = nullptr;
+  const cusparseSpMVAlg_t   alg   = algs[slot];
+  cusparseConstDnVecDescr_t vx    = nullptr;
+  cusparseDnVecDescr_t      vy    = nullptr;
   bsrc_cuda_status          alloc = BSRC_CUDA_OK;
-  cusparseStatus_t          cs  = cusparseCreateConstDnVec(&vx, (int64_t)A.nbcols * A.bs, x, CUDA_R_64F);
+  cusparseStatus_t          cs    = cusparseCreateConstDnVec(&vx, (int64_t)A.nbcols * A.bs, x, CUDA_R_64F);
   if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseCreateDnVec(&vy, (int64_t)A.nbrows * A.bs, y, CUDA_R_64F);
   size_t need = 0;
   if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseSpMV_bufferSize(B->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, B->mat[slot], vx, &beta, vy, CUDA_R_64F, alg, &need);
@@ -236,7 +241,11 @@ bsrc_cuda_status run_spmv(bench_baselines *B, const matrix_view &A, cudaStream_t
   return BSRC_CUDA_OK;
 }
 
-enum baseline { ROWMAJOR_BSRMV, CSR_ALG1, CSR_ALG2 };
+enum baseline {
+  ROWMAJOR_BSRMV,
+  CSR_ALG1,
+  CSR_ALG2
+};
 
 /* out = alpha*A*x + beta*in by one baseline, queued on M's stream after what was queued there. */
 bsrc_cuda_status run(bench_baselines *B, baseline which, double alpha, const double *x, double beta, const double *in, double *out)
@@ -252,10 +261,10 @@ bsrc_cuda_status run(bench_baselines *B, baseline which, double alpha, const dou
   if (s != BSRC_CUDA_OK) return s;
   M->own_queued = true;
 
-  const matrix_view  A = view(M);
+  const matrix_view  A  = view(M);
   const cudaStream_t st = M->stream;
-  const error_sink   e = sink(M);
-  const int64_t      n = (int64_t)A.nbrows * A.bs;
+  const error_sink   e  = sink(M);
+  const int64_t      n  = (int64_t)A.nbrows * A.bs;
   if (A.nblocks == 0) { /* nothing for cuSPARSE to do: out = alpha*0 + beta*in */
     BSRC_CUDA_CHECK(launch_scale(n, alpha, beta, in, out, st), e, "scale (empty matrix)");
     return BSRC_CUDA_OK;
@@ -286,8 +295,7 @@ bsrc_cuda_status run(bench_baselines *B, baseline which, double alpha, const dou
   if (s != BSRC_CUDA_OK) return s;
   const int *rowptr32 = sizeof(bsrk_idx) == sizeof(int) ? (const int *)A.rowptr : (const int *)B->rowptr32.ptr;
   const int *colidx32 = sizeof(bsrk_idx) == sizeof(int) ? (const int *)A.colidx : (const int *)B->colidx32.ptr;
-  BSRC_CUSPARSE_CHECK(cusparseDbsrmv(B->handle, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, (int)A.nbrows, (int)A.nbcols, (int)A.nblocks, &alpha, B->legacy, (const double *)B->values_rowmajor.ptr, rowptr32, colidx32, (int)A.bs, x, &beta, out), e,
-                      "cusparseDbsrmv (row-major blocks)");
+  BSRC_CUSPARSE_CHECK(cusparseDbsrmv(B->handle, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, (int)A.nbrows, (int)A.nbcols, (int)A.nblocks, &alpha, B->legacy, (const double *)B->values_rowmajor.ptr, rowptr32, colidx32, (int)A.bs, x, &beta, out), e, "cusparseDbsrmv (row-major blocks)");
   return BSRC_CUDA_OK;
 }
 

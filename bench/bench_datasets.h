@@ -40,9 +40,9 @@ struct dataset {
 inline dataset thesis_dataset(const std::string &name, bsrk_idx rows, double density)
 {
   dataset D;
-  D.name = name;
-  D.bs = 5;
-  D.nbrows = D.nbcols = rows / 5;
+  D.name   = name;
+  D.bs     = 5;
+  D.nbrows = D.nbcols    = rows / 5;
   const bsrk_idx per_row = std::max<bsrk_idx>(1, (bsrk_idx)std::llround(density * (double)D.nbcols));
   D.rowptr.resize(D.nbrows + 1);
   D.colidx.resize((size_t)D.nbrows * per_row);
@@ -131,7 +131,7 @@ inline dataset powerlaw_dataset(const std::string &name, bsrk_idx nbrows, int bs
     const bsrk_idx c0 = std::min(std::max<bsrk_idx>(0, i - w / 2), nbrows - w);
     used.assign(w, 0);
     for (bsrk_idx t = w - L; t < w; ++t) { /* Floyd's sampling of L of w */
-      const bsrk_idx j = (bsrk_idx)(rng.next() % (uint64_t)(t + 1));
+      const bsrk_idx j      = (bsrk_idx)(rng.next() % (uint64_t)(t + 1));
       used[used[j] ? t : j] = 1;
     }
     bsrk_idx *out = D.colidx.data() + D.rowptr[i];

@@ -35,18 +35,15 @@ struct Matrix {
   std::string           name;
   bsrk_idx              nbrows = 0, nbcols = 0, bs = 1;
   std::vector<bsrk_idx> rowptr, colidx;
-  double               *values = nullptr; // malloc'ed: no zero-fill, first touch in parallel
-  size_t                nvalues = 0;
+  double               *values      = nullptr; // malloc'ed: no zero-fill, first touch in parallel
+  size_t                nvalues     = 0;
   Matrix()                          = default;
   Matrix(const Matrix &)            = delete;
   Matrix &operator=(const Matrix &) = delete;
   ~Matrix() { std::free(values); }
   bsrk_matrix view() const { return bsrk_matrix{nbrows, nbcols, bs, rowptr.data(), colidx.data(), values}; }
   int64_t     nblocks() const { return rowptr.back(); }
-  double      bytes() const
-  {
-    return (double)nblocks() * bs * bs * 8 + (double)nblocks() * sizeof(bsrk_idx) + (double)(nbrows + 1) * sizeof(bsrk_idx) + (double)nbcols * bs * 8 + (double)nbrows * bs * 8;
-  }
+  double      bytes() const { return (double)nblocks() * bs * bs * 8 + (double)nblocks() * sizeof(bsrk_idx) + (double)(nbrows + 1) * sizeof(bsrk_idx) + (double)nbcols * bs * 8 + (double)nbrows * bs * 8; }
 };
 
 // splitmix64: a tiny, fast, seedable generator (one stream per block row)
@@ -57,7 +54,10 @@ inline uint64_t mix(uint64_t &s)
   z          = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-inline double unit(uint64_t &s) { return ((double)(mix(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0); } // (0,1)
+inline double unit(uint64_t &s)
+{
+  return ((double)(mix(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+} // (0,1)
 
 void alloc_values(Matrix &A)
 {
@@ -85,8 +85,8 @@ void build_band(Matrix &A)
   for (bsrk_idx i = 0; i < nb; ++i) {
     const bsrk_idx start = std::min<bsrk_idx>(std::max<bsrk_idx>(i - per_row / 2, 0), nb - per_row);
     for (bsrk_idx j = 0; j < per_row; ++j) A.colidx[(size_t)i * per_row + j] = start + j;
-    uint64_t s   = 0x5EEDull ^ ((uint64_t)i * 0x100000001B3ull);
-    double  *v   = A.values + (size_t)i * per_row * bs * bs;
+    uint64_t s      = 0x5EEDull ^ ((uint64_t)i * 0x100000001B3ull);
+    double  *v      = A.values + (size_t)i * per_row * bs * bs;
     double   sum[5] = {0, 0, 0, 0, 0};
     for (size_t e = 0; e < (size_t)per_row * bs * bs; ++e) {
       v[e] = unit(s);
@@ -108,7 +108,7 @@ void build_stencil(Matrix &A, bsrk_idx g)
   auto count = [g](bsrk_idx c) { return (bsrk_idx)((c > 0) + 1 + (c < g - 1)); };
   for (bsrk_idx i = 0; i < nb; ++i) {
     const bsrk_idx x = i % g, y = (i / g) % g, z = i / (g * g);
-    A.rowptr[i + 1]  = A.rowptr[i] + count(x) * count(y) * count(z);
+    A.rowptr[i + 1] = A.rowptr[i] + count(x) * count(y) * count(z);
   }
   A.colidx.resize(A.nblocks());
   alloc_values(A);
@@ -182,8 +182,7 @@ bool bench(const Matrix &A, int reps, const std::vector<int> &streams, const std
   for (auto &e : x) e = unit(s);
   const double gb = A.bytes() / 1e9;
 
-  std::printf("\n%s: %lld x %lld, bs=%lld, %lld blocks (%.1f per block row), %.1f MB per product\n", A.name.c_str(), (long long)A.nbrows * A.bs, (long long)A.nbcols * A.bs, (long long)A.bs,
-              (long long)A.nblocks(), (double)A.nblocks() / A.nbrows, A.bytes() / 1e6);
+  std::printf("\n%s: %lld x %lld, bs=%lld, %lld blocks (%.1f per block row), %.1f MB per product\n", A.name.c_str(), (long long)A.nbrows * A.bs, (long long)A.nbcols * A.bs, (long long)A.bs, (long long)A.nblocks(), (double)A.nblocks() / A.nbrows, A.bytes() / 1e6);
   std::printf("%-10s %-7s %7s %6s %7s %8s %8s %10s %8s %9s\n", "dataset", "mode", "threads", "chunks", "streams", "prefetch", "ntasks", "ms(med)", "GB/s", "relerr");
 
   bsrk_reference_multadd(&M, 1.0, x.data(), 0.0, nullptr, ref.data());
@@ -204,7 +203,7 @@ bool bench(const Matrix &A, int reps, const std::vector<int> &streams, const std
         const bsrk_shared_rows mode = m % 2 == 0 ? BSRK_SHARED_ROWS_CARRY : BSRK_SHARED_ROWS_ATOMIC;
         const int              st   = streams[m / 2 / prefetch.size()];
         const int              pf   = prefetch[m / 2 % prefetch.size()];
-        auto run = [&] { return bsrk_tasks_multadd(&M, &p, nt, st, pf, mode, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()); };
+        auto                   run  = [&] { return bsrk_tasks_multadd(&M, &p, nt, st, pf, mode, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()); };
         std::fill(out.begin(), out.end(), NAN);
         if (run() != BSRK_OK) {
           std::fprintf(stderr, "bsrk_tasks_multadd failed\n");
@@ -226,33 +225,32 @@ bool bench(const Matrix &A, int reps, const std::vector<int> &streams, const std
 
 int main(int argc, char **argv)
 {
-  const bsrk_idx    g    = argc > 1 ? (bsrk_idx)std::atol(argv[1]) : 64;
-  const int         reps = argc > 2 ? std::atoi(argv[2]) : 5;
-  const std::string which = argc > 3 ? argv[3] : "band,stencil";
+  const bsrk_idx         g       = argc > 1 ? (bsrk_idx)std::atol(argv[1]) : 64;
+  const int              reps    = argc > 2 ? std::atoi(argv[2]) : 5;
+  const std::string      which   = argc > 3 ? argv[3] : "band,stencil";
   const std::vector<int> streams = int_list(argc > 4 ? argv[4] : "1,2,4"), chunks = int_list(argc > 6 ? argv[6] : "1,2,8,32,128"), prefetch = int_list(argc > 7 ? argv[7] : "0,8192");
   std::vector<int>       threads;
   if (argc > 5 && std::strcmp(argv[5], "all") != 0) threads = int_list(argv[5]);
   else
     for (int t = 1; t <= omp_get_max_threads(); ++t) threads.push_back(t);
   const auto positive = [](const std::vector<int> &v) { return !v.empty() && std::all_of(v.begin(), v.end(), [](int e) { return e >= 1; }); };
-  const bool pf_ok = !prefetch.empty() && std::all_of(prefetch.begin(), prefetch.end(), [](int e) { return e >= 0 && e <= BSRK_MAX_PREFETCH_BYTES; });
+  const bool pf_ok    = !prefetch.empty() && std::all_of(prefetch.begin(), prefetch.end(), [](int e) { return e >= 0 && e <= BSRK_MAX_PREFETCH_BYTES; });
   if (g < 1 || reps < 1 || !positive(streams) || !positive(threads) || !positive(chunks) || !pf_ok) {
     std::fprintf(stderr, "usage: %s [grid_n=64] [reps=5] [datasets=band,stencil] [streams=1,2,4] [threads=all|N,M,..] [chunks=1,2,8,32,128] [prefetch=0,8192 (bytes, 0..%d)]\n", argv[0], BSRK_MAX_PREFETCH_BYTES);
     return 2;
   }
-  std::printf("bench_kernel_modes: out = A*x (alpha=1, beta=0); median of %d runs after 1 warm-up; %d OpenMP threads max; index %zu bytes\n", reps, omp_get_max_threads(),
-              sizeof(bsrk_idx));
+  std::printf("bench_kernel_modes: out = A*x (alpha=1, beta=0); median of %d runs after 1 warm-up; %d OpenMP threads max; index %zu bytes\n", reps, omp_get_max_threads(), sizeof(bsrk_idx));
   std::printf("bytes/product = values + colidx + rowptr + x (read once) + y (written once)\n");
   bool ok = true;
   if (which.find("band") != std::string::npos) {
-    Matrix A;
+    Matrix       A;
     const double t0 = omp_get_wtime();
     build_band(A);
     std::printf("(built band in %.2f s)\n", omp_get_wtime() - t0);
     ok = bench(A, reps, streams, threads, chunks, prefetch) && ok;
   }
   if (which.find("stencil") != std::string::npos) {
-    Matrix A;
+    Matrix       A;
     const double t0 = omp_get_wtime();
     build_stencil(A, g);
     std::printf("(built stencil in %.2f s)\n", omp_get_wtime() - t0);

@@ -76,12 +76,12 @@ omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth i
 #define MAX_LIST 16
 
 typedef struct {
-  char           name[32];
-  PetscInt       bs;
-  PetscInt       nbrows;  /* global block rows (= block columns) */
-  PetscInt64     nblocks; /* global nonzero blocks */
-  PetscInt       rstart;  /* first local block row */
-  PetscInt       nlocal;  /* local block rows */
+  char       name[32];
+  PetscInt   bs;
+  PetscInt   nbrows;  /* global block rows (= block columns) */
+  PetscInt64 nblocks; /* global nonzero blocks */
+  PetscInt   rstart;  /* first local block row */
+  PetscInt   nlocal;  /* local block rows */
   /* thesis */
   PetscInt band;
   /* stencil27 */
@@ -94,7 +94,7 @@ typedef struct {
   PetscInt   bs, nrows;
   PetscInt64 nblocks;
   double     matrix_bytes, mult_bytes, multadd_bytes;
-  double     mult_s, multadd_s;        /* median seconds per call */
+  double     mult_s, multadd_s;         /* median seconds per call */
   double     ratio_mult, ratio_multadd; /* first type time / this type time */
   double     diff_mult, diff_multadd;   /* relative max-norm difference to the first type */
   double     convert_s;
@@ -112,19 +112,19 @@ typedef struct {
 
 /* The overlap measurement of mpibsrcustom (several ranks); times are medians of the max over ranks. */
 typedef struct {
-  char     matrix[32];
-  char     type[64];
-  PetscInt nghost_min, nghost_max; /* ghost block columns over the ranks */
-  PetscInt reps_exchange, reps_local, reps_ghost, reps_full;
-  double   t_exchange, t_local, t_ghost, t_full;
-  double   t_compute; /* the local then the ghost product in one go, no exchange: the ghost block as cold as in MatMult */
-  double   t_ghost_after; /* the ghost product after the local one: max(t_ghost, t_compute - t_local) */
-  double   ratio_warm;    /* t_full / (max(exchange, local) + the ghost product timed alone, cache-warm) */
-  double   bound;  /* max(t_exchange, t_local) + t_ghost */
-  double   ratio;  /* t_full / bound */
-  double   ratio_paired; /* median over trials of the per-trial t_full / bound */
-  double   hidden; /* (t_exchange + t_local + t_ghost - t_full) / t_exchange, clamped to [0, 1] */
-  double   hidden_raw;
+  char      matrix[32];
+  char      type[64];
+  PetscInt  nghost_min, nghost_max; /* ghost block columns over the ranks */
+  PetscInt  reps_exchange, reps_local, reps_ghost, reps_full;
+  double    t_exchange, t_local, t_ghost, t_full;
+  double    t_compute;     /* the local then the ghost product in one go, no exchange: the ghost block as cold as in MatMult */
+  double    t_ghost_after; /* the ghost product after the local one: max(t_ghost, t_compute - t_local) */
+  double    ratio_warm;    /* t_full / (max(exchange, local) + the ghost product timed alone, cache-warm) */
+  double    bound;         /* max(t_exchange, t_local) + t_ghost */
+  double    ratio;         /* t_full / bound */
+  double    ratio_paired;  /* median over trials of the per-trial t_full / bound */
+  double    hidden;        /* (t_exchange + t_local + t_ghost - t_full) / t_exchange, clamped to [0, 1] */
+  double    hidden_raw;
   PetscBool pass;
 } OverlapRow;
 
@@ -272,7 +272,7 @@ static PetscErrorCode AssembleBAIJOn(MPI_Comm comm, const MatrixSpec *spec, Pets
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc4(maxc, &cols, (size_t)maxc * bs * bs, &vals, spec->nlocal, &dnnz, spec->nlocal, &onnz));
   for (ib = spec->rstart; ib < rend; ib++) {
-    nc                        = RowPattern(spec, ib, cols);
+    nc                      = RowPattern(spec, ib, cols);
     dnnz[ib - spec->rstart] = 0;
     onnz[ib - spec->rstart] = 0;
     for (c = 0; c < nc; c++) {
@@ -320,7 +320,7 @@ typedef enum {
   OP_MULT,
   OP_MULTADD,
   OP_SCATTER,
-  OP_LOCALGHOST, /* the local then the ghost product of an mpibsrcustom rank, no exchange */
+  OP_LOCALGHOST,    /* the local then the ghost product of an mpibsrcustom rank, no exchange */
   OP_MULTTRANSPOSE, /* MatMultTranspose(A, x, y) */
   OP_MATMATMULT     /* MatProductNumeric(B) of B = MatMatMult(A, dense, MAT_INITIAL_MATRIX): MatMatMult's MAT_REUSE_MATRIX step */
 } OpKind;
@@ -654,8 +654,8 @@ typedef struct {
   char     matrix[32];
   char     type[64];
   PetscInt threads, trials, busy, reps[4];
-  double   t_baij, t_bsr, ratio, q1, q3;          /* busy: ms medians; seqbaij / seqbsrcustom per trial */
-  double   t_on, t_off, idle, idle_q1, idle_q3;   /* idle: ms medians; without / with the fallback per trial */
+  double   t_baij, t_bsr, ratio, q1, q3;        /* busy: ms medians; seqbaij / seqbsrcustom per trial */
+  double   t_on, t_off, idle, idle_q1, idle_q3; /* idle: ms medians; without / with the fallback per trial */
 } LoadedRow;
 
 #if defined(__linux__)
@@ -717,7 +717,7 @@ static PetscErrorCode TimeAlternating(const Op ops[2], PetscInt warmup, PetscInt
       double    d;
       PetscCall(RunOp(&ops[j]));
       PetscCall(TimeOnAllRanks(PETSC_COMM_SELF, &ops[j], n, &d));
-      t[j * trials + k] = d;
+      t[j * trials + k]      = d;
       ttrial[j * trials + k] = d;
     }
   }
@@ -783,11 +783,11 @@ static PetscErrorCode LoadedVsBAIJ(Mat base, Vec x, const char bsr_type[], Petsc
 /* Memory traffic model: values + column indices + row pointers, plus x read and y written (and z read). */
 static PetscErrorCode TrafficModel(Mat A, const MatrixSpec *spec, Result *res)
 {
-  MatType    type;
-  PetscBool  scalarcsr = PETSC_FALSE;
-  const char *p1, *p2;
+  MatType      type;
+  PetscBool    scalarcsr = PETSC_FALSE;
+  const char  *p1, *p2;
   const double nrows = (double)spec->nbrows * spec->bs, nnz = (double)spec->nblocks * spec->bs * spec->bs;
-  double      idx;
+  double       idx;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetType(A, &type));
@@ -898,12 +898,12 @@ static PetscErrorCode Sweeps(Mat A, Vec x, Vec y, const Result *r, PetscReal str
 */
 static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, PetscReal target, OverlapRow *o)
 {
-  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
-  Mat                local, ghost;
-  PetscInt           nghost, bs, nloc, ncol, ng[2], k, rp[5];
-  VecScatter         halo;
-  Vec                gx, xl, yl, x2, y2;
-  PetscBool          dev;
+  MPI_Comm   comm = PetscObjectComm((PetscObject)A);
+  Mat        local, ghost;
+  PetscInt   nghost, bs, nloc, ncol, ng[2], k, rp[5];
+  VecScatter halo;
+  Vec        gx, xl, yl, x2, y2;
+  PetscBool  dev;
 #if defined(BENCH_DEVICE_VECTORS)
   Vec gxd = NULL;
 #endif
@@ -956,10 +956,10 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
   PetscCall(VecScatterBegin(halo, x, gx, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(halo, x, gx, INSERT_VALUES, SCATTER_FORWARD));
 
-  ops[0] = (Op){OP_SCATTER, NULL, x, NULL, gx, halo, NULL}; /* (a) the exchange alone */
-  ops[1] = (Op){OP_MULT, local, xl, NULL, yl, NULL, NULL};  /* (b) the local product alone */
-  ops[2] = (Op){OP_MULTADD, ghost, gx, yl, yl, NULL, NULL}; /* (c) the ghost product alone */
-  ops[3] = (Op){OP_MULT, A, x2, NULL, y2, NULL, NULL};      /* (d) the whole, overlapped MatMult */
+  ops[0] = (Op){OP_SCATTER, NULL, x, NULL, gx, halo, NULL};     /* (a) the exchange alone */
+  ops[1] = (Op){OP_MULT, local, xl, NULL, yl, NULL, NULL};      /* (b) the local product alone */
+  ops[2] = (Op){OP_MULTADD, ghost, gx, yl, yl, NULL, NULL};     /* (c) the ghost product alone */
+  ops[3] = (Op){OP_MULT, A, x2, NULL, y2, NULL, NULL};          /* (d) the whole, overlapped MatMult */
   ops[4] = (Op){OP_LOCALGHOST, local, xl, gx, yl, NULL, ghost}; /* (e) (b) then (c), no exchange */
   PetscCall(PetscMalloc2(5 * trials, &tk, trials, &ratio));
   PetscCall(TimeOps(comm, 5, ops, warmup, reps, trials, budget, tm, rp, tk));
@@ -1029,8 +1029,8 @@ typedef struct {
   char     matrix[32];
   char     type[64]; /* the seqbsrcustom type name */
   PetscInt threads;
-  PetscInt reps[3]; /* calls per trial: mpibaij, seqbaij, seqbsrcustom */
-  double   t[3];    /* medians of the seconds per call */
+  PetscInt reps[3];                            /* calls per trial: mpibaij, seqbaij, seqbsrcustom */
+  double   t[3];                               /* medians of the seconds per call */
   double   vs_ranks, vs_ranks_q1, vs_ranks_q3; /* median (quartiles) of the per-trial t_mpibaij / t_bsr */
   double   vs_one;                             /* median of the per-trial t_seqbaij / t_bsr */
   double   diff;                               /* max relative difference of the products to mpibaij's */
@@ -1122,16 +1122,16 @@ static PetscErrorCode TimeOnRankZero(MPI_Comm comm, const RankZeroCPUs *cpus, co
 */
 static PetscErrorCode OneRankVsRanks(const MatrixSpec *spec, PetscInt seed, Mat mpibaij, Vec x, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, OneRankRow *row)
 {
-  MPI_Comm    comm = PetscObjectComm((PetscObject)mpibaij), node;
-  PetscMPIInt rank, size, nodesize;
-  MatrixSpec  whole = *spec;
-  Mat         sbaij = NULL, sbsr = NULL;
-  Vec         y, xs = NULL, ys = NULL, y0 = NULL;
-  VecScatter  tozero;
-  Op          ops[3];
-  PetscInt    nw = PetscMax(warmup, 1), j, k;
-  double      dt, *tk;
-  PetscReal  *r1, *r2, *tj;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)mpibaij), node;
+  PetscMPIInt  rank, size, nodesize;
+  MatrixSpec   whole = *spec;
+  Mat          sbaij = NULL, sbsr = NULL;
+  Vec          y, xs = NULL, ys = NULL, y0 = NULL;
+  VecScatter   tozero;
+  Op           ops[3];
+  PetscInt     nw = PetscMax(warmup, 1), j, k;
+  double       dt, *tk;
+  PetscReal   *r1, *r2, *tj;
   RankZeroCPUs cpus;
 
   PetscFunctionBeginUser;
@@ -1363,7 +1363,7 @@ static PetscErrorCode BenchSpMM(Mat A, Vec x, Vec y, PetscInt k, PetscInt seed, 
   PetscCall(MatDenseGetArrayWrite(B, &b));
   for (PetscInt j = 0; j < k; j++)
     for (PetscInt i = 0; i < m; i++) {
-      uint64_t s       = RowSeed(seed, 11 + j, rs + i);
+      uint64_t s     = RowSeed(seed, 11 + j, rs + i);
       b[j * lda + i] = 2.0 * Uniform(&s) - 1.0;
     }
   PetscCall(MatDenseRestoreArrayWrite(B, &b));
@@ -1403,9 +1403,12 @@ static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_typ
   if (dotranspose) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatMultTranspose, %s (medians of interleaved trials with the type's own MatMult; throughput = Mult ms / MultT ms; vs %s = its transpose ms / this one's)\n", matrix, ref_type));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9s %9s %10s %9s %9s\n", "matrix", "type", "Mult ms", "MultT ms", "throughput", "vs ref", "reldiff"));
-    for (PetscInt it = 0; it < ntypes; it++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9.3f %9.3f %10.3f %9.3f %9.1e\n", matrix, tr[it].type, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[it].t_mult / tr[it].t_trans, tr[0].t_trans / tr[it].t_trans, tr[it].diff));
+    for (PetscInt it = 0; it < ntypes; it++)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9.3f %9.3f %10.3f %9.3f %9.1e\n", matrix, tr[it].type, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[it].t_mult / tr[it].t_trans, tr[0].t_trans / tr[it].t_trans, tr[it].diff));
     for (PetscInt it = 0; it < ntypes && !gpu_run; it++)
-      if (tr[it].cpu_bsr) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s MatMultTranspose throughput at least %.2fx its MatMult's, all threads: %.3fx (MatMult %.3f ms, MatMultTranspose %.3f ms; %.3fx %s's transpose): %s\n", matrix, tr[it].type, (double)target_transpose, tr[it].t_mult / tr[it].t_trans, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[0].t_trans / tr[it].t_trans, ref_type, tr[it].t_mult / tr[it].t_trans >= target_transpose ? "PASS" : "MISS"));
+      if (tr[it].cpu_bsr)
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s MatMultTranspose throughput at least %.2fx its MatMult's, all threads: %.3fx (MatMult %.3f ms, MatMultTranspose %.3f ms; %.3fx %s's transpose): %s\n", matrix, tr[it].type, (double)target_transpose,
+                              tr[it].t_mult / tr[it].t_trans, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[0].t_trans / tr[it].t_trans, ref_type, tr[it].t_mult / tr[it].t_trans >= target_transpose ? "PASS" : "MISS"));
   }
   if (nk > 0) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatMatMult with a dense matrix of k columns, %s (MAT_REUSE_MATRIX; medians of interleaved trials with one MatMult; per col = MatMatMult ms / k; ratio = per col / MatMult)\n", matrix));
@@ -1427,31 +1430,31 @@ static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_typ
 
 int main(int argc, char **argv)
 {
-  char       *mats[MAX_LIST], *types[MAX_LIST], json[PETSC_MAX_PATH_LEN] = "";
-  PetscInt    nmats = MAX_LIST, ntypes = MAX_LIST, reps = 50, trials = 5, warmup = 3, seed = 1;
-  PetscInt    thesis_rows = 32000, thesis_bs = 5, stencil_n = 48, stencil_bs = 3, im, it, nres = 0;
-  PetscInt    chunks[MAX_LIST] = {1, 2, 4, 8, 16, 64, 256}, nchunks = MAX_LIST, nsw = 0, nov = 0, ntg = 0, maxsw, maxtg;
-  PetscReal   density = 0.05, stream_mb = 400.0, budget = 6.0, sweep_budget = -1.0;
-  PetscReal   target_baij = 1.0, target_triad = 90.0, target_overlap = 1.10, target_vs_ranks = 1.0, target_vs_one = 8.0;
-  PetscReal   target_loaded = 1.0, target_idle_cost = 0.97;
-  PetscBool   setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE, doonerank = PETSC_TRUE, doloaded = PETSC_TRUE;
-  PetscBool   gpu_run = PETSC_FALSE; /* -mat_bsrcustom_backend names a GPU backend: no CPU-only comparisons */
-  PetscBool   dotranspose = PETSC_TRUE;
-  PetscInt    spmm_k[MAX_LIST] = {1, 4, 8, 32}, nspmm = MAX_LIST;
-  PetscBool   setk;
-  PetscReal   target_transpose = 0.7, target_spmm = 0.4;
+  char         *mats[MAX_LIST], *types[MAX_LIST], json[PETSC_MAX_PATH_LEN] = "";
+  PetscInt      nmats = MAX_LIST, ntypes = MAX_LIST, reps = 50, trials = 5, warmup = 3, seed = 1;
+  PetscInt      thesis_rows = 32000, thesis_bs = 5, stencil_n = 48, stencil_bs = 3, im, it, nres = 0;
+  PetscInt      chunks[MAX_LIST] = {1, 2, 4, 8, 16, 64, 256}, nchunks = MAX_LIST, nsw = 0, nov = 0, ntg = 0, maxsw, maxtg;
+  PetscReal     density = 0.05, stream_mb = 400.0, budget = 6.0, sweep_budget = -1.0;
+  PetscReal     target_baij = 1.0, target_triad = 90.0, target_overlap = 1.10, target_vs_ranks = 1.0, target_vs_one = 8.0;
+  PetscReal     target_loaded = 1.0, target_idle_cost = 0.97;
+  PetscBool     setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE, doonerank = PETSC_TRUE, doloaded = PETSC_TRUE;
+  PetscBool     gpu_run          = PETSC_FALSE; /* -mat_bsrcustom_backend names a GPU backend: no CPU-only comparisons */
+  PetscBool     dotranspose      = PETSC_TRUE;
+  PetscInt      spmm_k[MAX_LIST] = {1, 4, 8, 32}, nspmm = MAX_LIST;
+  PetscBool     setk;
+  PetscReal     target_transpose = 0.7, target_spmm = 0.4;
   TransposeRow *trow;
   SpMMRow      *srow;
-  PetscMPIInt size;
-  double      triad = 0.0, *triad_by_threads;
-  int         nthreads = 1, k;
-  Result     *res;
-  SweepRow   *sw;
-  OverlapRow *ov;
-  OneRankRow *one;
-  LoadedRow  *loaded;
-  PetscInt    none = 0, nloaded = 0;
-  Target     *tg;
+  PetscMPIInt   size;
+  double        triad    = 0.0, *triad_by_threads;
+  int           nthreads = 1, k;
+  Result       *res;
+  SweepRow     *sw;
+  OverlapRow   *ov;
+  OneRankRow   *one;
+  LoadedRow    *loaded;
+  PetscInt      none = 0, nloaded = 0;
+  Target       *tg;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -1537,15 +1540,15 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ratio = time of %s / time of this type (> 1: faster than %s); reldiff = max relative difference of the products to %s\n", types[0], types[0], types[0]));
 
   for (im = 0; im < nmats; im++) {
-    MatrixSpec spec;
-    Mat        base;
-    Vec        xref, yref, zref, yaddref, xtref, ytref;
-    PetscBool  have_tref;
-    double     tref = 0.0, taddref = 0.0;
-    double     t_baij = 0.0, t_bsr1 = 0.0, gbs_bsr = 0.0, triad_bsr = 0.0;
+    MatrixSpec  spec;
+    Mat         base;
+    Vec         xref, yref, zref, yaddref, xtref, ytref;
+    PetscBool   have_tref;
+    double      tref = 0.0, taddref = 0.0;
+    double      t_baij = 0.0, t_bsr1 = 0.0, gbs_bsr = 0.0, triad_bsr = 0.0;
     PairedTriad pt_bsr = {0};
-    PetscInt   nt_bsr = 0, nov0 = nov;
-    char       bsr_type[64] = "";
+    PetscInt    nt_bsr = 0, nov0 = nov;
+    char        bsr_type[64] = "";
 
     PetscCall(SetupSpec(mats[im], thesis_rows, thesis_bs, density, stencil_n, stencil_bs, &spec));
     PetscCall(AssembleBAIJ(&spec, seed, &base));
@@ -1568,13 +1571,13 @@ int main(int argc, char **argv)
 
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %3s %9s %4s %9s %9s %8s %6s %9s %8s %7s %7s %9s\n", "matrix", "type", "bs", "nblocks", "reps", "MB", "Mult ms", "GB/s", "%triad", "MAdd ms", "GB/s", "ratio", "ratioA", "reldiff"));
     for (it = 0; it < ntypes; it++) {
-      Result   *r = &res[nres];
-      Mat       A;
-      Vec       x, y, z;
-      PetscBool same, isseqbaij, isseqbsr, ismpibsr;
+      Result             *r = &res[nres];
+      Mat                 A;
+      Vec                 x, y, z;
+      PetscBool           same, isseqbaij, isseqbsr, ismpibsr;
       MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
-      MatType   mtype;
-      double    t0;
+      MatType             mtype;
+      double              t0;
 
       PetscCall(PetscMemzero(r, sizeof(*r)));
       PetscCall(IsBaseType(base, types[it], &same));
@@ -1654,13 +1657,15 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&xtref));
     PetscCall(VecDestroy(&ytref));
     if (nov > nov0) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  overlap of the halo exchange, %s, %d ranks (times in ms, medians of the max over ranks; ghost = the ghost product alone, loc+ghost = the local then the ghost product without the exchange, so the ghost product after the local one is max(ghost, loc+ghost - local), as cold as in MatMult; bound = max(exchange, local) + that; full/bd = T_full / bound from the medians, paired = median of the per-trial ratios, vs warm = T_full / (max(exchange, local) + ghost); hidden = (exchange + local + ghost - full) / exchange, clamped to [0,1], raw beside it; the five are timed in interleaved trials)\n", spec.name, (int)size));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  overlap of the halo exchange, %s, %d ranks (times in ms, medians of the max over ranks; ghost = the ghost product alone, loc+ghost = the local then the ghost product without the exchange, so the ghost product after the local one is max(ghost, loc+ghost - local), as cold as in MatMult; bound = max(exchange, local) + that; full/bd = T_full / bound from the medians, paired = median of the per-trial ratios, vs warm = T_full / (max(exchange, local) + ghost); hidden = (exchange + local + ghost - full) / exchange, clamped to [0,1], raw beside it; the five are timed in interleaved trials)\n",
+                            spec.name, (int)size));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %13s %9s %9s %9s %9s %9s %9s %8s %8s %8s %7s %8s\n", "matrix", "type", "ghosts", "exchange", "local", "ghost", "loc+ghost", "full", "bound", "full/bd", "paired", "vs warm", "hidden", "raw"));
       for (; nov0 < nov; nov0++) {
         char what[160];
         PetscCall(PrintOverlap(&ov[nov0]));
         PetscCall(PetscSNPrintf(what, sizeof(what), "%s on %d ranks: MatMult / (max(exchange, local) + ghost product after the local one) <= %.2f", ov[nov0].type, (int)size, (double)target_overlap));
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s overlap: %s: %.3f (%.3f ms vs bound %.3f ms; %.0f%% of the exchange hidden): %s\n", spec.name, what, ov[nov0].ratio, 1e3 * ov[nov0].t_full, 1e3 * ov[nov0].bound, 100.0 * ov[nov0].hidden, ov[nov0].pass ? "PASS" : "MISS"));
+        PetscCall(
+          PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s overlap: %s: %.3f (%.3f ms vs bound %.3f ms; %.0f%% of the exchange hidden): %s\n", spec.name, what, ov[nov0].ratio, 1e3 * ov[nov0].t_full, 1e3 * ov[nov0].bound, 100.0 * ov[nov0].hidden, ov[nov0].pass ? "PASS" : "MISS"));
         PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "overlap", what, ov[nov0].ratio, (double)target_overlap, PETSC_FALSE));
       }
     }
@@ -1672,16 +1677,19 @@ int main(int argc, char **argv)
         char what[160];
 
         none++;
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  1 rank x %" PetscInt_FMT " threads against MATBAIJ, %s, in one run: mpibaij on %d ranks, then seqbaij and %s (%" PetscInt_FMT " threads) on rank 0 alone, in %" PetscInt_FMT " interleaved trials; products agree to %.1e\n", o->threads, spec.name, (int)size, o->type, o->threads, trials, o->diff));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  1 rank x %" PetscInt_FMT " threads against MATBAIJ, %s, in one run: mpibaij on %d ranks, then seqbaij and %s (%" PetscInt_FMT " threads) on rank 0 alone, in %" PetscInt_FMT " interleaved trials; products agree to %.1e\n", o->threads,
+                              spec.name, (int)size, o->type, o->threads, trials, o->diff));
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %12s %12s %14s %9s %9s\n", "matrix", "mpibaij ms", "seqbaij ms", "seqbsrcust ms", "vs ranks", "vs 1 rank"));
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %12.3f %12.3f %14.3f %9.3f %9.3f\n", spec.name, 1e3 * o->t[0], 1e3 * o->t[1], 1e3 * o->t[2], o->vs_ranks, o->vs_one));
         PetscCall(PetscSNPrintf(what, sizeof(what), "bsrcustom 1 rank x %" PetscInt_FMT " threads at least %.2fx as fast as MATBAIJ on %d ranks, paired", o->threads, (double)target_vs_ranks, (int)size));
         PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "one_rank_vs_ranks", what, o->vs_ranks, (double)target_vs_ranks, PETSC_TRUE));
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians mpibaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, o->vs_ranks, trials, o->vs_ranks_q1, o->vs_ranks_q3, 1e3 * o->t[0], o->type, 1e3 * o->t[2], tg[ntg - 1].pass ? "PASS" : "MISS"));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians mpibaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, o->vs_ranks, trials, o->vs_ranks_q1, o->vs_ranks_q3, 1e3 * o->t[0], o->type, 1e3 * o->t[2],
+                              tg[ntg - 1].pass ? "PASS" : "MISS"));
         if (size >= 8) {
           PetscCall(PetscSNPrintf(what, sizeof(what), "bsrcustom 1 rank x %" PetscInt_FMT " threads at least %.2fx as fast as MATBAIJ on 1 rank, paired", o->threads, (double)target_vs_one));
           PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "one_rank_vs_one", what, o->vs_one, (double)target_vs_one, PETSC_TRUE));
-          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios; medians seqbaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, o->vs_one, trials, 1e3 * o->t[1], o->type, 1e3 * o->t[2], tg[ntg - 1].pass ? "PASS" : "MISS"));
+          PetscCall(
+            PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios; medians seqbaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, o->vs_one, trials, 1e3 * o->t[1], o->type, 1e3 * o->t[2], tg[ntg - 1].pass ? "PASS" : "MISS"));
         }
       }
     }
@@ -1698,22 +1706,26 @@ int main(int argc, char **argv)
       } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s 1 thread vs seqbaij: not measured (no 1-thread run: use OMP_NUM_THREADS=1 or -bench_sweep)\n", spec.name, bsr_type));
       PetscCall(PetscSNPrintf(what, sizeof(what), "%s %" PetscInt_FMT " thread(s) MatMult at least %.0f%% of the STREAM triad with as many threads, paired", bsr_type, nt_bsr, (double)target_triad));
       PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "bsrcustom_allthreads_pct_triad", what, pt_bsr.pct_med, (double)target_triad, PETSC_TRUE));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.1f%% (median of %" PetscInt_FMT " pairs of a triad and a MatMult, quartiles %.1f-%.1f%%; median GB/s %.2f MatMult, %.2f triad; against the one best-of-10 triad at start: %.1f%% = %.2f of %.2f GB/s): %s\n", spec.name, what, pt_bsr.pct_med, pt_bsr.pairs, pt_bsr.pct_q1, pt_bsr.pct_q3, pt_bsr.mult_med, pt_bsr.triad_med, 100.0 * gbs_bsr / triad_bsr, gbs_bsr, triad_bsr, tg[ntg - 1].pass ? "PASS" : "MISS"));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.1f%% (median of %" PetscInt_FMT " pairs of a triad and a MatMult, quartiles %.1f-%.1f%%; median GB/s %.2f MatMult, %.2f triad; against the one best-of-10 triad at start: %.1f%% = %.2f of %.2f GB/s): %s\n",
+                            spec.name, what, pt_bsr.pct_med, pt_bsr.pairs, pt_bsr.pct_q1, pt_bsr.pct_q3, pt_bsr.mult_med, pt_bsr.triad_med, 100.0 * gbs_bsr / triad_bsr, gbs_bsr, triad_bsr, tg[ntg - 1].pass ? "PASS" : "MISS"));
       if (doloaded) {
         LoadedRow *l = &loaded[nloaded];
         PetscCall(LoadedVsBAIJ(base, xref, bsr_type, warmup, reps, trials, budget, l));
         if (l->busy > 0) {
           PetscCall(PetscStrncpy(l->matrix, spec.name, sizeof(l->matrix)));
           nloaded++;
-          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  busy cores, %s: seqbaij and %s (%" PetscInt_FMT " threads, default settings) in %" PetscInt_FMT " interleaved trials with a CPU-bound process on each of %" PetscInt_FMT " CPUs; idle before that: %s with and without the busy-core fallback\n", spec.name, bsr_type, l->threads, trials, l->busy, bsr_type));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  busy cores, %s: seqbaij and %s (%" PetscInt_FMT " threads, default settings) in %" PetscInt_FMT " interleaved trials with a CPU-bound process on each of %" PetscInt_FMT " CPUs; idle before that: %s with and without the busy-core fallback\n",
+                                spec.name, bsr_type, l->threads, trials, l->busy, bsr_type));
           PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %12s %14s %9s %16s %16s %9s\n", "matrix", "busy baij ms", "busy bsrc. ms", "ratio", "idle fallback ms", "idle without ms", "ratio"));
           PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %12.3f %14.3f %9.3f %16.3f %16.3f %9.3f\n", spec.name, l->t_baij, l->t_bsr, l->ratio, l->t_on, l->t_off, l->idle));
           PetscCall(PetscSNPrintf(what, sizeof(what), "%s MatMult at least %.2fx as fast as seqbaij with a CPU-bound process on every CPU, paired", bsr_type, (double)target_loaded));
           PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "bsrcustom_busy_vs_baij", what, l->ratio, (double)target_loaded, PETSC_TRUE));
-          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians seqbaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, l->ratio, trials, l->q1, l->q3, l->t_baij, bsr_type, l->t_bsr, tg[ntg - 1].pass ? "PASS" : "MISS"));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians seqbaij %.3f ms, %s %.3f ms): %s\n", spec.name, what, l->ratio, trials, l->q1, l->q3, l->t_baij, bsr_type, l->t_bsr,
+                                tg[ntg - 1].pass ? "PASS" : "MISS"));
           PetscCall(PetscSNPrintf(what, sizeof(what), "%s MatMult with the busy-core fallback at least %.2fx as fast as without it, idle, paired", bsr_type, (double)target_idle_cost));
           PetscCall(AddTarget(tg, maxtg, &ntg, spec.name, "bsrcustom_fallback_idle_cost", what, l->idle, (double)target_idle_cost, PETSC_TRUE));
-          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians %.3f ms with, %.3f ms without): %s\n", spec.name, what, l->idle, trials, l->idle_q1, l->idle_q3, l->t_on, l->t_off, tg[ntg - 1].pass ? "PASS" : "MISS"));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s: %.3fx (median of %" PetscInt_FMT " per-trial ratios, quartiles %.3f-%.3f; medians %.3f ms with, %.3f ms without): %s\n", spec.name, what, l->idle, trials, l->idle_q1, l->idle_q3, l->t_on, l->t_off,
+                                tg[ntg - 1].pass ? "PASS" : "MISS"));
         } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "busy cores, %s: not measured (needs Linux)\n", spec.name));
       }
     }

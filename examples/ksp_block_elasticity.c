@@ -35,10 +35,10 @@ typedef struct {
   char               mattype[256];
   PetscInt           its;
   KSPConvergedReason reason;
-  PetscReal          relres;   /* ||b - A x|| / ||b||, computed explicitly */
-  PetscReal          umax;     /* max-norm of the displacement */
-  PetscInt           mmcount;  /* MatMult calls inside KSPSolve */
-  PetscLogDouble     mmtime;   /* their total time (max over ranks) */
+  PetscReal          relres;  /* ||b - A x|| / ||b||, computed explicitly */
+  PetscReal          umax;    /* max-norm of the displacement */
+  PetscInt           mmcount; /* MatMult calls inside KSPSolve */
+  PetscLogDouble     mmtime;  /* their total time (max over ranks) */
   PetscLogDouble     solvetime;
   PetscLogDouble     looptime; /* seconds per MatMult in the -mult_reps loop, 0 without */
 } SolveResult;
@@ -101,7 +101,7 @@ static PetscErrorCode ElementStiffness(PetscReal hx, PetscReal hy, PetscReal hz,
     for (s = 0; s < 6; s++) D[r][s] = 0.0;
   for (r = 0; r < 3; r++) {
     for (s = 0; s < 3; s++) D[r][s] = lambda;
-    D[r][r] = lambda + 2.0 * mu;
+    D[r][r]         = lambda + 2.0 * mu;
     D[r + 3][r + 3] = mu;
   }
   for (q = 0; q < 8; q++) {
@@ -157,10 +157,10 @@ static PetscErrorCode CheckElementStiffness(const PetscScalar Ke[24 * 24], Petsc
       const PetscReal x = (a & 1) * hx, y = ((a >> 1) & 1) * hy, z = ((a >> 2) & 1) * hz;
       PetscReal       u[3] = {0.0, 0.0, 0.0};
 
-      if (m < 3) u[m] = 1.0;                    /* translations */
-      else if (m == 3) u[0] = -y, u[1] = x;     /* rotation about z */
-      else if (m == 4) u[1] = -z, u[2] = y;     /* rotation about x */
-      else u[0] = z, u[2] = -x;                 /* rotation about y */
+      if (m < 3) u[m] = 1.0;                /* translations */
+      else if (m == 3) u[0] = -y, u[1] = x; /* rotation about z */
+      else if (m == 4) u[1] = -z, u[2] = y; /* rotation about x */
+      else u[0] = z, u[2] = -x;             /* rotation about y */
       for (r = 0; r < 3; r++) mode[3 * a + r] = u[r];
     }
     for (r = 0; r < 24; r++) {
@@ -176,12 +176,12 @@ static PetscErrorCode CheckElementStiffness(const PetscScalar Ke[24 * 24], Petsc
 /* Assemble the clamped (x = 0) elasticity operator and the body-force load. */
 static PetscErrorCode Assemble(DM da, const AppCtx *user, Mat A, Vec b)
 {
-  PetscInt       M, N, P, xs, ys, zs, xm, ym, zm, ei, ej, ek, a, r, s;
-  PetscReal      hx, hy, hz, dscale = 0.0;
-  PetscScalar    Ke[24 * 24], Kl[24 * 24], Dblk[9], fe[3];
-  PetscBool      fixed[8];
-  MatStencil     nodes[8], row;
-  Vec            bl;
+  PetscInt        M, N, P, xs, ys, zs, xm, ym, zm, ei, ej, ek, a, r, s;
+  PetscReal       hx, hy, hz, dscale = 0.0;
+  PetscScalar     Ke[24 * 24], Kl[24 * 24], Dblk[9], fe[3];
+  PetscBool       fixed[8];
+  MatStencil      nodes[8], row;
+  Vec             bl;
   PetscScalar ****barr;
 
   PetscFunctionBeginUser;
@@ -273,15 +273,15 @@ static PetscErrorCode CreateSolver(Mat A, KSP *ksp)
 /* Solve A x = b in its own log stage and collect iterations, true residual and MatMult timing. */
 static PetscErrorCode SolveAndMeasure(Mat A, Vec b, Vec x, const char stagename[], PetscInt reps, SolveResult *res)
 {
-  KSP            ksp;
-  Vec            r;
-  PetscLogStage  stage;
-  PetscLogEvent  ev;
+  KSP                ksp;
+  Vec                r;
+  PetscLogStage      stage;
+  PetscLogEvent      ev;
   PetscEventPerfInfo info;
-  PetscReal      bnorm, rnorm;
-  PetscLogDouble t0, t1, tloc;
-  MatType        type;
-  MPI_Comm       comm = PetscObjectComm((PetscObject)A);
+  PetscReal          bnorm, rnorm;
+  PetscLogDouble     t0, t1, tloc;
+  MatType            type;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
 
   PetscFunctionBeginUser;
   PetscCall(MatGetType(A, &type));
@@ -335,7 +335,8 @@ static PetscErrorCode ReportSolve(MPI_Comm comm, const SolveResult *res)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscPrintf(comm, "Solve [%s]: iterations %" PetscInt_FMT ", reason %s, true residual ||b-Ax||/||b|| = %.3e, max |u| = %.6e\n", res->mattype, res->its, KSPConvergedReasons[res->reason], (double)res->relres, (double)res->umax));
-  PetscCall(PetscPrintf(comm, "Timing: [%s] MatMult count %" PetscInt_FMT ", total %.6f s, avg %.3f us/call; KSPSolve %.6f s\n", res->mattype, res->mmcount, (double)res->mmtime, res->mmcount ? (double)(1e6 * res->mmtime / res->mmcount) : 0.0, (double)res->solvetime));
+  PetscCall(
+    PetscPrintf(comm, "Timing: [%s] MatMult count %" PetscInt_FMT ", total %.6f s, avg %.3f us/call; KSPSolve %.6f s\n", res->mattype, res->mmcount, (double)res->mmtime, res->mmcount ? (double)(1e6 * res->mmtime / res->mmcount) : 0.0, (double)res->solvetime));
   if (res->looptime > 0.0) PetscCall(PetscPrintf(comm, "Timing: [%s] MatMult loop %.3f us/call\n", res->mattype, 1e6 * (double)res->looptime));
   PetscFunctionReturn(0);
 }
@@ -390,7 +391,8 @@ int main(int argc, char **argv)
   PetscCall(MatGetSize(A, &m, &n));
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
-  PetscCall(PetscPrintf(comm, "3D linear elasticity, Q1 hexahedra: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " nodes, body [0,%.6g]x[0,%.6g]x[0,%.6g], E = %.6g, nu = %.6g, clamped at x = 0, body force (%.6g, %.6g, %.6g)\n", M, N, P, (double)user.Lx, (double)user.Ly, (double)user.Lz, (double)user.E, (double)user.nu, (double)user.f[0], (double)user.f[1], (double)user.f[2]));
+  PetscCall(PetscPrintf(comm, "3D linear elasticity, Q1 hexahedra: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " nodes, body [0,%.6g]x[0,%.6g]x[0,%.6g], E = %.6g, nu = %.6g, clamped at x = 0, body force (%.6g, %.6g, %.6g)\n", M, N, P,
+                        (double)user.Lx, (double)user.Ly, (double)user.Lz, (double)user.E, (double)user.nu, (double)user.f[0], (double)user.f[1], (double)user.f[2]));
   PetscCall(PetscPrintf(comm, "Matrix: type %s, size %" PetscInt_FMT " x %" PetscInt_FMT ", block size %" PetscInt_FMT ", nonzeros %.0f, nonzero blocks %.0f, ranks %d\n", type, m, n, bs, (double)info.nz_used, (double)(info.nz_used / (bs * bs)), (int)size));
 
   /* Report the solver the options select (the same setup is used for every solve). */

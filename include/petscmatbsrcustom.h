@@ -45,8 +45,8 @@ M*/
 
 /* How a block row that is split between two tasks is summed (see MatBSRCustomSetSharedRows()). */
 typedef enum {
-  MAT_BSRCUSTOM_SHARED_ROWS_CARRY,  /* per-task carry, added after the parallel loop: deterministic */
-  MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC  /* one atomic add per element of each shared task-row */
+  MAT_BSRCUSTOM_SHARED_ROWS_CARRY, /* per-task carry, added after the parallel loop: deterministic */
+  MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC /* one atomic add per element of each shared task-row */
 } MatBSRCustomSharedRows;
 PETSC_EXTERN const char *const MatBSRCustomSharedRowsTypes[];
 
@@ -59,9 +59,9 @@ PETSC_EXTERN const char *const MatBSRCustomTransposeModes[];
 
 /* Where MatMult runs (see MatBSRCustomSetBackend()). */
 typedef enum {
-  MAT_BSRCUSTOM_BACKEND_CPU,      /* OpenMP fixed-size tasks (default) */
-  MAT_BSRCUSTOM_BACKEND_CUDA,     /* our CUDA kernels on one GPU per rank */
-  MAT_BSRCUSTOM_BACKEND_CUSPARSE  /* cuSPARSE on the same device storage: the baseline */
+  MAT_BSRCUSTOM_BACKEND_CPU,     /* OpenMP fixed-size tasks (default) */
+  MAT_BSRCUSTOM_BACKEND_CUDA,    /* our CUDA kernels on one GPU per rank */
+  MAT_BSRCUSTOM_BACKEND_CUSPARSE /* cuSPARSE on the same device storage: the baseline */
 } MatBSRCustomBackend;
 PETSC_EXTERN const char *const MatBSRCustomBackends[];
 

@@ -29,7 +29,7 @@
 namespace {
 
 int  g_passed = 0, g_failed = 0, g_skipped = 0;
-bool g_quick  = false;
+bool g_quick = false;
 
 void pass(const std::string &name)
 {
@@ -202,7 +202,12 @@ host_matrix thesis_structure(rng_t &rng)
 /* ---- products ---- */
 
 /* What a test case runs: a kernel of the API, or one of the benchmark-only cuSPARSE paths. */
-enum { BENCH_BSRMV_ROW = BSRC_CUDA_KERNEL_COUNT, BENCH_CSR_ALG1, BENCH_CSR_ALG2, PRODUCT_COUNT };
+enum {
+  BENCH_BSRMV_ROW = BSRC_CUDA_KERNEL_COUNT,
+  BENCH_CSR_ALG1,
+  BENCH_CSR_ALG2,
+  PRODUCT_COUNT
+};
 
 const char *product_name(int p)
 {
@@ -238,7 +243,7 @@ bsrc_cuda_status run_device(bsrc_cuda_matrix *M, int p, double alpha, const doub
 struct ab_pair {
   double alpha, beta;
 };
-const ab_pair all_pairs[] = {{1.0, 0.0}, {1.0, 1.0}, {2.5, -0.5}, {0.0, 1.0}};
+const ab_pair all_pairs[]   = {{1.0, 0.0}, {1.0, 1.0}, {2.5, -0.5}, {0.0, 1.0}};
 const ab_pair quick_pairs[] = {{1.0, 0.0}, {2.5, -0.5}};
 
 /* Compares out with the reference: |out - ref| <= 1e-13 * (|alpha| |A| |x| + |beta| |in|) per entry. */
@@ -279,10 +284,10 @@ bool check_product(bsrc_cuda_matrix *M, const host_matrix &A, int p, rng_t &rng,
   CUDA_OK(cudaMalloc(&dy, std::max<size_t>(ny, 1) * sizeof(double)));
   CUDA_OK(cudaMalloc(&din, std::max<size_t>(ny, 1) * sizeof(double)));
   CUDA_OK(cudaMemcpy(dx, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice));
-  const bool host_ok = p < BSRC_CUDA_KERNEL_COUNT; /* the benchmark paths take device arrays only */
-  bool       ok      = true;
-  const auto pairs   = g_quick ? std::vector<ab_pair>(std::begin(quick_pairs), std::end(quick_pairs)) : std::vector<ab_pair>(std::begin(all_pairs), std::end(all_pairs));
-  const double nan   = std::nan("");
+  const bool   host_ok = p < BSRC_CUDA_KERNEL_COUNT; /* the benchmark paths take device arrays only */
+  bool         ok      = true;
+  const auto   pairs   = g_quick ? std::vector<ab_pair>(std::begin(quick_pairs), std::end(quick_pairs)) : std::vector<ab_pair>(std::begin(all_pairs), std::end(all_pairs));
+  const double nan     = std::nan("");
   for (const ab_pair &ab : pairs) {
     for (int entry = 0; entry < 2 && ok; ++entry) {
       if (entry == 0 && !host_ok) continue;
@@ -344,7 +349,7 @@ bool upload(bsrc_cuda_matrix *M, const host_matrix &A, const std::string &name)
 void check_all_products(bsrc_cuda_matrix *M, const host_matrix &A, const std::string &tag, rng_t &rng)
 {
   for (int p = 0; p < PRODUCT_COUNT; ++p) {
-    std::string why;
+    std::string       why;
     const std::string name = tag + "/" + product_name(p);
     if (check_product(M, A, p, rng, why)) pass(name);
     else failf(name, "%s", why.c_str());
@@ -398,14 +403,14 @@ void test_task_counts(bsrc_cuda_matrix *M, rng_t &rng)
     const bsrk_idx counts[] = {1, 5, A.nblocks(), 0};
     for (bsrk_idx nt : counts) {
       const bsrc_cuda_status s = bsrc_cuda_set_task_count(M, nt);
-      char tag[64];
+      char                   tag[64];
       snprintf(tag, sizeof(tag), "/tasks=%lld(got %lld)", (long long)nt, (long long)bsrc_cuda_task_count(M));
       if (s != BSRC_CUDA_OK) {
         failf(case_name(A) + tag, "set_task_count: %s", bsrc_cuda_last_error(M));
         continue;
       }
       for (int p = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; p <= BSRC_CUDA_KERNEL_VECTOR_UNROLLED; ++p) {
-        std::string why;
+        std::string       why;
         const std::string name = case_name(A) + tag + "/" + product_name(p);
         if (check_product(M, A, p, rng, why)) pass(name);
         else failf(name, "%s", why.c_str());
@@ -746,8 +751,7 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
   /* rows of 6 blocks, no padding in the slices: SLICED for 2x2 to 4x4 blocks (where it was measured
      ahead of WARP_ROW: rows of at most 1 KiB of values), WARP_ROW for bs 1 and 5; a 12^3 7-point stencil of 3x3 blocks holds 7.7 %
      padding (its faces' rows are shorter): WARP_ROW */
-  for (bsrk_idx bs : {1, 2, 4, 5})
-    cases.push_back({from_rows("even6", 1024, bs, cycled_rows(1024, {6}, 1, 1024), rng, false), bs >= 2 && bs <= 4 ? BSRC_CUDA_KERNEL_SLICED : BSRC_CUDA_KERNEL_WARP_ROW, 0});
+  for (bsrk_idx bs : {1, 2, 4, 5}) cases.push_back({from_rows("even6", 1024, bs, cycled_rows(1024, {6}, 1, 1024), rng, false), bs >= 2 && bs <= 4 ? BSRC_CUDA_KERNEL_SLICED : BSRC_CUDA_KERNEL_WARP_ROW, 0});
   /* rows of 6 blocks in 1000 rows: the last slice has 8 rows and 24 empty lanes, 2.4 % of the
      slices' blocks: WARP_ROW; rows of 40 2x2 blocks (1280 B): WARP_ROW; of 30 (960 B): SLICED */
   cases.push_back({from_rows("even6", 1000, 2, cycled_rows(1000, {6}, 1, 1000), rng, false), BSRC_CUDA_KERNEL_WARP_ROW, 0});
@@ -800,8 +804,8 @@ void test_auto_choice(bsrc_cuda_matrix *M, rng_t &rng)
       failf(name, "set_structure: %s", bsrc_cuda_last_error(M));
       continue;
     }
-    const bsrc_cuda_kernel k = bsrc_cuda_auto_kernel(M);
-    int threads = 0, grid = 0, per_sm = 0, lanes = 0;
+    const bsrc_cuda_kernel k       = bsrc_cuda_auto_kernel(M);
+    int                    threads = 0, grid = 0, per_sm = 0, lanes = 0;
     (void)bsrc_cuda_launch_info(M, BSRC_CUDA_KERNEL_AUTO, &threads, &grid, &per_sm, &lanes);
     printf("  auto choice for %s: %s (threads %d, grid %d, %d blocks/SM, lanes %d, %lld tasks)\n", case_name(c.A).c_str(), bsrc_cuda_kernel_names[k], threads, grid, per_sm, lanes, (long long)bsrc_cuda_task_count(M));
     if (k != c.expect) failf(name, "auto chose %s, expected %s", bsrc_cuda_kernel_names[k], bsrc_cuda_kernel_names[c.expect]);
@@ -1025,10 +1029,10 @@ void test_errors(rng_t &rng)
     failf("error/create", "%s", bsrc_cuda_last_error(nullptr));
     return;
   }
-  const bsrk_idx rp[]  = {0, 1, 2};
-  const bsrk_idx bad[] = {0, 2, 1};
-  const bsrk_idx ci[]  = {0, 1};
-  const bsrk_idx cbad[] = {0, 5};
+  const bsrk_idx rp[]    = {0, 1, 2};
+  const bsrk_idx bad[]   = {0, 2, 1};
+  const bsrk_idx ci[]    = {0, 1};
+  const bsrk_idx cbad[]  = {0, 5};
   const double   vals[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   double        *dx = nullptr, *dy = nullptr;
   CUDA_OK(cudaMalloc(&dx, 8 * sizeof(double)));
@@ -1081,8 +1085,8 @@ void test_errors(rng_t &rng)
    is 2 MiB, so a matrix of ~64 MiB makes any leak of its storage visible). */
 void test_leaks(rng_t &rng)
 {
-  const host_matrix A = random_matrix("leak", 4000, 4000, 8, 16, 0.0, rng); /* ~64000 blocks x 512 B */
-  auto cycle = [&](bool &ok) {
+  const host_matrix A     = random_matrix("leak", 4000, 4000, 8, 16, 0.0, rng); /* ~64000 blocks x 512 B */
+  auto              cycle = [&](bool &ok) {
     bsrc_cuda_matrix *M = nullptr;
     ok                  = bsrc_cuda_create(0, &M) == BSRC_CUDA_OK && upload(M, A, "leak/upload");
     if (ok) {
@@ -1103,7 +1107,7 @@ void test_leaks(rng_t &rng)
     }
     bsrc_cuda_destroy(M);
   };
-  bool   ok = true;
+  bool   ok    = true;
   size_t free0 = 0, free1 = 0, total = 0;
   cycle(ok); /* first cycle: lazy initialisation (cuSPARSE library, module loading) */
   CUDA_OK(cudaDeviceSynchronize());
@@ -1147,9 +1151,9 @@ void test_split(rng_t &rng)
     host_matrix G   = !sh.nghost ? host_matrix{} : big ? sparse_rows("split_ghost", sh.nghost, 1) : random_matrix("split_ghost", sh.nbrows, sh.nghost, sh.bs, 2, 0.3, rng);
     /* F = [L G] row by row */
     host_matrix F;
-    F.nbrows = sh.nbrows;
-    F.nbcols = sh.nloc + sh.nghost;
-    F.bs     = sh.bs;
+    F.nbrows         = sh.nbrows;
+    F.nbcols         = sh.nloc + sh.nghost;
+    F.bs             = sh.bs;
     const size_t bs2 = (size_t)sh.bs * sh.bs;
     for (bsrk_idx i = 0; i < sh.nbrows; ++i) {
       for (bsrk_idx k = L.rowptr[i]; k < L.rowptr[i + 1]; ++k) {
@@ -1178,10 +1182,10 @@ void test_split(rng_t &rng)
           std::vector<double> x(F.nbcols * sh.bs), in(sh.nbrows * sh.bs), out(sh.nbrows * sh.bs, NAN);
           for (double &v : x) v = uniform(rng, -1, 1);
           for (double &v : in) v = uniform(rng, -1, 1);
-          const std::vector<double> in0 = in;
-          double                   *dst = alias ? in.data() : out.data();
-          std::string name = std::string("split/") + sh.name + "/" + bsrc_cuda_kernel_names[k] + "/alpha" + std::to_string(ab.alpha) + "/beta" + std::to_string(ab.beta) + (alias ? "/in=out" : "");
-          bsrc_cuda_status st = bsrc_cuda_split_begin(ML, k, ab.alpha, x.data(), ab.beta, ab.beta != 0.0 ? in.data() : nullptr);
+          const std::vector<double> in0  = in;
+          double                   *dst  = alias ? in.data() : out.data();
+          std::string               name = std::string("split/") + sh.name + "/" + bsrc_cuda_kernel_names[k] + "/alpha" + std::to_string(ab.alpha) + "/beta" + std::to_string(ab.beta) + (alias ? "/in=out" : "");
+          bsrc_cuda_status          st   = bsrc_cuda_split_begin(ML, k, ab.alpha, x.data(), ab.beta, ab.beta != 0.0 ? in.data() : nullptr);
           if (st == BSRC_CUDA_OK) st = bsrc_cuda_split_end(ML, sh.nghost ? MG : nullptr, k, ab.alpha, x.data() + sh.nloc * sh.bs, dst);
           std::string why;
           if (st != BSRC_CUDA_OK) failf(name, "status %d: %s", (int)st, bsrc_cuda_last_error(ML));
@@ -1194,20 +1198,18 @@ void test_split(rng_t &rng)
     /* misuse: end without begin, begin twice, a ghost block of other rows */
     std::vector<double> x(F.nbcols * sh.bs, 1.0), y(sh.nbrows * sh.bs);
     expect(bsrc_cuda_split_end(ML, MG, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), y.data()) == BSRC_CUDA_ERR_ARG, std::string("split/") + sh.name + "/end without begin", "expected ERR_ARG");
-    expect(bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK && bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_ERR_ARG &&
-             bsrc_cuda_split_end(ML, nullptr, BSRC_CUDA_KERNEL_AUTO, 1.0, nullptr, y.data()) == BSRC_CUDA_OK,
-           std::string("split/") + sh.name + "/begin twice", "expected OK, ERR_ARG, then OK");
+    expect(bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK && bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_ERR_ARG && bsrc_cuda_split_end(ML, nullptr, BSRC_CUDA_KERNEL_AUTO, 1.0, nullptr, y.data()) == BSRC_CUDA_OK, std::string("split/") + sh.name + "/begin twice", "expected OK, ERR_ARG, then OK");
     if (sh.nghost) {
-      host_matrix other = random_matrix("split_other", 7, sh.nghost, sh.bs, 2, 0.3, rng);
-      bsrc_cuda_matrix *MO = nullptr;
+      host_matrix       other = random_matrix("split_other", 7, sh.nghost, sh.bs, 2, 0.3, rng);
+      bsrc_cuda_matrix *MO    = nullptr;
       if (bsrc_cuda_create(0, &MO) == BSRC_CUDA_OK && upload(MO, other, "split/other")) {
-        const bool b = bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK;
+        const bool             b = bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK;
         const bsrc_cuda_status e = bsrc_cuda_split_end(ML, MO, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), y.data());
         expect(b && e == BSRC_CUDA_ERR_ARG && strstr(bsrc_cuda_last_error(ML), "block rows"), std::string("split/") + sh.name + "/ghost rows differ", "expected ERR_ARG naming the block rows");
         /* and the pair works again afterwards */
-        std::string why;
+        std::string         why;
         std::vector<double> out(sh.nbrows * sh.bs);
-        const bool again = bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK && bsrc_cuda_split_end(ML, MG, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data() + sh.nloc * sh.bs, out.data()) == BSRC_CUDA_OK;
+        const bool          again = bsrc_cuda_split_begin(ML, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), 0.0, nullptr) == BSRC_CUDA_OK && bsrc_cuda_split_end(ML, MG, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data() + sh.nloc * sh.bs, out.data()) == BSRC_CUDA_OK;
         expect(again && compare(F, 1.0, x, 0.0, {}, out, why), std::string("split/") + sh.name + "/usable after an error", why.c_str());
       }
       bsrc_cuda_destroy(MO);

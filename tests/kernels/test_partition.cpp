@@ -97,8 +97,8 @@ void check_partition(const std::vector<Idx> &rowptr, Idx ntasks_wanted, bool che
   if (!check_blocks) return;
   // Walk every task as the kernel does (head row part, then owned rows clipped to the task)
   // and check that every block is visited exactly once and attributed to its own row.
-  std::vector<int>  visits(nblocks, 0);
-  std::vector<Idx>  row_of(nblocks);
+  std::vector<int> visits(nblocks, 0);
+  std::vector<Idx> row_of(nblocks);
   for (Idx r = 0; r < nbrows; ++r)
     for (Idx k = rowptr[r]; k < rowptr[r + 1]; ++k) row_of[k] = r;
   for (Idx t = 0; t < T; ++t) {

@@ -59,16 +59,27 @@ Bsr make_bsr(const std::vector<Idx> &counts, Idx nbcols, Idx bs, std::mt19937_64
   return A;
 }
 
-enum class Pattern { Random, LongRow, EmptyEdges, AllEmpty, SingleBlock };
+enum class Pattern {
+  Random,
+  LongRow,
+  EmptyEdges,
+  AllEmpty,
+  SingleBlock
+};
 
 const char *pattern_name(Pattern p)
 {
   switch (p) {
-  case Pattern::Random: return "Random";
-  case Pattern::LongRow: return "LongRow";
-  case Pattern::EmptyEdges: return "EmptyEdges";
-  case Pattern::AllEmpty: return "AllEmpty";
-  case Pattern::SingleBlock: return "SingleBlock";
+  case Pattern::Random:
+    return "Random";
+  case Pattern::LongRow:
+    return "LongRow";
+  case Pattern::EmptyEdges:
+    return "EmptyEdges";
+  case Pattern::AllEmpty:
+    return "AllEmpty";
+  case Pattern::SingleBlock:
+    return "SingleBlock";
   }
   return "?";
 }
@@ -94,7 +105,9 @@ Bsr make_pattern(Pattern pat, Idx bs, uint64_t seed)
     for (size_t r = 6; r < 15; ++r) c[r] = (Idx)(1 + rng() % 12);
     for (size_t r = 27; r < 33; ++r) c[r] = (Idx)(1 + rng() % 25);
     break;
-  case Pattern::AllEmpty: c.assign(12, 0); break;
+  case Pattern::AllEmpty:
+    c.assign(12, 0);
+    break;
   case Pattern::SingleBlock:
     c.assign(9, 0);
     c[4] = 1;
@@ -154,11 +167,14 @@ struct Part {
 struct AB {
   double alpha, beta;
 };
-const AB kAlphaBeta[] = {{1.0, 0.0}, {1.0, 1.0}, {2.5, -0.5}, {0.0, 1.0}, {-1.0, 0.0}};
-const int kChunks[]   = {1, 2, 8, 64, 2048};
-const bsrk_shared_rows kModes[] = {BSRK_SHARED_ROWS_CARRY, BSRK_SHARED_ROWS_ATOMIC};
+const AB               kAlphaBeta[] = {{1.0, 0.0}, {1.0, 1.0}, {2.5, -0.5}, {0.0, 1.0}, {-1.0, 0.0}};
+const int              kChunks[]    = {1, 2, 8, 64, 2048};
+const bsrk_shared_rows kModes[]     = {BSRK_SHARED_ROWS_CARRY, BSRK_SHARED_ROWS_ATOMIC};
 
-const char *mode_name(bsrk_shared_rows m) { return m == BSRK_SHARED_ROWS_CARRY ? "CARRY" : "ATOMIC"; }
+const char *mode_name(bsrk_shared_rows m)
+{
+  return m == BSRK_SHARED_ROWS_CARRY ? "CARRY" : "ATOMIC";
+}
 
 // Runs the task product for one configuration and returns its result.
 // alias: in and out are the same buffer (pre-filled with `in`, or NaN when beta == 0);
@@ -196,11 +212,11 @@ TEST(Reference, MatchesDenseProduct)
     for (int it = 0; it < 4; ++it) {
       std::vector<Idx> c(1 + rng() % 14);
       for (auto &v : c) v = (rng() % 4 == 0) ? 0 : (Idx)(rng() % 7);
-      const Idx nbcols = (Idx)(1 + rng() % 9);
-      const Bsr A      = make_bsr(c, nbcols, bs, rng);
-      const auto x     = random_vec(A.ncols(), rng);
-      const auto in    = random_vec(A.nrows(), rng);
-      const bsrk_matrix M = A.view();
+      const Idx         nbcols = (Idx)(1 + rng() % 9);
+      const Bsr         A      = make_bsr(c, nbcols, bs, rng);
+      const auto        x      = random_vec(A.ncols(), rng);
+      const auto        in     = random_vec(A.nrows(), rng);
+      const bsrk_matrix M      = A.view();
       for (const AB &ab : kAlphaBeta) {
         SCOPED_TRACE(testing::Message() << "bs=" << bs << " it=" << it << " alpha=" << ab.alpha << " beta=" << ab.beta);
         const auto dense = dense_multadd(A, ab.alpha, x, ab.beta, in);
@@ -220,11 +236,11 @@ TEST(Reference, MatchesDenseProduct)
 
 TEST(Reference, EmptyRowsGetBetaIn)
 {
-  std::mt19937_64   rng(7);
-  const Bsr         A  = make_bsr({0, 3, 0, 0, 2, 0}, 5, 2, rng);
-  const auto        x  = random_vec(A.ncols(), rng);
-  const auto        in = random_vec(A.nrows(), rng);
-  const bsrk_matrix M  = A.view();
+  std::mt19937_64     rng(7);
+  const Bsr           A  = make_bsr({0, 3, 0, 0, 2, 0}, 5, 2, rng);
+  const auto          x  = random_vec(A.ncols(), rng);
+  const auto          in = random_vec(A.nrows(), rng);
+  const bsrk_matrix   M  = A.view();
   std::vector<double> out(A.nrows(), kNaN);
   bsrk_reference_multadd(&M, 3.0, x.data(), -2.0, in.data(), out.data());
   for (Idx br : {0, 2, 3, 5})
@@ -238,17 +254,17 @@ TEST(Reference, EmptyRowsGetBetaIn)
 // ---------------------------------------------------------------------------------------
 // Task product vs reference: block size x pattern, looping over everything else
 
-class TasksVsReference : public testing::TestWithParam<std::tuple<int, Pattern>> {};
+class TasksVsReference : public testing::TestWithParam<std::tuple<int, Pattern>> { };
 
 TEST_P(TasksVsReference, AllConfigurations)
 {
-  const Idx     bs  = std::get<0>(GetParam());
-  const Pattern pat = std::get<1>(GetParam());
-  const Bsr     A   = make_pattern(pat, bs, 1000 + 17 * (uint64_t)bs + (uint64_t)pat);
-  std::mt19937_64 rng(99 + (uint64_t)bs);
-  const auto      x  = random_vec(A.ncols(), rng);
-  const auto      in = random_vec(A.nrows(), rng);
-  const bsrk_matrix M = A.view();
+  const Idx         bs  = std::get<0>(GetParam());
+  const Pattern     pat = std::get<1>(GetParam());
+  const Bsr         A   = make_pattern(pat, bs, 1000 + 17 * (uint64_t)bs + (uint64_t)pat);
+  std::mt19937_64   rng(99 + (uint64_t)bs);
+  const auto        x  = random_vec(A.ncols(), rng);
+  const auto        in = random_vec(A.nrows(), rng);
+  const bsrk_matrix M  = A.view();
 
   std::vector<std::vector<double>> ref;
   for (const AB &ab : kAlphaBeta) {
@@ -265,8 +281,7 @@ TEST_P(TasksVsReference, AllConfigurations)
         for (size_t iab = 0; iab < std::size(kAlphaBeta); ++iab) {
           const AB &ab = kAlphaBeta[iab];
           for (bool alias : {false, true}) {
-            SCOPED_TRACE(testing::Message() << "threads=" << nthreads << " chunks=" << chunks << " ntasks=" << P.p.ntasks << " mode=" << mode_name(mode)
-                                            << " alpha=" << ab.alpha << " beta=" << ab.beta << " alias=" << alias);
+            SCOPED_TRACE(testing::Message() << "threads=" << nthreads << " chunks=" << chunks << " ntasks=" << P.p.ntasks << " mode=" << mode_name(mode) << " alpha=" << ab.alpha << " beta=" << ab.beta << " alias=" << alias);
             const auto out = run_tasks(A, P.p, nthreads, mode, ab.alpha, x, ab.beta, in, alias);
             ASSERT_LE(rel_err(out, ref[iab]), kTol);
             if (ab.beta == 0.0) {
@@ -289,12 +304,8 @@ TEST_P(TasksVsReference, AllConfigurations)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, TasksVsReference,
-                         testing::Combine(testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 37),
-                                          testing::Values(Pattern::Random, Pattern::LongRow, Pattern::EmptyEdges, Pattern::AllEmpty, Pattern::SingleBlock)),
-                         [](const testing::TestParamInfo<std::tuple<int, Pattern>> &pinfo) {
-                           return "bs" + std::to_string(std::get<0>(pinfo.param)) + "_" + pattern_name(std::get<1>(pinfo.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Kernels, TasksVsReference, testing::Combine(testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 37), testing::Values(Pattern::Random, Pattern::LongRow, Pattern::EmptyEdges, Pattern::AllEmpty, Pattern::SingleBlock)),
+                         [](const testing::TestParamInfo<std::tuple<int, Pattern>> &pinfo) { return "bs" + std::to_string(std::get<0>(pinfo.param)) + "_" + pattern_name(std::get<1>(pinfo.param)); });
 
 // ---------------------------------------------------------------------------------------
 // NaN / beta == 0 contract
@@ -302,10 +313,10 @@ INSTANTIATE_TEST_SUITE_P(Kernels, TasksVsReference,
 TEST(TasksNaN, BetaZeroOverwritesNaNOut)
 {
   for (Idx bs : {1, 3, 5, 8, 11}) {
-    const Bsr         A = make_pattern(Pattern::LongRow, bs, 555 + (uint64_t)bs);
-    std::mt19937_64   rng(3);
-    const auto        x = random_vec(A.ncols(), rng);
-    const bsrk_matrix M = A.view();
+    const Bsr           A = make_pattern(Pattern::LongRow, bs, 555 + (uint64_t)bs);
+    std::mt19937_64     rng(3);
+    const auto          x = random_vec(A.ncols(), rng);
+    const bsrk_matrix   M = A.view();
     std::vector<double> ref(A.nrows(), kNaN);
     bsrk_reference_multadd(&M, 1.0, x.data(), 0.0, nullptr, ref.data());
     ASSERT_TRUE(all_finite(ref));
@@ -353,11 +364,10 @@ TEST(TasksNaN, NaNInXPropagatesToTouchingRowsOnly)
         for (int nthreads : {1, 2, 3})
           for (int chunks : {1, 8, 2048})
             for (bsrk_shared_rows mode : kModes) {
-              SCOPED_TRACE(testing::Message() << "bs=" << bs << " pattern=" << pattern_name(pat) << " alpha=" << ab.alpha << " beta=" << ab.beta << " threads=" << nthreads
-                                              << " chunks=" << chunks << " mode=" << mode_name(mode));
+              SCOPED_TRACE(testing::Message() << "bs=" << bs << " pattern=" << pattern_name(pat) << " alpha=" << ab.alpha << " beta=" << ab.beta << " threads=" << nthreads << " chunks=" << chunks << " mode=" << mode_name(mode));
               Part P;
               ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), nthreads * chunks, &P.p), BSRK_OK);
-              const auto out = run_tasks(A, P.p, nthreads, mode, ab.alpha, x, ab.beta, in, false);
+              const auto out  = run_tasks(A, P.p, nthreads, mode, ab.alpha, x, ab.beta, in, false);
               double     dmax = 0.0, rmax = 0.0;
               for (size_t i = 0; i < out.size(); ++i) {
                 ASSERT_EQ((bool)std::isnan(out[i]), (bool)expect_nan[i]) << "row " << i;
@@ -380,12 +390,12 @@ TEST(TasksShared, ManyTasksOnOneRowStress)
   // Most blocks sit in one row, cut into thousands of tasks: heavy atomic / carry traffic.
   std::mt19937_64  rng(31337);
   std::vector<Idx> c(64, 1);
-  c[3]  = 0;
-  c[40] = 6000;
-  const Bsr         A  = make_bsr(c, 6000, 3, rng);
-  const auto        x  = random_vec(A.ncols(), rng);
-  const auto        in = random_vec(A.nrows(), rng);
-  const bsrk_matrix M  = A.view();
+  c[3]                   = 0;
+  c[40]                  = 6000;
+  const Bsr           A  = make_bsr(c, 6000, 3, rng);
+  const auto          x  = random_vec(A.ncols(), rng);
+  const auto          in = random_vec(A.nrows(), rng);
+  const bsrk_matrix   M  = A.view();
   std::vector<double> ref(A.nrows());
   bsrk_reference_multadd(&M, 2.5, x.data(), -0.5, in.data(), ref.data());
   Part P;
@@ -403,11 +413,11 @@ TEST(TasksShared, ManyTasksOnOneRowStress)
 
 TEST(TasksShared, CarryIsDeterministicAcrossThreadCounts)
 {
-  const Bsr         A = make_pattern(Pattern::LongRow, 5, 4242);
-  std::mt19937_64   rng(5);
-  const auto        x  = random_vec(A.ncols(), rng);
-  const auto        in = random_vec(A.nrows(), rng);
-  Part              P;
+  const Bsr       A = make_pattern(Pattern::LongRow, 5, 4242);
+  std::mt19937_64 rng(5);
+  const auto      x  = random_vec(A.ncols(), rng);
+  const auto      in = random_vec(A.nrows(), rng);
+  Part            P;
   ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), 97, &P.p), BSRK_OK);
   const auto first = run_tasks(A, P.p, 1, BSRK_SHARED_ROWS_CARRY, 2.5, x, -0.5, in, false);
   for (int rep = 0; rep < 5; ++rep)
@@ -489,8 +499,8 @@ TEST(PassiveTeam, SameProductsAsTheOpenMPTeam)
             ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), nthreads * 8, &P.p), BSRK_OK);
             const std::string name = std::string(pattern_name(pat)) + " bs " + std::to_string(bs) + " threads " + std::to_string(nthreads) + " streams " + std::to_string(streams) + " " + mode_name(mode);
             for (bool alias : {false, true}) {
-              const auto omp = run_tasks(A, P.p, nthreads, mode, 2.5, x, -0.5, in, alias, streams, 0, BSRK_THREADS_OPENMP);
-              const auto pas = run_tasks(A, P.p, nthreads, mode, 2.5, x, -0.5, in, alias, streams, 0, BSRK_THREADS_PASSIVE);
+              const auto          omp = run_tasks(A, P.p, nthreads, mode, 2.5, x, -0.5, in, alias, streams, 0, BSRK_THREADS_OPENMP);
+              const auto          pas = run_tasks(A, P.p, nthreads, mode, 2.5, x, -0.5, in, alias, streams, 0, BSRK_THREADS_PASSIVE);
               std::vector<double> ref(A.nrows());
               const bsrk_matrix   M = A.view();
               bsrk_reference_multadd(&M, 2.5, x.data(), -0.5, in.data(), ref.data());
@@ -503,10 +513,10 @@ TEST(PassiveTeam, SameProductsAsTheOpenMPTeam)
 TEST(PassiveTeam, ManyProductsInARowAndFromSeveralCallers)
 {
   // products back to back, so helpers that wake late meet later products; and two calling threads
-  const Bsr  A = make_pattern(Pattern::LongRow, 3, 31);
+  const Bsr       A = make_pattern(Pattern::LongRow, 3, 31);
   std::mt19937_64 rng(3);
-  const auto x  = random_vec(A.ncols(), rng);
-  Part       P;
+  const auto      x = random_vec(A.ncols(), rng);
+  Part            P;
   ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), 64, &P.p), BSRK_OK);
   const auto first = run_tasks(A, P.p, 1, BSRK_SHARED_ROWS_CARRY, 1.0, x, 0.0, {}, false);
   auto       work  = [&](int nthreads, int *bad) {
@@ -545,7 +555,7 @@ namespace {
 
 struct Simulated {
   bsrk_team t;
-  double    now = 100.0;
+  double    now   = 100.0;
   long      on[2] = {0, 0};
   Simulated() { bsrk_team_init(&t); }
   // runs products for `seconds` of simulated time, each costing cost[kind] seconds

@@ -102,7 +102,7 @@ struct Partition {
   ~Partition() { bsrk_partition_free(&p); }
 };
 
-class TransposeCopy : public ::testing::TestWithParam<Idx> {};
+class TransposeCopy : public ::testing::TestWithParam<Idx> { };
 
 TEST_P(TransposeCopy, MatchesDenseTransposeProduct)
 {
@@ -127,9 +127,9 @@ TEST_P(TransposeCopy, MatchesDenseTransposeProduct)
         ASSERT_EQ(bsrk_transpose_values(&Av, &T, 2), BSRK_OK);
       }
       for (auto [alpha, beta] : std::vector<std::pair<double, double>>{{1.0, 0.0}, {-0.5, 1.0}, {2.0, -3.0}}) {
-        const auto                want = dense_transpose_product(A, alpha, x, beta, in);
-        const std::string         what = "bs " + std::to_string(bs) + " " + std::to_string(nbrows) + "x" + std::to_string(nbcols) + " round " + std::to_string(round) + " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta);
-        std::vector<double>       ref(want.size(), -7.0);
+        const auto          want = dense_transpose_product(A, alpha, x, beta, in);
+        const std::string   what = "bs " + std::to_string(bs) + " " + std::to_string(nbrows) + "x" + std::to_string(nbcols) + " round " + std::to_string(round) + " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta);
+        std::vector<double> ref(want.size(), -7.0);
         bsrk_reference_multadd(&T.M, alpha, x.data(), beta, in.data(), ref.data());
         expect_close(ref, want, what + " (reference on the copy)");
         for (int threads : {1, 2, 3})
@@ -157,7 +157,7 @@ TEST(TransposeCopyEdge, EmptyAndRejected)
   bsrk_transpose_free(&T);
   std::mt19937_64 rng(5);
   Bsr             B = make_bsr({0, 0, 0}, 4, 3, rng); // rows without blocks: A^T is 4 empty rows
-  v = B.view();
+  v                 = B.view();
   ASSERT_EQ(bsrk_transpose_build(&v, &T), BSRK_OK);
   EXPECT_EQ(T.M.nbrows, 4);
   EXPECT_EQ(T.nblocks, 0);
@@ -165,23 +165,23 @@ TEST(TransposeCopyEdge, EmptyAndRejected)
   bsrk_transpose_free(&T);
   Bsr C       = make_bsr({2, 1}, 3, 2, rng);
   C.colidx[0] = 5; // out of range
-  v = C.view();
+  v           = C.view();
   EXPECT_EQ(bsrk_transpose_build(&v, &T), BSRK_ERR_ARG);
   EXPECT_EQ(T.rowptr, nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(BlockSizes, TransposeCopy, ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 11));
 
-class SpMM : public ::testing::TestWithParam<std::tuple<Idx, Idx>> {};
+class SpMM : public ::testing::TestWithParam<std::tuple<Idx, Idx>> { };
 
 TEST_P(SpMM, MatchesColumnByColumnReference)
 {
   const auto [bs, k] = GetParam();
   std::mt19937_64 rng(77 * bs + k);
   for (auto [nbrows, nbcols] : std::vector<std::pair<Idx, Idx>>{{1, 1}, {41, 29}, {120, 120}}) {
-    const Bsr     A    = make_bsr(shape_counts(nbrows, nbcols, rng), nbcols, bs, rng);
-    const int64_t m    = (int64_t)nbrows * bs, n = (int64_t)nbcols * bs;
-    const int64_t ldx  = n + 3, ldin = m + 5, ldy = m + 2; // leading dimensions beyond the column length
+    const Bsr     A = make_bsr(shape_counts(nbrows, nbcols, rng), nbcols, bs, rng);
+    const int64_t m = (int64_t)nbrows * bs, n = (int64_t)nbcols * bs;
+    const int64_t ldx = n + 3, ldin = m + 5, ldy = m + 2; // leading dimensions beyond the column length
     const auto    X    = random_vec((size_t)(ldx * k), rng);
     const auto    In   = random_vec((size_t)(ldin * k), rng);
     const auto    Yin  = random_vec((size_t)(ldy * k), rng);

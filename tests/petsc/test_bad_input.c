@@ -30,9 +30,9 @@ static const char help[] = "Bad input to bsrcustom gets PETSc errors with the ri
 
 static PetscErrorCode CheckError(TestContext *ctx, PetscErrorCode got, PetscErrorCode want, const char *needle, const char *what)
 {
-  const char *text;
+  const char   *text;
   BSRCErrorText specific = NULL;
-  PetscBool   found;
+  PetscBool     found;
 
   PetscFunctionBegin;
   PetscCall(PetscErrorMessage(got, &text, &specific));
@@ -306,7 +306,7 @@ static PetscErrorCode NaNInf(TestContext *ctx)
   PetscReal          nanv = (PetscReal)NAN, infv = (PetscReal)INFINITY;
   PetscInt           row = 2, col = 3;
   const PetscScalar *ya, *yra;
-  PetscBool          same = PETSC_TRUE;
+  PetscBool          same      = PETSC_TRUE;
   PetscInt           nonfinite = 0;
 
   PetscFunctionBegin;
@@ -345,12 +345,7 @@ static PetscErrorCode NaNInf(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"wrong_sizes",       WrongSizes,       0},
-    {"unassembled",       Unassembled,      0},
-    {"rejected_settings", RejectedSettings, 0},
-    {"boolean_spellings", BooleanSpellings, 0},
-    {"streams",           Streams,          0},
-    {"nan_inf",           NaNInf,           0},
+    {"wrong_sizes", WrongSizes, 0}, {"unassembled", Unassembled, 0}, {"rejected_settings", RejectedSettings, 0}, {"boolean_spellings", BooleanSpellings, 0}, {"streams", Streams, 0}, {"nan_inf", NaNInf, 0},
   };
   int status;
 

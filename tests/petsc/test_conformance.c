@@ -251,7 +251,7 @@ static PetscErrorCode SubMatrices(TestContext *ctx)
   PetscCall(MatDestroySubMatrices(1, &subA));
   PetscCall(MatDestroySubMatrices(1, &subR));
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
-  nloc = ((re - rs) / bs / 2) * bs; /* the first half of this rank's block rows */
+  nloc = ((re - rs) / bs / 2) * bs;                                                  /* the first half of this rank's block rows */
   PetscCall(ISCreateStride(PETSC_COMM_WORLD, nloc, rs + (re - rs - nloc), 1, &isp)); /* the last rows: a proper subset */
   PetscCall(ISSetBlockSize(isp, bs));
   /* all columns: PETSc 3.18's MPIBAIJ rejects a column subset here ("key ... greater than largest key allowed") */
@@ -462,20 +462,20 @@ static PetscErrorCode AIJPreallocation(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"create_preallocate",  CreatePreallocate,   0                  },
-    {"duplicate_copy",      DuplicateCopy,       0                  },
-    {"convert",             Convert,             0                  },
-    {"transpose",           Transpose,           0                  },
-    {"submatrices",         SubMatrices,         0                  },
-    {"diagonal_getrow",     DiagonalGetRow,      0                  },
-    {"invert_block_diag",   InvertBlockDiagonal, 0                  },
-    {"factor_lu",           Factor,              MAT_FACTOR_LU      },
-    {"factor_ilu",          Factor,              MAT_FACTOR_ILU     },
-    {"factor_cholesky",     Factor,              MAT_FACTOR_CHOLESKY},
-    {"factor_icc",          Factor,              MAT_FACTOR_ICC     },
-    {"zero_rows",           ZeroRows,            0                  },
-    {"view_load",           ViewLoad,            0                  },
-    {"aij_preallocation",   AIJPreallocation,    0                  },
+    {"create_preallocate", CreatePreallocate, 0},
+    {"duplicate_copy", DuplicateCopy, 0},
+    {"convert", Convert, 0},
+    {"transpose", Transpose, 0},
+    {"submatrices", SubMatrices, 0},
+    {"diagonal_getrow", DiagonalGetRow, 0},
+    {"invert_block_diag", InvertBlockDiagonal, 0},
+    {"factor_lu", Factor, MAT_FACTOR_LU},
+    {"factor_ilu", Factor, MAT_FACTOR_ILU},
+    {"factor_cholesky", Factor, MAT_FACTOR_CHOLESKY},
+    {"factor_icc", Factor, MAT_FACTOR_ICC},
+    {"zero_rows", ZeroRows, 0},
+    {"view_load", ViewLoad, 0},
+    {"aij_preallocation", AIJPreallocation, 0},
   };
   int status;
 

@@ -15,7 +15,7 @@ static const char help[] = "Every operation that makes a new matrix from a bsrcu
 #include <string.h>
 
 typedef struct {
-  Mat baij, ours; /* the same matrix as MATBAIJ and as MATBSRCUSTOM */
+  Mat      baij, ours; /* the same matrix as MATBAIJ and as MATBSRCUSTOM */
   PetscInt bs;
 } Pair;
 
@@ -122,7 +122,7 @@ static PetscErrorCode MakeSubMatrices(const Pair *p, PetscBool ours, Mat *M)
 
 static PetscErrorCode MakePermute(const Pair *p, PetscBool ours, Mat *M)
 {
-  Mat       A = ours ? p->ours : p->baij;
+  Mat      A = ours ? p->ours : p->baij;
   IS       perm;
   PetscInt rs, re, *idx;
 
@@ -257,22 +257,22 @@ static const struct {
   const char *what;
   Making      make;
 } makings[] = {
-  {"MatDuplicate",                       MakeDuplicate       },
-  {"MatConvert(MATSAME)",                MakeConvertSame     },
-  {"MatTranspose",                       MakeTranspose       },
-  {"MatTranspose(in place)",             MakeTransposeInPlace},
-  {"MatCreateSubMatrix",                 MakeSubMatrix       },
-  {"MatCreateSubMatrices",               MakeSubMatrices     },
-  {"MatPermute",                         MakePermute         },
-  {"MatCreateRedundantMatrix",           MakeRedundant       },
-  {"MatCreateMPIMatConcatenateSeqMat",   MakeConcatenated    },
-  {"MatGetDiagonalBlock",                MakeDiagonalBlock   },
-  {"MatGetMultiProcBlock",               MakeMultiProcBlock  },
-  {"MatAXPY(DIFFERENT_NONZERO_PATTERN)", MakeAXPYNewPattern  },
-  {"MatMatMult(with MATDENSE)",          MakeDenseProduct    },
-  {"MatMatMult(A, A)",                   MakeSparseProduct   },
-  {"MatPtAP(A, P as AIJ)",               MakePtAP            },
-  {"DMCreateMatrix of a coarsened DMDA", MakeDMDACoarse      },
+  {"MatDuplicate", MakeDuplicate},
+  {"MatConvert(MATSAME)", MakeConvertSame},
+  {"MatTranspose", MakeTranspose},
+  {"MatTranspose(in place)", MakeTransposeInPlace},
+  {"MatCreateSubMatrix", MakeSubMatrix},
+  {"MatCreateSubMatrices", MakeSubMatrices},
+  {"MatPermute", MakePermute},
+  {"MatCreateRedundantMatrix", MakeRedundant},
+  {"MatCreateMPIMatConcatenateSeqMat", MakeConcatenated},
+  {"MatGetDiagonalBlock", MakeDiagonalBlock},
+  {"MatGetMultiProcBlock", MakeMultiProcBlock},
+  {"MatAXPY(DIFFERENT_NONZERO_PATTERN)", MakeAXPYNewPattern},
+  {"MatMatMult(with MATDENSE)", MakeDenseProduct},
+  {"MatMatMult(A, A)", MakeSparseProduct},
+  {"MatPtAP(A, P as AIJ)", MakePtAP},
+  {"DMCreateMatrix of a coarsened DMDA", MakeDMDACoarse},
 };
 
 /* makings[ctx->param] on BAIJ and on ours (the Pair in ctx->data): where BAIJ gave (seq|mpi)baij ours
@@ -320,22 +320,9 @@ static PetscErrorCode Derived(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"duplicate",         Derived, 0 },
-    {"convert_same",      Derived, 1 },
-    {"transpose",         Derived, 2 },
-    {"transpose_inplace", Derived, 3 },
-    {"submatrix",         Derived, 4 },
-    {"submatrices",       Derived, 5 },
-    {"permute",           Derived, 6 },
-    {"redundant",         Derived, 7 },
-    {"concatenate_seq",   Derived, 8 },
-    {"diagonal_block",    Derived, 9 },
-    {"multiproc_block",   Derived, 10},
-    {"axpy_new_pattern",  Derived, 11},
-    {"matmatmult_dense",  Derived, 12},
-    {"matmatmult_sparse", Derived, 13},
-    {"ptap",              Derived, 14},
-    {"dmda_coarse",       Derived, 15},
+    {"duplicate", Derived, 0},         {"convert_same", Derived, 1},       {"transpose", Derived, 2},       {"transpose_inplace", Derived, 3}, {"submatrix", Derived, 4},        {"submatrices", Derived, 5},
+    {"permute", Derived, 6},           {"redundant", Derived, 7},          {"concatenate_seq", Derived, 8}, {"diagonal_block", Derived, 9},    {"multiproc_block", Derived, 10}, {"axpy_new_pattern", Derived, 11},
+    {"matmatmult_dense", Derived, 12}, {"matmatmult_sparse", Derived, 13}, {"ptap", Derived, 14},           {"dmda_coarse", Derived, 15},
   };
   Pair        p;
   PetscMPIInt size;

@@ -92,8 +92,8 @@ static PetscErrorCode Products(TestContext *ctx, Mat A, Mat Cu, Mat Ref, const c
   PetscReal   rel;
   PetscBool   cuda;
   PetscMPIInt size;
-  Copies      before = {0, 0, 0}, ours, theirs;
-  Mat         refs[2] = {Cu, Ref};
+  Copies      before   = {0, 0, 0}, ours, theirs;
+  Mat         refs[2]  = {Cu, Ref};
   const char *names[2] = {"MATAIJCUSPARSE", "MATBAIJ"};
 
   PetscFunctionBegin;
@@ -251,21 +251,12 @@ static PetscErrorCode HostVectorsRefused(TestContext *ctx, Mat A, KSPType ksptyp
 static PetscErrorCode Solves(TestContext *ctx)
 {
   const PetscInt n = ((const Params *)ctx->data)->n, bs = ((const Params *)ctx->data)->bs;
-  Mat A, Cu, Ref;
+  Mat            A, Cu, Ref;
   const struct {
     KSPType ksp;
     PCType  pc;
   } cases[] = {
-    {KSPCG,    PCNONE    },
-    {KSPCG,    PCJACOBI  },
-    {KSPCG,    PCPBJACOBI},
-    {KSPCG,    PCBJACOBI },
-    {KSPGMRES, PCJACOBI  },
-    {KSPGMRES, PCPBJACOBI},
-    {KSPGMRES, PCBJACOBI },
-    {KSPBCGS,  PCNONE    },
-    {KSPBCGS,  PCJACOBI  },
-    {KSPBCGS,  PCPBJACOBI},
+    {KSPCG, PCNONE}, {KSPCG, PCJACOBI}, {KSPCG, PCPBJACOBI}, {KSPCG, PCBJACOBI}, {KSPGMRES, PCJACOBI}, {KSPGMRES, PCPBJACOBI}, {KSPGMRES, PCBJACOBI}, {KSPBCGS, PCNONE}, {KSPBCGS, PCJACOBI}, {KSPBCGS, PCPBJACOBI},
   };
   PetscInt N;
 
@@ -289,8 +280,8 @@ static PetscErrorCode Solves(TestContext *ctx)
     PetscCall(MatBSRCustomSetCUDAPBJacobi(A, PETSC_FALSE));
     PetscCall(Solve(ctx, A, cases[c].ksp, cases[c].pc, PETSC_TRUE, &itsh, &rnh, &host, &xh));
     PetscCall(MatBSRCustomSetCUDAPBJacobi(A, PETSC_TRUE));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-6s %-9s bs %" PetscInt_FMT ": iterations %4" PetscInt_FMT " (aijcusparse %4" PetscInt_FMT ", baij %4" PetscInt_FMT ", ours on host vectors %4" PetscInt_FMT "); copies in the repeated solve: %g+%g, %g bytes (aijcusparse %g+%g, %g bytes; host vectors %g bytes)\n", cases[c].ksp, cases[c].pc, bs, its, itsc, itsr, itsh, ours.to_gpu, ours.to_cpu, ours.bytes,
-                          theirs.to_gpu, theirs.to_cpu, theirs.bytes, host.bytes));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-6s %-9s bs %" PetscInt_FMT ": iterations %4" PetscInt_FMT " (aijcusparse %4" PetscInt_FMT ", baij %4" PetscInt_FMT ", ours on host vectors %4" PetscInt_FMT "); copies in the repeated solve: %g+%g, %g bytes (aijcusparse %g+%g, %g bytes; host vectors %g bytes)\n",
+                          cases[c].ksp, cases[c].pc, bs, its, itsc, itsr, itsh, ours.to_gpu, ours.to_cpu, ours.bytes, theirs.to_gpu, theirs.to_cpu, theirs.bytes, host.bytes));
     /* BiCGStab is not monotone: rounding (MATAIJCUSPARSE against MATBAIJ too; on several ranks the
        GPU's PBJacobi and halo sums too) moves its stop by a few iterations and its last residual by up
        to a factor 10; CG and GMRES must agree exactly */
@@ -309,10 +300,12 @@ static PetscErrorCode Solves(TestContext *ctx)
          halo only, ours through its staged halo and MATAIJCUSPARSE's through PetscSF, which count
          their copies their own way: 10 % apart at most, where one vector copy an iteration would
          add far more */
-      TEST_CHECK(PETSC_COMM_WORLD, ours.bytes * itsc <= 1.1 * theirs.bytes * its, ctx->failures, "%s/%s: the repeated solve moved %g bytes between host and device in %" PetscInt_FMT " iterations (%g+%g copies), MATAIJCUSPARSE %g in %" PetscInt_FMT, cases[c].ksp, cases[c].pc, ours.bytes, its, ours.to_gpu, ours.to_cpu, theirs.bytes, itsc);
+      TEST_CHECK(PETSC_COMM_WORLD, ours.bytes * itsc <= 1.1 * theirs.bytes * its, ctx->failures, "%s/%s: the repeated solve moved %g bytes between host and device in %" PetscInt_FMT " iterations (%g+%g copies), MATAIJCUSPARSE %g in %" PetscInt_FMT,
+                 cases[c].ksp, cases[c].pc, ours.bytes, its, ours.to_gpu, ours.to_cpu, theirs.bytes, itsc);
     }
     /* the counters see copies: host vectors on a GPU backend are staged at every product */
-    TEST_CHECK(PETSC_COMM_WORLD, host.bytes >= (PetscLogDouble)itsh * N * sizeof(PetscScalar), ctx->failures, "%s/%s: host vectors moved only %g bytes in %" PetscInt_FMT " iterations: the copy counters do not see the staging", cases[c].ksp, cases[c].pc, host.bytes, itsh);
+    TEST_CHECK(PETSC_COMM_WORLD, host.bytes >= (PetscLogDouble)itsh * N * sizeof(PetscScalar), ctx->failures, "%s/%s: host vectors moved only %g bytes in %" PetscInt_FMT " iterations: the copy counters do not see the staging", cases[c].ksp, cases[c].pc,
+               host.bytes, itsh);
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&xc));
     PetscCall(VecDestroy(&xr));
@@ -486,12 +479,12 @@ static PetscErrorCode NoCUDAVectors(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"products_bs1",         CASE(RandomProducts),         1},
-    {"products_bs3",         CASE(RandomProducts),         3},
-    {"products_bs5",         CASE(RandomProducts),         5},
-    {"solves",               CASE(Solves),                 0},
-    {"bind_to_cpu",          CASE(Binding),                0},
-    {"between_products",     CASE(BetweenProducts),        0},
+    {"products_bs1", CASE(RandomProducts), 1},
+    {"products_bs3", CASE(RandomProducts), 3},
+    {"products_bs5", CASE(RandomProducts), 5},
+    {"solves", CASE(Solves), 0},
+    {"bind_to_cpu", CASE(Binding), 0},
+    {"between_products", CASE(BetweenProducts), 0},
     {"host_vectors_refused", CASE(HostVectorsRefusedCase), 0},
   };
   Params    prm = {10, 3};

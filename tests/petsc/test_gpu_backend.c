@@ -175,7 +175,7 @@ static PetscErrorCode ReassemblyUploads(TestContext *ctx)
   PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "after MatScale"));
   PetscCall(MatGetOwnershipRange(A, &rs, NULL));
   { /* the first non-empty block row of this rank (every third one is empty) and its first block column */
-    PetscInt           nc = 0;
+    PetscInt           nc    = 0;
     PetscBool          found = PETSC_FALSE;
     const PetscInt    *cols;
     const PetscScalar *vals;
@@ -401,9 +401,9 @@ static PetscErrorCode DeviceBinding(TestContext *ctx)
     PetscCall(PetscViewerDestroy(&v));
   }
   if (size > 1) { /* every rank's line names its device, and the split path ran */
-    char   line[512], want[64];
-    FILE  *fp;
-    int    found = 0, split = 0;
+    char  line[512], want[64];
+    FILE *fp;
+    int   found = 0, split = 0;
     if (rank == 0) {
       PetscCall(PetscFOpen(PETSC_COMM_SELF, file, "r", &fp));
       while (fgets(line, sizeof(line), fp)) {
@@ -440,20 +440,9 @@ static PetscErrorCode DeviceBinding(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"kernels_bs1",         KernelsAllShapes,  1 },
-    {"kernels_bs2",         KernelsAllShapes,  2 },
-    {"kernels_bs3",         KernelsAllShapes,  3 },
-    {"kernels_bs4",         KernelsAllShapes,  4 },
-    {"kernels_bs5",         KernelsAllShapes,  5 },
-    {"kernels_bs6",         KernelsAllShapes,  6 },
-    {"kernels_bs7",         KernelsAllShapes,  7 },
-    {"kernels_bs8",         KernelsAllShapes,  8 },
-    {"kernels_bs11",        KernelsAllShapes,  11},
-    {"kernels_bs16",        KernelsAllShapes,  16},
-    {"single_block",        SingleBlock,       0 },
-    {"reassembly_uploads",  ReassemblyUploads, 0 },
-    {"pinned_host_vectors", PinnedHostVectors, 0 },
-    {"device_binding",      DeviceBinding,     0 },
+    {"kernels_bs1", KernelsAllShapes, 1}, {"kernels_bs2", KernelsAllShapes, 2},         {"kernels_bs3", KernelsAllShapes, 3},          {"kernels_bs4", KernelsAllShapes, 4},   {"kernels_bs5", KernelsAllShapes, 5},
+    {"kernels_bs6", KernelsAllShapes, 6}, {"kernels_bs7", KernelsAllShapes, 7},         {"kernels_bs8", KernelsAllShapes, 8},          {"kernels_bs11", KernelsAllShapes, 11}, {"kernels_bs16", KernelsAllShapes, 16},
+    {"single_block", SingleBlock, 0},     {"reassembly_uploads", ReassemblyUploads, 0}, {"pinned_host_vectors", PinnedHostVectors, 0}, {"device_binding", DeviceBinding, 0},
   };
   int status;
 

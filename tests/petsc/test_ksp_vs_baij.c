@@ -50,17 +50,9 @@ static const struct {
   PCType        pc;
   MatSolverType solver;
 } solvers[] = {
-  {KSPCG,      PCJACOBI,   NULL          },
-  {KSPCG,      PCPBJACOBI, NULL          },
-  {KSPCG,      PCBJACOBI,  NULL          }, /* ILU(0)/ICC on each rank's block */
-  {KSPCG,      PCNONE,     NULL          },
-  {KSPGMRES,   PCBJACOBI,  NULL          },
-  {KSPGMRES,   PCJACOBI,   NULL          },
-  {KSPGMRES,   PCPBJACOBI, NULL          },
-  {KSPGMRES,   PCILU,      NULL          }, /* one rank only */
-  {KSPGMRES,   PCSOR,      NULL          },
-  {KSPBCGS,    PCASM,      NULL          },
-  {KSPPREONLY, PCLU,       MATSOLVERMUMPS}, /* where PETSc has MUMPS */
+  {KSPCG, PCJACOBI, NULL}, {KSPCG, PCPBJACOBI, NULL},   {KSPCG, PCBJACOBI, NULL},                                                                  /* ILU(0)/ICC on each rank's block */
+  {KSPCG, PCNONE, NULL},   {KSPGMRES, PCBJACOBI, NULL}, {KSPGMRES, PCJACOBI, NULL},         {KSPGMRES, PCPBJACOBI, NULL}, {KSPGMRES, PCILU, NULL}, /* one rank only */
+  {KSPGMRES, PCSOR, NULL}, {KSPBCGS, PCASM, NULL},      {KSPPREONLY, PCLU, MATSOLVERMUMPS},                                                        /* where PETSc has MUMPS */
 };
 
 /* solvers[ctx->param] on ours and on MATBAIJ */
@@ -98,17 +90,8 @@ static PetscErrorCode SolveBoth(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"cg_jacobi",        SolveBoth, 0 },
-    {"cg_pbjacobi",      SolveBoth, 1 },
-    {"cg_bjacobi",       SolveBoth, 2 },
-    {"cg_none",          SolveBoth, 3 },
-    {"gmres_bjacobi",    SolveBoth, 4 },
-    {"gmres_jacobi",     SolveBoth, 5 },
-    {"gmres_pbjacobi",   SolveBoth, 6 },
-    {"gmres_ilu",        SolveBoth, 7 },
-    {"gmres_sor",        SolveBoth, 8 },
-    {"bcgs_asm",         SolveBoth, 9 },
-    {"preonly_lu_mumps", SolveBoth, 10},
+    {"cg_jacobi", SolveBoth, 0},      {"cg_pbjacobi", SolveBoth, 1}, {"cg_bjacobi", SolveBoth, 2}, {"cg_none", SolveBoth, 3},  {"gmres_bjacobi", SolveBoth, 4},     {"gmres_jacobi", SolveBoth, 5},
+    {"gmres_pbjacobi", SolveBoth, 6}, {"gmres_ilu", SolveBoth, 7},   {"gmres_sor", SolveBoth, 8},  {"bcgs_asm", SolveBoth, 9}, {"preonly_lu_mumps", SolveBoth, 10},
   };
   PetscInt    n = 12, bs = 3;
   System      sys;

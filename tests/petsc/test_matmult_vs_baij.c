@@ -25,10 +25,10 @@ typedef struct {
 /* every thread, chunk and shared-rows setting on block size ctx->param, three shapes */
 static PetscErrorCode Products(TestContext *ctx)
 {
-  const Params   *prm = (const Params *)ctx->data;
+  const Params   *prm    = (const Params *)ctx->data;
   const PetscInt  nbrows = prm->nbrows, per_row = prm->per_row, max_threads = prm->max_threads;
-  const PetscReal tol = 1e-13;
-  MPI_Comm        comm = ctx->comm;
+  const PetscReal tol       = 1e-13;
+  MPI_Comm        comm      = ctx->comm;
   const PetscInt  threads[] = {1, 2, 3, 4};
   const PetscInt  chunks[]  = {1, 8, 2048};
   const PetscInt  bs        = ctx->param;
@@ -62,9 +62,9 @@ static PetscErrorCode Products(TestContext *ctx)
 /* Reassembly: values only (no new partition), then a new nonzero (new partition). */
 static PetscErrorCode Reassembly(TestContext *ctx)
 {
-  const Params   *prm = (const Params *)ctx->data;
+  const Params   *prm    = (const Params *)ctx->data;
   const PetscInt  nbrows = prm->nbrows, per_row = prm->per_row;
-  const PetscReal tol = 1e-13;
+  const PetscReal tol  = 1e-13;
   MPI_Comm        comm = ctx->comm;
   Mat             A, Ref;
   PetscLogDouble  before, after;
@@ -180,18 +180,8 @@ static PetscErrorCode HugePages(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"products_bs1",  Products,   1 },
-    {"products_bs2",  Products,   2 },
-    {"products_bs3",  Products,   3 },
-    {"products_bs4",  Products,   4 },
-    {"products_bs5",  Products,   5 },
-    {"products_bs6",  Products,   6 },
-    {"products_bs7",  Products,   7 },
-    {"products_bs8",  Products,   8 },
-    {"products_bs11", Products,   11},
-    {"products_bs16", Products,   16},
-    {"reassembly",    Reassembly, 0 },
-    {"huge_pages",    HugePages,  0 },
+    {"products_bs1", Products, 1}, {"products_bs2", Products, 2}, {"products_bs3", Products, 3},   {"products_bs4", Products, 4},   {"products_bs5", Products, 5}, {"products_bs6", Products, 6},
+    {"products_bs7", Products, 7}, {"products_bs8", Products, 8}, {"products_bs11", Products, 11}, {"products_bs16", Products, 16}, {"reassembly", Reassembly, 0}, {"huge_pages", HugePages, 0},
   };
   Params prm = {37, 5, 4};
   int    status;

@@ -12,7 +12,11 @@ static const char help[] = "mpibsrcustom against MPIBAIJ on layouts that stress 
 
 #include "testutils.h"
 
-typedef enum { LAYOUT_UNEVEN, LAYOUT_NO_GHOSTS, LAYOUT_ALL_GHOSTS } Layout;
+typedef enum {
+  LAYOUT_UNEVEN,
+  LAYOUT_NO_GHOSTS,
+  LAYOUT_ALL_GHOSTS
+} Layout;
 static const char *LayoutNames[] = {"uneven rows (a rank owns none)", "no ghost columns", "every column a ghost"};
 
 /* Local block rows of rank r out of p for each layout (rank 1 owns nothing in the uneven one). */
@@ -82,7 +86,6 @@ static PetscErrorCode Build(MatType type, Layout layout, PetscInt bs, Mat *A)
   PetscCall(PetscFree(ranges));
   PetscFunctionReturn(0);
 }
-
 
 /* ctx->param = 16 * layout + bs */
 static PetscErrorCode LayoutCase(TestContext *ctx)
@@ -183,12 +186,11 @@ int main(int argc, char **argv)
 {
   /* the order of the old loops: block size outside, layout inside */
   const TestCase cases[] = {
-    {"uneven_bs1", LayoutCase, 16 * LAYOUT_UNEVEN + 1}, {"no_ghosts_bs1", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 1}, {"all_ghosts_bs1", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 1},
-    {"uneven_bs2", LayoutCase, 16 * LAYOUT_UNEVEN + 2}, {"no_ghosts_bs2", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 2}, {"all_ghosts_bs2", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 2},
-    {"uneven_bs3", LayoutCase, 16 * LAYOUT_UNEVEN + 3}, {"no_ghosts_bs3", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 3}, {"all_ghosts_bs3", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 3},
-    {"uneven_bs4", LayoutCase, 16 * LAYOUT_UNEVEN + 4}, {"no_ghosts_bs4", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 4}, {"all_ghosts_bs4", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 4},
-    {"uneven_bs5", LayoutCase, 16 * LAYOUT_UNEVEN + 5}, {"no_ghosts_bs5", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 5}, {"all_ghosts_bs5", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 5},
-    {"uneven_bs6", LayoutCase, 16 * LAYOUT_UNEVEN + 6}, {"no_ghosts_bs6", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 6}, {"all_ghosts_bs6", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 6},
+    {"uneven_bs1", LayoutCase, 16 * LAYOUT_UNEVEN + 1},         {"no_ghosts_bs1", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 1},   {"all_ghosts_bs1", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 1}, {"uneven_bs2", LayoutCase, 16 * LAYOUT_UNEVEN + 2},
+    {"no_ghosts_bs2", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 2},   {"all_ghosts_bs2", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 2}, {"uneven_bs3", LayoutCase, 16 * LAYOUT_UNEVEN + 3},         {"no_ghosts_bs3", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 3},
+    {"all_ghosts_bs3", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 3}, {"uneven_bs4", LayoutCase, 16 * LAYOUT_UNEVEN + 4},         {"no_ghosts_bs4", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 4},   {"all_ghosts_bs4", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 4},
+    {"uneven_bs5", LayoutCase, 16 * LAYOUT_UNEVEN + 5},         {"no_ghosts_bs5", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 5},   {"all_ghosts_bs5", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 5}, {"uneven_bs6", LayoutCase, 16 * LAYOUT_UNEVEN + 6},
+    {"no_ghosts_bs6", LayoutCase, 16 * LAYOUT_NO_GHOSTS + 6},   {"all_ghosts_bs6", LayoutCase, 16 * LAYOUT_ALL_GHOSTS + 6},
   };
   char name[32];
   int  status;

@@ -161,8 +161,8 @@ static PetscErrorCode CheckValue(TestContext *ctx, const char *option, const cha
     PetscErrorCode  err;
     PetscCall(MakeWithOption(option, value, at_creation, &A, &err));
     if (gpu && MatBSRCustomCUDADeviceCount() == 0) {
-      const PetscErrorCode code = MatBSRCustomHasCUDA() ? PETSC_ERR_SUP_SYS : PETSC_ERR_SUP;
-      const char          *text = NULL;
+      const PetscErrorCode code     = MatBSRCustomHasCUDA() ? PETSC_ERR_SUP_SYS : PETSC_ERR_SUP;
+      const char          *text     = NULL;
       BSRCErrorText        specific = NULL;
       PetscCall(PetscErrorMessage(err, &text, &specific));
       TEST_CHECK(PETSC_COMM_WORLD, err == code && specific && strstr(specific, option), ctx->failures, "%s %s %s without a GPU: error %d (%s), expected %d naming the option", option, value, when, (int)err, specific ? specific : "", (int)code);
@@ -265,13 +265,7 @@ static PetscErrorCode CaseIntegers(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"shared_rows",  CaseSharedRows,  0},
-    {"transpose",    CaseTranspose,   0},
-    {"backend",      CaseBackend,     0},
-    {"cuda_kernel",  CaseCUDAKernel,  0},
-    {"cusparse_alg", CaseCUSPARSEAlg, 0},
-    {"booleans",     CaseBooleans,    0},
-    {"integers",     CaseIntegers,    0},
+    {"shared_rows", CaseSharedRows, 0}, {"transpose", CaseTranspose, 0}, {"backend", CaseBackend, 0}, {"cuda_kernel", CaseCUDAKernel, 0}, {"cusparse_alg", CaseCUSPARSEAlg, 0}, {"booleans", CaseBooleans, 0}, {"integers", CaseIntegers, 0},
   };
   int status;
 

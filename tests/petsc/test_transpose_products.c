@@ -18,7 +18,6 @@ static const char help[] = "Transpose products and products with dense matrices 
 static PetscInt  failures = 0; /* checks failed on this rank; each case passes its share to the runner */
 static PetscReal tol      = 1e-13;
 
-
 static PetscErrorCode Check(Vec got, Vec want, const char *what)
 {
   PetscReal rel;
@@ -220,7 +219,7 @@ static PetscErrorCode DenseWithLDA(Mat A, PetscInt k, PetscInt extra, PetscScala
   PetscCall(PetscMalloc1(PetscMax(lda * k, 1), data));
   for (PetscInt j = 0; j < k; j++)
     for (PetscInt i = 0; i < lda; i++) {
-      s                   = s * 1664525u + 1013904223u ^ (unsigned)(rs + i);
+      s                    = (s * 1664525u + 1013904223u) ^ (unsigned)(rs + i);
       (*data)[j * lda + i] = i < m ? (PetscScalar)((s >> 8) / 16777216.0 - 0.5) : (PetscScalar)1e300; /* padding: never read */
     }
   PetscCall(MatCreateDense(PetscObjectComm((PetscObject)A), m, PETSC_DECIDE, N, k, *data, B));
@@ -330,9 +329,9 @@ static PetscErrorCode NonsymmetricMatrix(MatType type, PetscInt n, PetscInt bs, 
 
 static PetscErrorCode Solve(Mat A, KSPType type, PCType pctype, Vec b, PetscInt *its, PetscReal *rnorm)
 {
-  KSP ksp;
-  PC  pc;
-  Vec x;
+  KSP                ksp;
+  PC                 pc;
+  Vec                x;
   KSPConvergedReason reason;
 
   PetscFunctionBegin;
@@ -385,10 +384,10 @@ static PetscErrorCode CaseKSPBiCGLSQR(void)
 
 static PetscErrorCode CaseKSPMatSolve(void)
 {
-  PetscInt    n = 6, bs = 3, k = 5;
-  Mat         A, B, X;
-  KSP         ksp;
-  PC          pc;
+  PetscInt     n = 6, bs = 3, k = 5;
+  Mat          A, B, X;
+  KSP          ksp;
+  PC           pc;
   PetscScalar *data;
 
   PetscFunctionBegin;
@@ -449,12 +448,7 @@ RUNNER_CASE(KSPMatSolveCG, CaseKSPMatSolve())
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"transpose_vs_baij",    TransposeVsBAIJ,  0},
-    {"transpose_refresh",    TransposeRefresh, 0},
-    {"transpose_view_flops", ViewFlops,        0},
-    {"matmatmult_dense",     MatMatMultDense,  0},
-    {"ksp_bicg_lsqr",        KSPBiCGLSQR,      0},
-    {"kspmatsolve_cg",       KSPMatSolveCG,    0},
+    {"transpose_vs_baij", TransposeVsBAIJ, 0}, {"transpose_refresh", TransposeRefresh, 0}, {"transpose_view_flops", ViewFlops, 0}, {"matmatmult_dense", MatMatMultDense, 0}, {"ksp_bicg_lsqr", KSPBiCGLSQR, 0}, {"kspmatsolve_cg", KSPMatSolveCG, 0},
   };
   Params prm = {23, 2};
   int    status;

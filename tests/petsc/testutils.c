@@ -181,7 +181,6 @@ PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *fail
   PetscFunctionReturn(0);
 }
 
-
 PetscErrorCode TestEventCount(const char *name, PetscLogDouble *count)
 {
   PetscLogEvent      ev;
@@ -324,10 +323,12 @@ static PetscBool Selected(const char *name, PetscInt nsel, char *const sel[])
 
 PetscErrorCode TestRunCases(const char *program, size_t ncases, const TestCase cases[], void *data, int *status)
 {
-  enum { MAX_SELECTED = 64 };
+  enum {
+    MAX_SELECTED = 64
+  };
   char       *sel[MAX_SELECTED];
   PetscInt    nsel = MAX_SELECTED, npassed = 0, nfailed = 0, nskipped = 0;
-  PetscBool   list = PETSC_FALSE, gpu_missing;
+  PetscBool   list            = PETSC_FALSE, gpu_missing;
   char        gpu_reason[256] = "";
   TestContext ctx;
 
@@ -369,12 +370,12 @@ PetscErrorCode TestRunCases(const char *program, size_t ncases, const TestCase c
       nskipped++;
       continue;
     }
-    ctx.param             = cases[i].param;
-    ctx.failures          = 0;
-    ctx.skipped           = PETSC_FALSE;
-    ctx.skip_reason[0]    = 0;
-    have_first_failure    = PETSC_FALSE;
-    first_failure[0]      = 0;
+    ctx.param          = cases[i].param;
+    ctx.failures       = 0;
+    ctx.skipped        = PETSC_FALSE;
+    ctx.skip_reason[0] = 0;
+    have_first_failure = PETSC_FALSE;
+    first_failure[0]   = 0;
     PetscCall(PetscInfo(NULL, "test case %s\n", cases[i].name)); /* -info: which case a crash belongs to */
     ierr = cases[i].run(&ctx);
     if (ierr) {
@@ -409,8 +410,7 @@ PetscErrorCode TestRunCases(const char *program, size_t ncases, const TestCase c
   PetscCall(PetscPrintf(ctx.comm, "%s: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed, %" PetscInt_FMT " skipped\n", program, npassed, nfailed, nskipped));
   if (nfailed) *status = 1;
   else if (!npassed && nskipped) *status = TEST_SKIP_CODE;
-  else if (!npassed) { /* nothing ran at all: not a pass either */
-    PetscCall(PetscPrintf(ctx.comm, "FAIL %s: no case ran\n", program));
+  else if (!npassed) { /* nothing ran at all: not a pass either */ PetscCall(PetscPrintf(ctx.comm, "FAIL %s: no case ran\n", program));
     *status = 1;
   }
 done:

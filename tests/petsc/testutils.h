@@ -63,13 +63,13 @@ PetscErrorCode TestCheckFailed(MPI_Comm comm, const char *file, int line, const 
    options ask for a GPU backend this build or machine lacks (-mat_bsrcustom_backend cuda), every
    case is skipped. */
 typedef struct {
-  MPI_Comm    comm;            /* PETSC_COMM_WORLD */
+  MPI_Comm    comm; /* PETSC_COMM_WORLD */
   PetscMPIInt rank, size;
-  PetscInt    param;           /* the running case's param (a block size, ...) */
-  PetscInt    failures;        /* failed checks of the running case on this rank (TEST_CHECK(..., ctx->failures, ...)) */
-  PetscBool   skipped;         /* set through TestSkip() */
+  PetscInt    param;    /* the running case's param (a block size, ...) */
+  PetscInt    failures; /* failed checks of the running case on this rank (TEST_CHECK(..., ctx->failures, ...)) */
+  PetscBool   skipped;  /* set through TestSkip() */
   char        skip_reason[256];
-  void       *data;            /* the program's shared fixtures, as given to TestRunCases() */
+  void       *data; /* the program's shared fixtures, as given to TestRunCases() */
 } TestContext;
 
 typedef struct {

@@ -16,13 +16,13 @@
 /* diag (NULL when a block row lacks its diagonal block): the diagonal blocks of A, an aijcusparse matrix */
 static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
 {
-  Mat                Ad;
-  PetscInt           bs, nbrows, rstart, *nnz;
-  const PetscInt    *ia, *ja;
-  PetscScalar       *aa;
-  PetscBool          done, complete = PETSC_TRUE;
-  PetscInt          *where; /* where[r]: the position of block row r's diagonal block */
-  PetscMPIInt        size;
+  Mat             Ad;
+  PetscInt        bs, nbrows, rstart, *nnz;
+  const PetscInt *ia, *ja;
+  PetscScalar    *aa;
+  PetscBool       done, complete = PETSC_TRUE;
+  PetscInt       *where; /* where[r]: the position of block row r's diagonal block */
+  PetscMPIInt     size;
 
   PetscFunctionBegin;
   *diag = NULL;
@@ -134,7 +134,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v)
   PetscFunctionBegin;
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
   {
-    PetscObject cached = NULL;
+    PetscObject cached  = NULL;
     PetscBool   current = PETSC_FALSE;
     PetscInt    made;
 

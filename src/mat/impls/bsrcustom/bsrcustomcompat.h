@@ -40,18 +40,18 @@ typedef PetscOptionItems BSRCOptionItems;
 #if PETSC_VERSION_LT(3, 24, 0)
 typedef char *BSRCErrorText;
 #else
-typedef const char *BSRCErrorText;
+typedef const char      *BSRCErrorText;
 #endif
 
 /* Destroy callbacks of contexts (PetscContainer, MatProduct data): given the context until 3.22, a
    pointer to it since 3.23 (PetscCtxDestroyFn). Ours take `void *arg` and read the context with
    BSRC_CTX_OF(arg). */
 #if PETSC_VERSION_LT(3, 23, 0)
-  #define BSRC_CTX_OF(arg)                 (arg)
-  #define BSRCContainerSetDestroy(c, fn)   PetscContainerSetUserDestroy(c, fn)
+  #define BSRC_CTX_OF(arg)               (arg)
+  #define BSRCContainerSetDestroy(c, fn) PetscContainerSetUserDestroy(c, fn)
 #else
-  #define BSRC_CTX_OF(arg)                 (*(void **)(arg))
-  #define BSRCContainerSetDestroy(c, fn)   PetscContainerSetCtxDestroy(c, fn)
+  #define BSRC_CTX_OF(arg)               (*(void **)(arg))
+  #define BSRCContainerSetDestroy(c, fn) PetscContainerSetCtxDestroy(c, fn)
 #endif
 
 /* MatCreateGraph() and its operation: an index of the components that measure strength since 3.21 */

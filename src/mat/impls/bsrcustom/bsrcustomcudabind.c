@@ -52,8 +52,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm comm)
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(PetscInt asked, PetscInt *device, char *how, size_t len)
 {
   const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMI_LOCAL_RANK"};
-  int         n      = bsrc_cuda_device_count(), local = 0;
-  const char *from   = "no launcher variable: rank 0";
+  int         n = bsrc_cuda_device_count(), local = 0;
+  const char *from = "no launcher variable: rank 0";
 
   PetscFunctionBegin;
   if (n == 0) {

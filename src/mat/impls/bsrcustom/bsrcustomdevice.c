@@ -123,7 +123,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscVi
     if (bound) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: bound to the CPU (MatBindToCPU): the CPU kernel runs, MatCreateVecs gives host vectors\n"));
     else {
       PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: CUDA vectors (MatCreateVecs gives %s): products on their device arrays, queued on PETSc's current stream, no host copies\n", A->defaultvectype));
-      if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: halo with CUDA vectors: PetscSF packs and unpacks on the GPU into a device ghost vector, %s, while the local kernel runs; the ghost kernel follows\n", use_gpu_aware_mpi ? "MPI reads and writes device buffers (CUDA-aware MPI)" : "messages staged through host buffers (-use_gpu_aware_mpi 0)"));
+      if (size > 1)
+        PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: halo with CUDA vectors: PetscSF packs and unpacks on the GPU into a device ghost vector, %s, while the local kernel runs; the ghost kernel follows\n", use_gpu_aware_mpi ? "MPI reads and writes device buffers (CUDA-aware MPI)" : "messages staged through host buffers (-use_gpu_aware_mpi 0)"));
     }
   }
 #else

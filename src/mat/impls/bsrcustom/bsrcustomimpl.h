@@ -17,20 +17,20 @@
 
 /* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
 typedef struct {
-  PetscInt               nthreads;          /* OpenMP threads of the CPU kernel */
-  PetscInt               chunks_per_thread; /* fixed-size tasks per thread */
-  PetscInt               cpu_streams;       /* tasks a thread walks at once: 1, 2, 4 or PETSC_DECIDE (MatBSRCustomCPUStreams_Private) */
-  PetscInt               cpu_prefetch;      /* bytes ahead of each block its values are prefetched; 0: none */
-  MatBSRCustomSharedRows shared_rows;
-  MatBSRCustomBackend    backend;
-  MatBSRCustomCUDAKernel cuda_kernel;
-  MatBSRCustomCUSPARSEAlg cusparse_alg;
-  PetscInt               cuda_device; /* GPU of the GPU backends; -1: node-local rank modulo visible GPUs */
-  PetscBool              cuda_pin_vectors; /* GPU backends: page-lock host vectors' arrays on their second use */
-  PetscBool              cuda_pbjacobi;    /* GPU backends, CUDA-enabled PETSc: PCPBJACOBI applies on the GPU (bsrcustomblockdiag.c) */
-  PetscBool              huge_pages;       /* cpu backend: the values on transparent huge pages, asked at each new partition */
-  PetscBool              cpu_busy_fallback; /* cpu backend: the passive team while its products take less time than OpenMP's (bsrk_team) */
-  MatBSRCustomTransposeMode transpose;      /* cpu backend: MatMultTranspose on the cached transposed copy or BAIJ's */
+  PetscInt                  nthreads;          /* OpenMP threads of the CPU kernel */
+  PetscInt                  chunks_per_thread; /* fixed-size tasks per thread */
+  PetscInt                  cpu_streams;       /* tasks a thread walks at once: 1, 2, 4 or PETSC_DECIDE (MatBSRCustomCPUStreams_Private) */
+  PetscInt                  cpu_prefetch;      /* bytes ahead of each block its values are prefetched; 0: none */
+  MatBSRCustomSharedRows    shared_rows;
+  MatBSRCustomBackend       backend;
+  MatBSRCustomCUDAKernel    cuda_kernel;
+  MatBSRCustomCUSPARSEAlg   cusparse_alg;
+  PetscInt                  cuda_device;       /* GPU of the GPU backends; -1: node-local rank modulo visible GPUs */
+  PetscBool                 cuda_pin_vectors;  /* GPU backends: page-lock host vectors' arrays on their second use */
+  PetscBool                 cuda_pbjacobi;     /* GPU backends, CUDA-enabled PETSc: PCPBJACOBI applies on the GPU (bsrcustomblockdiag.c) */
+  PetscBool                 huge_pages;        /* cpu backend: the values on transparent huge pages, asked at each new partition */
+  PetscBool                 cpu_busy_fallback; /* cpu backend: the passive team while its products take less time than OpenMP's (bsrk_team) */
+  MatBSRCustomTransposeMode transpose;         /* cpu backend: MatMultTranspose on the cached transposed copy or BAIJ's */
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);

@@ -25,8 +25,8 @@ enum {
 #define BSRC_KERNEL_SAME(id, name, what) _Static_assert((int)MAT_BSRCUSTOM_CUDA_KERNEL_##id == 1 + (int)MatBSRCustomCUDAKernelPosition_##id, "MatBSRCustomCUDAKernel and bsrcuda_kernel_list.h disagree at " #id);
 BSRC_CUDA_OWN_KERNELS(BSRC_KERNEL_SAME)
 #undef BSRC_KERNEL_SAME
-const char *const MatBSRCustomCUSPARSEAlgs[]    = {"bsrmv", "spmv", "MatBSRCustomCUSPARSEAlg", "MAT_BSRCUSTOM_CUSPARSE_", NULL};
-const char *const MatBSRCustomTransposeModes[]  = {"cached", "baij", "MatBSRCustomTransposeMode", "MAT_BSRCUSTOM_TRANSPOSE_", NULL};
+const char *const MatBSRCustomCUSPARSEAlgs[]   = {"bsrmv", "spmv", "MatBSRCustomCUSPARSEAlg", "MAT_BSRCUSTOM_CUSPARSE_", NULL};
+const char *const MatBSRCustomTransposeModes[] = {"cached", "baij", "MatBSRCustomTransposeMode", "MAT_BSRCUSTOM_TRANSPOSE_", NULL};
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *set)
 {
@@ -55,8 +55,10 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscFunctionBegin;
   PetscCheck(set->nthreads >= 1 && set->nthreads <= MATBSRCUSTOM_MAX_THREADS, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: threads must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_THREADS, set->nthreads);
   PetscCheck(set->chunks_per_thread >= 1 && set->chunks_per_thread <= MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: chunks per thread must be in [1, %d], got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD, set->chunks_per_thread);
-  PetscCheck(set->cpu_streams == PETSC_DECIDE || set->cpu_streams == 1 || set->cpu_streams == 2 || set->cpu_streams == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CPU streams (tasks a thread walks at once) must be 1, 2, 4 or PETSC_DECIDE, got %" PetscInt_FMT, what, set->cpu_streams);
-  PetscCheck(set->cpu_prefetch >= 0 && set->cpu_prefetch <= MATBSRCUSTOM_MAX_CPU_PREFETCH, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CPU prefetch distance must be in [0, %d] bytes (0: no prefetch), got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CPU_PREFETCH, set->cpu_prefetch);
+  PetscCheck(set->cpu_streams == PETSC_DECIDE || set->cpu_streams == 1 || set->cpu_streams == 2 || set->cpu_streams == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CPU streams (tasks a thread walks at once) must be 1, 2, 4 or PETSC_DECIDE, got %" PetscInt_FMT, what,
+             set->cpu_streams);
+  PetscCheck(set->cpu_prefetch >= 0 && set->cpu_prefetch <= MATBSRCUSTOM_MAX_CPU_PREFETCH, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CPU prefetch distance must be in [0, %d] bytes (0: no prefetch), got %" PetscInt_FMT, what, MATBSRCUSTOM_MAX_CPU_PREFETCH,
+             set->cpu_prefetch);
   PetscCheck(set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_CARRY || set->shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown shared-rows mode %d", what, (int)set->shared_rows);
   PetscCheck(set->backend >= MAT_BSRCUSTOM_BACKEND_CPU && set->backend <= MAT_BSRCUSTOM_BACKEND_CUSPARSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown backend %d", what, (int)set->backend);
   PetscCheck(set->cuda_kernel >= MAT_BSRCUSTOM_CUDA_KERNEL_AUTO && (int)set->cuda_kernel <= BSRC_CUDA_OWN_KERNEL_COUNT, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown CUDA kernel %d", what, (int)set->cuda_kernel);
@@ -69,7 +71,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
   if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) {
     PetscCall(MatBSRCustomCUDAAvailable_Private(A, what));
-    PetscCheck(set->cuda_device < MatBSRCustomCUDADeviceCount(), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device %" PetscInt_FMT " asked for, but this process sees %" PetscInt_FMT " device(s) (numbered from 0 within CUDA_VISIBLE_DEVICES)", what, set->cuda_device, MatBSRCustomCUDADeviceCount());
+    PetscCheck(set->cuda_device < MatBSRCustomCUDADeviceCount(), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device %" PetscInt_FMT " asked for, but this process sees %" PetscInt_FMT " device(s) (numbered from 0 within CUDA_VISIBLE_DEVICES)", what,
+               set->cuda_device, MatBSRCustomCUDADeviceCount());
   }
   PetscFunctionReturn(0);
 }
@@ -141,7 +144,11 @@ static PetscErrorCode MatBSRCustomParseEnum(Mat A, const char *option, const cha
 #define BSRC_ENUM_NAMES(names) names, (PetscInt)(PETSC_STATIC_ARRAY_LENGTH(names) - 3)
 
 /* The options, one table for both readers below. */
-typedef enum { BSRC_OPT_INT, BSRC_OPT_ENUM, BSRC_OPT_BOOL } BSRCOptKind;
+typedef enum {
+  BSRC_OPT_INT,
+  BSRC_OPT_ENUM,
+  BSRC_OPT_BOOL
+} BSRCOptKind;
 typedef struct {
   const char        *name, *help, *man;
   BSRCOptKind        kind;
@@ -151,20 +158,20 @@ typedef struct {
 } BSRCOption;
 
 static const BSRCOption BSRCOptions[] = {
-  {"-mat_bsrcustom_threads",           "OpenMP threads that run MatMult (default: OMP_NUM_THREADS)",       "MatBSRCustomSetNumThreads",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, nthreads)         },
-  {"-mat_bsrcustom_chunks_per_thread", "Fixed-size tasks per thread, cut at assembly",                     "MatBSRCustomSetChunksPerThread", BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, chunks_per_thread)},
-  {"-mat_bsrcustom_cpu_streams",       "cpu backend: tasks a thread walks at once, in lockstep (1, 2, 4; PETSC_DECIDE: 2 on one thread, else 1)",  "MatBSRCustomSetCPUStreams",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cpu_streams)      },
-  {"-mat_bsrcustom_cpu_prefetch",      "cpu backend: bytes ahead of each block its values are prefetched (0: none)", "MatBSRCustomSetCPUPrefetch", BSRC_OPT_INT, NULL,                       0, offsetof(MatBSRCustomSettings, cpu_prefetch)     },
-  {"-mat_bsrcustom_shared_rows",       "How a block row split between tasks is summed",                    "MatBSRCustomSetSharedRows",      BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomSharedRowsTypes), offsetof(MatBSRCustomSettings, shared_rows)      },
-  {"-mat_bsrcustom_backend",           "Where MatMult runs: cpu (default), cuda or cusparse",              "MatBSRCustomSetBackend",         BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomBackends), offsetof(MatBSRCustomSettings, backend)          },
-  {"-mat_bsrcustom_cuda_kernel",       "CUDA kernel of the cuda backend (auto picks per matrix)",          "MatBSRCustomSetCUDAKernel",      BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomCUDAKernels), offsetof(MatBSRCustomSettings, cuda_kernel)      },
-  {"-mat_bsrcustom_cusparse_alg",      "cuSPARSE routine of the cusparse backend",                         "MatBSRCustomSetCUSPARSEAlg",     BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomCUSPARSEAlgs), offsetof(MatBSRCustomSettings, cusparse_alg)     },
-  {"-mat_bsrcustom_cuda_device",       "GPU of the GPU backends (-1: node-local rank modulo visible GPUs)", "MatBSRCustomSetCUDADevice",      BSRC_OPT_INT,  NULL,                        0, offsetof(MatBSRCustomSettings, cuda_device)      },
-  {"-mat_bsrcustom_cuda_pin_vectors",  "GPU backends: page-lock big host vectors on their second use",      "MatBSRCustomSetCUDAPinVectors",  BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, cuda_pin_vectors) },
-  {"-mat_bsrcustom_cuda_pbjacobi",     "GPU backends, CUDA vectors: PCPBJACOBI gets the diagonal blocks for the GPU (host vectors then need false)", "MatBSRCustomSetCUDAPBJacobi", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cuda_pbjacobi)},
-  {"-mat_bsrcustom_huge_pages",        "cpu backend: put the matrix values on transparent huge pages",     "MatBSRCustomSetHugePages",       BSRC_OPT_BOOL, NULL,                        0, offsetof(MatBSRCustomSettings, huge_pages)       },
+  {"-mat_bsrcustom_threads", "OpenMP threads that run MatMult (default: OMP_NUM_THREADS)", "MatBSRCustomSetNumThreads", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, nthreads)},
+  {"-mat_bsrcustom_chunks_per_thread", "Fixed-size tasks per thread, cut at assembly", "MatBSRCustomSetChunksPerThread", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, chunks_per_thread)},
+  {"-mat_bsrcustom_cpu_streams", "cpu backend: tasks a thread walks at once, in lockstep (1, 2, 4; PETSC_DECIDE: 2 on one thread, else 1)", "MatBSRCustomSetCPUStreams", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, cpu_streams)},
+  {"-mat_bsrcustom_cpu_prefetch", "cpu backend: bytes ahead of each block its values are prefetched (0: none)", "MatBSRCustomSetCPUPrefetch", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, cpu_prefetch)},
+  {"-mat_bsrcustom_shared_rows", "How a block row split between tasks is summed", "MatBSRCustomSetSharedRows", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomSharedRowsTypes), offsetof(MatBSRCustomSettings, shared_rows)},
+  {"-mat_bsrcustom_backend", "Where MatMult runs: cpu (default), cuda or cusparse", "MatBSRCustomSetBackend", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomBackends), offsetof(MatBSRCustomSettings, backend)},
+  {"-mat_bsrcustom_cuda_kernel", "CUDA kernel of the cuda backend (auto picks per matrix)", "MatBSRCustomSetCUDAKernel", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomCUDAKernels), offsetof(MatBSRCustomSettings, cuda_kernel)},
+  {"-mat_bsrcustom_cusparse_alg", "cuSPARSE routine of the cusparse backend", "MatBSRCustomSetCUSPARSEAlg", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomCUSPARSEAlgs), offsetof(MatBSRCustomSettings, cusparse_alg)},
+  {"-mat_bsrcustom_cuda_device", "GPU of the GPU backends (-1: node-local rank modulo visible GPUs)", "MatBSRCustomSetCUDADevice", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, cuda_device)},
+  {"-mat_bsrcustom_cuda_pin_vectors", "GPU backends: page-lock big host vectors on their second use", "MatBSRCustomSetCUDAPinVectors", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cuda_pin_vectors)},
+  {"-mat_bsrcustom_cuda_pbjacobi", "GPU backends, CUDA vectors: PCPBJACOBI gets the diagonal blocks for the GPU (host vectors then need false)", "MatBSRCustomSetCUDAPBJacobi", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cuda_pbjacobi)},
+  {"-mat_bsrcustom_huge_pages", "cpu backend: put the matrix values on transparent huge pages", "MatBSRCustomSetHugePages", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, huge_pages)},
   {"-mat_bsrcustom_cpu_busy_fallback", "cpu backend: products on a team whose threads sleep between them while that is faster (cores busy with other work)", "MatBSRCustomSetCPUBusyFallback", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cpu_busy_fallback)},
-  {"-mat_bsrcustom_transpose",         "cpu backend: MatMultTranspose on a cached transposed copy (task kernel, the matrix's memory again) or BAIJ's serial code (no extra memory)", "MatBSRCustomSetTranspose", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomTransposeModes), offsetof(MatBSRCustomSettings, transpose)},
+  {"-mat_bsrcustom_transpose", "cpu backend: MatMultTranspose on a cached transposed copy (task kernel, the matrix's memory again) or BAIJ's serial code (no extra memory)", "MatBSRCustomSetTranspose", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomTransposeModes), offsetof(MatBSRCustomSettings, transpose)},
 };
 
 static PetscErrorCode MatBSRCustomOptionValue(const MatBSRCustomSettings *set, const BSRCOption *o, char *buf, size_t len)

@@ -24,7 +24,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat A, const voi
   {
     const uintptr_t page = (uintptr_t)2 << 20;
     const uintptr_t b = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + bytes) & ~(page - 1);
-    int             rc, err = 0;
+    int             rc, err                                        = 0;
     const char     *how = "MADV_COLLAPSE";
 
     if (!p || e <= b) {
@@ -229,8 +229,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomBlockCounts_Private(PetscInt mbs, PetscI
    MatSolverFunction carries no context; the factor type picks the base routine.
 */
 static const MatSolverType BSRCSolvers[] = {MATSOLVERPETSC, MATSOLVERMUMPS, MATSOLVERSUPERLU, MATSOLVERUMFPACK, MATSOLVERCHOLMOD, MATSOLVERKLU};
-#define BSRC_NSOLVERS  6
-#define BSRC_NFACTORS  (MAT_FACTOR_ICC + 1)
+#define BSRC_NSOLVERS 6
+#define BSRC_NFACTORS (MAT_FACTOR_ICC + 1)
 static MatSolverFunction BSRCBaseFactor[2][BSRC_NSOLVERS][BSRC_NFACTORS]; /* [seq, mpi][solver][factor type] */
 
 static PetscErrorCode MatGetFactor_BSRCustom(PetscInt solver, Mat A, MatFactorType ftype, Mat *F)
@@ -273,7 +273,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void)
     for (PetscInt s = 0; s < BSRC_NSOLVERS; s++) {
       for (int f = MAT_FACTOR_LU; f < BSRC_NFACTORS; f++) {
         PetscBool         foundsolver = PETSC_FALSE, foundmtype = PETSC_FALSE;
-        MatSolverFunction create      = NULL;
+        MatSolverFunction create = NULL;
         if (f == MAT_FACTOR_NONE) continue;
         PetscCall(MatSolverTypeGet(BSRCSolvers[s], base[t], (MatFactorType)f, &foundsolver, &foundmtype, &create));
         BSRCBaseFactor[t][s][f] = create;

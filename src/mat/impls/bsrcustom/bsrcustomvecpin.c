@@ -128,7 +128,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(PetscBool pin, Vec v)
   VecPinHeader    *h;
   VecPinState     *st;
   PetscBool        standard = PETSC_FALSE;
-  const size_t     bytes = (size_t)v->map->n * sizeof(PetscScalar);
+  const size_t     bytes    = (size_t)v->map->n * sizeof(PetscScalar);
   bsrc_cuda_status s;
 
   PetscFunctionBegin;

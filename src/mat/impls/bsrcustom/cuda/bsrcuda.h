@@ -21,10 +21,10 @@ extern "C" {
 #endif
 
 typedef enum {
-  BSRC_CUDA_OK          = 0,
-  BSRC_CUDA_ERR_ARG     = 1, /* bad argument */
-  BSRC_CUDA_ERR_MEM     = 2, /* out of device or pinned host memory */
-  BSRC_CUDA_ERR_CUDA    = 3, /* any other CUDA runtime error */
+  BSRC_CUDA_OK           = 0,
+  BSRC_CUDA_ERR_ARG      = 1, /* bad argument */
+  BSRC_CUDA_ERR_MEM      = 2, /* out of device or pinned host memory */
+  BSRC_CUDA_ERR_CUDA     = 3, /* any other CUDA runtime error */
   BSRC_CUDA_ERR_CUSPARSE = 4, /* cuSPARSE error */
   BSRC_CUDA_ERR_NODEVICE = 5  /* no usable GPU */
 } bsrc_cuda_status;
@@ -34,9 +34,10 @@ typedef enum {
 typedef enum {
   BSRC_CUDA_KERNEL_AUTO = 0,
 #define BSRC_CUDA_KERNEL_ENUM(id, name, what) BSRC_CUDA_KERNEL_##id,
-  BSRC_CUDA_OWN_KERNELS(BSRC_CUDA_KERNEL_ENUM) BSRC_CUDA_CUSPARSE_KERNELS(BSRC_CUDA_KERNEL_ENUM)
+  BSRC_CUDA_OWN_KERNELS(BSRC_CUDA_KERNEL_ENUM)
+  BSRC_CUDA_CUSPARSE_KERNELS(BSRC_CUDA_KERNEL_ENUM)
 #undef BSRC_CUDA_KERNEL_ENUM
-  BSRC_CUDA_KERNEL_COUNT
+    BSRC_CUDA_KERNEL_COUNT
 } bsrc_cuda_kernel;
 
 /* Our own kernels are ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_LAST_OWN; the rest are cuSPARSE. */
@@ -85,7 +86,6 @@ bsrc_cuda_status bsrc_cuda_host_unregister(void *ptr);
 /* Device memory held by M, in bytes (matrix, tasks, staging). */
 size_t bsrc_cuda_device_bytes(const bsrc_cuda_matrix *M);
 
-
 /* ---- Additions: asynchronous product, tuning, introspection ---- */
 
 /* As bsrc_cuda_multadd_device but without the final synchronisation: the product is queued on the
@@ -126,7 +126,6 @@ bsrc_cuda_status bsrc_cuda_launch_info(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, 
    place, 0 = row-major copy (cuSPARSE refused column-major; its reason is left in
    bsrc_cuda_last_error), -1 = not run yet, 2 = CSR (bs == 1). */
 int bsrc_cuda_spmv_bsr_layout(const bsrc_cuda_matrix *M);
-
 
 /* The product of one MPI rank's block rows on one GPU, in two halves around the caller's halo
    exchange: out = alpha*(L*x + G*ghost_x) + beta*in, with L the local block (the rank's own columns)

@@ -30,7 +30,11 @@ namespace {
 constexpr int     kCopyThreads = 256;
 constexpr int64_t kCopyMaxGrid = 1 << 20; /* grid-stride copies: enough thread blocks to fill any GPU */
 
-enum spmv_slot { SLOT_BSR = 0, SLOT_CSR_DEFAULT, SLOT_COUNT };
+enum spmv_slot {
+  SLOT_BSR = 0,
+  SLOT_CSR_DEFAULT,
+  SLOT_COUNT
+};
 
 } // namespace
 
@@ -51,7 +55,7 @@ struct cusparse_state {
   cusparseConstSpMatDescr_t mat[SLOT_COUNT] = {};
   dev_buffer                work[SLOT_COUNT];
   uint64_t                  prepared_epoch[SLOT_COUNT] = {};
-  int                       bsr_layout = -1; /* see bsrc_cuda_spmv_bsr_layout */
+  int                       bsr_layout                 = -1; /* see bsrc_cuda_spmv_bsr_layout */
 };
 
 namespace {
@@ -153,8 +157,7 @@ bsrc_cuda_status ensure_descriptor(cusparse_state *st, const matrix_view &A, cud
   if (slot == SLOT_BSR) { /* row-major copy (column-major blocks are tried first in run_spmv) */
     const bsrc_cuda_status r = ensure_rowmajor(st, A, s, bytes, e);
     if (r != BSRC_CUDA_OK) return r;
-    BSRC_CUSPARSE_CHECK(cusparseCreateConstBsr(&st->mat[slot], A.nbrows, A.nbcols, A.nblocks, A.bs, A.bs, A.rowptr, A.colidx, st->values_rowmajor.ptr, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW), e,
-                        "cusparseCreateConstBsr (row-major blocks)");
+    BSRC_CUSPARSE_CHECK(cusparseCreateConstBsr(&st->mat[slot], A.nbrows, A.nbcols, A.nblocks, A.bs, A.bs, A.rowptr, A.colidx, st->values_rowmajor.ptr, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW), e, "cusparseCreateConstBsr (row-major blocks)");
     st->bsr_layout = 0;
     return BSRC_CUDA_OK;
   }
@@ -164,7 +167,7 @@ bsrc_cuda_status ensure_descriptor(cusparse_state *st, const matrix_view &A, cud
 /* One cusparseSpMV of slot `slot` (buffer sized on every call, preprocessed once per values epoch). */
 cusparseStatus_t spmv_once(cusparse_state *st, const matrix_view &A, spmv_slot slot, cusparseSpMVAlg_t alg, double alpha, const double *x, double beta, double *y, size_t *bytes, error_sink e, bsrc_cuda_status *alloc_status)
 {
-  *alloc_status                 = BSRC_CUDA_OK;
+  *alloc_status                = BSRC_CUDA_OK;
   cusparseConstDnVecDescr_t vx = nullptr;
   cusparseDnVecDescr_t      vy = nullptr;
   cusparseStatus_t          cs = cusparseCreateConstDnVec(&vx, (int64_t)A.nbcols * A.bs, x, CUDA_R_64F);
@@ -190,7 +193,7 @@ bsrc_cuda_status run_spmv(cusparse_state *st, const matrix_view &A, cudaStream_t
 {
   static const cusparseSpMVAlg_t algs[SLOT_COUNT] = {CUSPARSE_SPMV_BSR_ALG1, CUSPARSE_SPMV_ALG_DEFAULT};
   static const char *const       what[SLOT_COUNT] = {"cusparseSpMV (BSR)", "cusparseSpMV (CSR, bs 1)"};
-  bsrc_cuda_status alloc = BSRC_CUDA_OK;
+  bsrc_cuda_status               alloc            = BSRC_CUDA_OK;
   if (slot == SLOT_BSR && st->bsr_layout != 0) {
     /* Column-major blocks in place. If cuSPARSE refuses them (at the descriptor or at the product),
        fall back to a row-major copy once and for all, and leave the reason in the message buffer. */
@@ -269,8 +272,7 @@ bsrc_cuda_status cusparse_multadd(cusparse_state **pst, const matrix_view &A, cu
   case CUSP_BSRMV_COL:
     r = ensure_idx32(st, A, s, bytes, e);
     if (r != BSRC_CUDA_OK) return r;
-    BSRC_CUSPARSE_CHECK(cusparseDbsrmv(st->handle, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, (int)A.nbrows, (int)A.nbcols, (int)A.nblocks, &alpha, st->legacy, A.values, rowptr32(st, A), colidx32(st, A), (int)A.bs, x, &beta, out), e,
-                        "cusparseDbsrmv (column-major blocks)");
+    BSRC_CUSPARSE_CHECK(cusparseDbsrmv(st->handle, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, (int)A.nbrows, (int)A.nbcols, (int)A.nblocks, &alpha, st->legacy, A.values, rowptr32(st, A), colidx32(st, A), (int)A.bs, x, &beta, out), e, "cusparseDbsrmv (column-major blocks)");
     return BSRC_CUDA_OK;
   case CUSP_SPMV_BSR:
     return run_spmv(st, A, s, SLOT_BSR, alpha, x, beta, out, bytes, e);

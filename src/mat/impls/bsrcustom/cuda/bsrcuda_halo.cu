@@ -48,9 +48,9 @@ extern "C" bsrc_cuda_status bsrc_cuda_halo_create(int device, bsrk_idx nsend, co
   BSRC_CUDA_CHECK(ds.error(), sink(nullptr), "halo: cudaSetDevice");
   bsrc_cuda_halo *H = new (std::nothrow) bsrc_cuda_halo;
   if (!H) return bsrc::fail(sink(nullptr), BSRC_CUDA_ERR_MEM, "halo: out of host memory");
-  H->device = device;
-  H->nsend  = nsend;
-  H->nrecv  = nrecv;
+  H->device       = device;
+  H->nsend        = nsend;
+  H->nrecv        = nrecv;
   cudaError_t err = cudaStreamCreateWithFlags(&H->copies, cudaStreamNonBlocking);
   if (err == cudaSuccess) err = cudaEventCreateWithFlags(&H->gathered, cudaEventDisableTiming);
   if (err == cudaSuccess) err = cudaEventCreateWithFlags(&H->downloaded, cudaEventDisableTiming);

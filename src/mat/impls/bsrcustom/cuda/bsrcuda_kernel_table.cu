@@ -19,17 +19,17 @@ constexpr int kAnyThreads = 1024;
    have no plan of their own. WARP_ROW needs none; HYBRID's is built for its lanes. */
 constexpr kernel_desc kernel_table[BSRC_CUDA_KERNEL_COUNT] = {
   /* id                                 name                 launch                   cusparse         plan               plan_on_use         prepare        tasks  min_lanes max_threads        row_unit */
-  {BSRC_CUDA_KERNEL_AUTO,              "auto",              nullptr,                 CUSP_BSRMV_COL, nullptr,           nullptr,            nullptr,       false, 0,        0,                 0},
-  {BSRC_CUDA_KERNEL_ROWMAJOR_SHARED,   "rowmajor_shared",   &launch_rowmajor_shared, CUSP_BSRMV_COL, nullptr,           nullptr,            nullptr,       true,  0,        kAnyThreads,       0},
-  {BSRC_CUDA_KERNEL_THREAD_PRIVATE,    "thread_private",    &launch_thread_private,  CUSP_BSRMV_COL, nullptr,           nullptr,            nullptr,       true,  0,        kAnyThreads,       0},
-  {BSRC_CUDA_KERNEL_TEAM_SCALAR,       "team_scalar",       &launch_team_scalar,     CUSP_BSRMV_COL, nullptr,           nullptr,            nullptr,       true,  0,        kAnyThreads,       0},
-  {BSRC_CUDA_KERNEL_VECTOR_UNROLLED,   "vector_unrolled",   &launch_vector_unrolled, CUSP_BSRMV_COL, nullptr,           nullptr,            nullptr,       true,  0,        kAnyThreads,       0},
-  {BSRC_CUDA_KERNEL_WARP_ROW,          "warp_row",          &launch_warp_row,        CUSP_BSRMV_COL, nullptr,           nullptr,            nullptr,       false, 4,        kAnyThreads,       1},
-  {BSRC_CUDA_KERNEL_HYBRID,            "hybrid",            &launch_hybrid,          CUSP_BSRMV_COL, build_hybrid_work, nullptr,            nullptr,       false, 1,        kAnyThreads,       0},
-  {BSRC_CUDA_KERNEL_SEGMENTED,         "segmented",         &launch_segmented,       CUSP_BSRMV_COL, build_strips,      nullptr,            nullptr,       false, 0,        kAnyThreads,       0},
-  {BSRC_CUDA_KERNEL_SLICED,            "sliced",            &launch_sliced,          CUSP_BSRMV_COL, plan_slices,       plan_sorted_slices, ensure_slices, false, 0,        kSlicedMaxThreads, kWarpSize},
-  {BSRC_CUDA_KERNEL_CUSPARSE_BSRMV,    "cusparse_bsrmv",    nullptr,                 CUSP_BSRMV_COL, nullptr,           nullptr,            nullptr,       false, 0,        0,                 0},
-  {BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR, "cusparse_spmv_bsr", nullptr,                 CUSP_SPMV_BSR,  nullptr,           nullptr,            nullptr,       false, 0,        0,                 0},
+  {BSRC_CUDA_KERNEL_AUTO, "auto", nullptr, CUSP_BSRMV_COL, nullptr, nullptr, nullptr, false, 0, 0, 0},
+  {BSRC_CUDA_KERNEL_ROWMAJOR_SHARED, "rowmajor_shared", &launch_rowmajor_shared, CUSP_BSRMV_COL, nullptr, nullptr, nullptr, true, 0, kAnyThreads, 0},
+  {BSRC_CUDA_KERNEL_THREAD_PRIVATE, "thread_private", &launch_thread_private, CUSP_BSRMV_COL, nullptr, nullptr, nullptr, true, 0, kAnyThreads, 0},
+  {BSRC_CUDA_KERNEL_TEAM_SCALAR, "team_scalar", &launch_team_scalar, CUSP_BSRMV_COL, nullptr, nullptr, nullptr, true, 0, kAnyThreads, 0},
+  {BSRC_CUDA_KERNEL_VECTOR_UNROLLED, "vector_unrolled", &launch_vector_unrolled, CUSP_BSRMV_COL, nullptr, nullptr, nullptr, true, 0, kAnyThreads, 0},
+  {BSRC_CUDA_KERNEL_WARP_ROW, "warp_row", &launch_warp_row, CUSP_BSRMV_COL, nullptr, nullptr, nullptr, false, 4, kAnyThreads, 1},
+  {BSRC_CUDA_KERNEL_HYBRID, "hybrid", &launch_hybrid, CUSP_BSRMV_COL, build_hybrid_work, nullptr, nullptr, false, 1, kAnyThreads, 0},
+  {BSRC_CUDA_KERNEL_SEGMENTED, "segmented", &launch_segmented, CUSP_BSRMV_COL, build_strips, nullptr, nullptr, false, 0, kAnyThreads, 0},
+  {BSRC_CUDA_KERNEL_SLICED, "sliced", &launch_sliced, CUSP_BSRMV_COL, plan_slices, plan_sorted_slices, ensure_slices, false, 0, kSlicedMaxThreads, kWarpSize},
+  {BSRC_CUDA_KERNEL_CUSPARSE_BSRMV, "cusparse_bsrmv", nullptr, CUSP_BSRMV_COL, nullptr, nullptr, nullptr, false, 0, 0, 0},
+  {BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR, "cusparse_spmv_bsr", nullptr, CUSP_SPMV_BSR, nullptr, nullptr, nullptr, false, 0, 0, 0},
 };
 
 namespace {

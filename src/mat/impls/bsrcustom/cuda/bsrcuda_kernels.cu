@@ -75,19 +75,18 @@
 namespace bsrc {
 namespace {
 
-constexpr int kGenericRows    = 8;   /* accumulators per pass when bs is a run-time value (thesis: ROWS_AT_ONCE = 8) */
-constexpr int kSpecialisedMax = 8;   /* block sizes 1..8 have their own instantiations */
-constexpr int kBsSlots        = kSpecialisedMax + 1; /* + the generic one */
-constexpr int kOversubscription = 8; /* task kernels: grid = resident thread blocks x this (thesis 8.2.2, Tables 7-12) */
-constexpr int kTasksPerSM     = 64;  /* default partition: at least this many tasks per multiprocessor ... */
-constexpr int64_t kMaxTaskValues = 512 * 25; /* ... and at most this many values per task (512 blocks
-                                                of 5x5: the thesis's tasks). Counted in values, not blocks,
-                                                so that small blocks still give a task enough work to
-                                                amortise its barriers (HYBRID on scalar power-law rows:
-                                                512-block tasks left most groups idle) */
-constexpr int kAuxThreads     = 256; /* fix-up and scale passes: plain element-wise loops */
-constexpr int kPrefetchMaxBs  = 3;   /* the L2 prefetches of WARP_ROW and HYBRID: block sizes 1-3 (prefetch_rows, prefetch_blocks) */
-constexpr double kStreamMaxValueBytes = 400.0 * 1048576.0; /* evict-first value loads up to this size (load_value) */
+constexpr int kGenericRows      = 8;                   /* accumulators per pass when bs is a run-time value (thesis: ROWS_AT_ONCE = 8) */
+constexpr int kSpecialisedMax   = 8;                   /* block sizes 1..8 have their own instantiations */
+constexpr int kBsSlots          = kSpecialisedMax + 1; /* + the generic one */
+constexpr int kOversubscription = 8;                   /* task kernels: grid = resident thread blocks x this (thesis 8.2.2, Tables 7-12) */
+constexpr int kTasksPerSM       = 64;                  /* default partition: at least this many tasks per multiprocessor ... */
+/* kMaxTaskValues: ... and at most this many values per task (512 blocks of 5x5: the thesis's tasks).
+   Counted in values, not blocks, so that small blocks still give a task enough work to amortise
+   its barriers (HYBRID on scalar power-law rows: 512-block tasks left most groups idle) */
+constexpr int64_t kMaxTaskValues       = 512 * 25;
+constexpr int     kAuxThreads          = 256;               /* fix-up and scale passes: plain element-wise loops */
+constexpr int     kPrefetchMaxBs       = 3;                 /* the L2 prefetches of WARP_ROW and HYBRID: block sizes 1-3 (prefetch_rows, prefetch_blocks) */
+constexpr double  kStreamMaxValueBytes = 400.0 * 1048576.0; /* evict-first value loads up to this size (load_value) */
 
 /* Auto choice: WARP_ROW when block rows are short and even (PDE stencils), else the best task kernel. */
 constexpr double   kWarpRowMaxMeanBlocks = 64.0; /* mean blocks per block row */
@@ -99,14 +98,14 @@ constexpr bsrk_idx kTaskMaxRows          = 1024; /* a task walking more block ro
    matrix's (bsrcuda_kernels.cuh). Against WARP_ROW, SLICED was faster on even rows of up to about
    840 bytes of values, slower on rows of about 1.7 KB and more, and with scalar blocks or 5x5 and
    8x8 ones. */
-constexpr double   kSlicedMaxRowBytes    = 1024.0;
+constexpr double kSlicedMaxRowBytes = 1024.0;
 /* SLICED on uneven rows (its sorted layout, groups of lanes for the longer rows): 2x2 and 4x4 blocks,
    a mean row of at least kSlicedUnevenMinMeanBlocks blocks and at most kSlicedUnevenMaxRowBytes of
    values, where it was faster than HYBRID on power-law rows (with scalar blocks it is slower).
    Mostly empty MPI ghost blocks (mean row under the minimum) keep HYBRID, the kernel they were
    tuned with. */
-constexpr double   kSlicedUnevenMinMeanBlocks = 4.0;
-constexpr double   kSlicedUnevenMaxRowBytes   = 2048.0;
+constexpr double kSlicedUnevenMinMeanBlocks = 4.0;
+constexpr double kSlicedUnevenMaxRowBytes   = 2048.0;
 
 /* Everything a product kernel reads, by value. `in` may alias `out`: neither is __restrict__. */
 struct product_args {
@@ -125,9 +124,9 @@ struct product_args {
   const bsrk_idx *work, *work_end;
   bsrk_idx        row_short_blocks; /* HYBRID: the longest row a group of its work list takes */
   const bsrk_idx *medium_rows;      /* HYBRID: the middle tier's rows (tasks_view::hybrid_medium) */
-  bool            stream_values; /* load_value: evict-first loads (values_streamed) */
-  bsrk_idx        prefetch_rows; /* WARP_ROW: rows ahead of a thread block's own that it prefetches into L2; 0: none */
-  bsrk_idx        prefetch_blocks; /* HYBRID: blocks ahead of a thread block's items that it prefetches into L2; 0: none */
+  bool            stream_values;    /* load_value: evict-first loads (values_streamed) */
+  bsrk_idx        prefetch_rows;    /* WARP_ROW: rows ahead of a thread block's own that it prefetches into L2; 0: none */
+  bsrk_idx        prefetch_blocks;  /* HYBRID: blocks ahead of a thread block's items that it prefetches into L2; 0: none */
   double          alpha, beta;
   const double   *x;
   const double   *in;
@@ -214,7 +213,10 @@ struct reduce_scatter {
       for (int i = 0; i < kept; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], o, W);
     }
   }
-  __device__ __forceinline__ static bool stores(int lane) { return (lane & (kRest - 1)) == 0; }
+  __device__ __forceinline__ static bool stores(int lane)
+  {
+    return (lane & (kRest - 1)) == 0;
+  }
 };
 
 /* acc[slot] += v for a run-time slot, without indexing the array at run time (which would move it
@@ -381,8 +383,8 @@ __global__ void rowmajor_shared_kernel(const product_args a)
 {
   release_fixup();
   extern __shared__ double shared_rows[];
-  const int bs  = block_size<BS>(a);
-  const int bs2 = bs * bs;
+  const int                bs  = block_size<BS>(a);
+  const int                bs2 = bs * bs;
   clear_shared(shared_rows, bs);
   __syncthreads();
   for_each_task_segment(a, [&](bsrk_idx s, bsrk_idx e, row_target tg) {
@@ -406,13 +408,13 @@ template <int BS>
 __global__ void thread_private_kernel(const product_args a)
 {
   release_fixup();
-  constexpr int kAcc = accumulators<BS>();
+  constexpr int            kAcc = accumulators<BS>();
   extern __shared__ double warp_partials[];
-  const int bs     = block_size<BS>(a);
-  const int bs2    = bs * bs;
-  const int lane   = threadIdx.x % kWarpSize;
-  const int warp   = threadIdx.x / kWarpSize;
-  const int nwarps = blockDim.x / kWarpSize;
+  const int                bs     = block_size<BS>(a);
+  const int                bs2    = bs * bs;
+  const int                lane   = threadIdx.x % kWarpSize;
+  const int                warp   = threadIdx.x / kWarpSize;
+  const int                nwarps = blockDim.x / kWarpSize;
   for_each_task_segment(a, [&](bsrk_idx s, bsrk_idx e, row_target tg) {
     for (int r0 = 0; r0 < bs; r0 += kAcc) {
       const int nr = rows_in_pass<BS>(bs, r0);
@@ -453,8 +455,8 @@ __global__ void team_scalar_kernel(const product_args a)
 {
   release_fixup();
   extern __shared__ double shared_rows[];
-  const int bs  = block_size<BS>(a);
-  const int bs2 = bs * bs;
+  const int                bs  = block_size<BS>(a);
+  const int                bs2 = bs * bs;
   clear_shared(shared_rows, bs);
   __syncthreads();
   const bool full_teams = bs2 <= (int)blockDim.x;
@@ -492,10 +494,10 @@ template <int BS>
 __global__ void vector_unrolled_kernel(const product_args a)
 {
   release_fixup();
-  constexpr int kAcc = accumulators<BS>();
+  constexpr int            kAcc = accumulators<BS>();
   extern __shared__ double shared_rows[];
-  const int bs   = block_size<BS>(a);
-  const int lane = threadIdx.x % kWarpSize;
+  const int                bs   = block_size<BS>(a);
+  const int                lane = threadIdx.x % kWarpSize;
   clear_shared(shared_rows, bs);
   __syncthreads();
   for_each_task_segment(a, [&](bsrk_idx s, bsrk_idx e, row_target tg) {
@@ -504,9 +506,7 @@ __global__ void vector_unrolled_kernel(const product_args a)
       double    acc[kAcc];
 #pragma unroll
       for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
-      for_each_item(s, e, bs, threadIdx.x, blockDim.x, [&](bsrk_idx k, int c) {
-        accumulate_column<BS, kAcc, streams<BS, kWarpSize>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c), a.stream_values);
-      });
+      for_each_item(s, e, bs, threadIdx.x, blockDim.x, [&](bsrk_idx k, int c) { accumulate_column<BS, kAcc, streams<BS, kWarpSize>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c), a.stream_values); });
 #pragma unroll
       for (int q = 0; q < kAcc; ++q) {
         if (BS == 0 && q >= nr) break; /* nr is the same in the whole block */
@@ -581,16 +581,13 @@ __device__ __forceinline__ void group_segment(const product_args &a, int bs, bsr
         const bsrk_idx col = __ldg(a.colidx + k);
         const double2  xv  = x16 ? __ldg(reinterpret_cast<const double2 *>(a.x) + col) : make_double2(__ldg(a.x + 2 * (int64_t)col), __ldg(a.x + 2 * (int64_t)col + 1));
         const double2 *v   = reinterpret_cast<const double2 *>(a.values + (int64_t)k * 4);
-        const double2  c0  = load_value<streams<4, L>()>(v, a.stream_values), c1 = load_value<streams<4, L>()>(v + 1, a.stream_values);
+        const double2  c0 = load_value<streams<4, L>()>(v, a.stream_values), c1 = load_value<streams<4, L>()>(v + 1, a.stream_values);
         acc[0] += c0.x * xv.x + c1.x * xv.y;
         acc[1] += c0.y * xv.x + c1.y * xv.y;
       });
     } else if constexpr (BS == 1 && BATCH) {
       acc[0] = scalar_batches<streams<1, L>()>(a, acc[0], s, e, lane, L);
-    } else
-      for_each_item_unrolled<kUnroll>(s, e, bs, lane, L, [&](bsrk_idx k, int c) {
-      accumulate_column<BS, kPad, streams<BS, L>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c), a.stream_values);
-    });
+    } else for_each_item_unrolled<kUnroll>(s, e, bs, lane, L, [&](bsrk_idx k, int c) { accumulate_column<BS, kPad, streams<BS, L>()>(acc, a.values + ((int64_t)k * bs + c) * bs + r0, nr, x_entry(a, bs, k, c), a.stream_values); });
     const reduce_scatter<kPad, L> red(acc, lane);
     if (active && red.stores(lane)) {
 #pragma unroll
@@ -660,10 +657,10 @@ __device__ __forceinline__ void warp_row_body(const product_args &a)
 template <int BS>
 __device__ __forceinline__ void piece_body(const product_args &a, int bs, int64_t p)
 {
-  const bsrk_idx row    = a.piece_row[p];
-  const bsrk_idx s      = a.piece_start[p];
-  const bsrk_idx e      = min(s + a.piece_blocks, a.rowptr[row + 1]);
-  const bool     whole  = s == a.rowptr[row] && e == a.rowptr[row + 1]; /* a row of one piece: no fix-up */
+  const bsrk_idx row   = a.piece_row[p];
+  const bsrk_idx s     = a.piece_start[p];
+  const bsrk_idx e     = min(s + a.piece_blocks, a.rowptr[row + 1]);
+  const bool     whole = s == a.rowptr[row] && e == a.rowptr[row + 1]; /* a row of one piece: no fix-up */
   group_segment<BS, kWarpSize>(a, bs, s, e, threadIdx.x % kWarpSize, true, [&](int r, double sum) {
     if (whole) store_result(a, (int64_t)row * bs + r, sum);
     else a.piece_sum[p * bs + r] = sum;
@@ -728,8 +725,7 @@ __device__ __forceinline__ void hybrid_body(const product_args &a)
     if (item >= a.nbrows) { /* a group of the middle tier: kMediumRowsPerWarp listed rows */
       const bsrk_idx mrow = a.medium_rows[(int64_t)(item - a.nbrows) * kMediumRowsPerWarp + (threadIdx.x % kWarpSize) / kMediumLanes];
       const bool     mine = mrow >= 0;
-      group_segment<BS, kMediumLanes>(a, bs, mine ? a.rowptr[mrow] : 0, mine ? a.rowptr[mrow + 1] : 0, threadIdx.x % kMediumLanes, mine,
-                                      [&](int r, double sum) { store_result(a, (int64_t)mrow * bs + r, sum); });
+      group_segment<BS, kMediumLanes>(a, bs, mine ? a.rowptr[mrow] : 0, mine ? a.rowptr[mrow + 1] : 0, threadIdx.x % kMediumLanes, mine, [&](int r, double sum) { store_result(a, (int64_t)mrow * bs + r, sum); });
       return;
     }
   }
@@ -762,21 +758,21 @@ __device__ __forceinline__ void segmented_body(const product_args &a)
   int64_t   w;
   bsrk_idx  r0;
   if (!rows_item<BS>(a, bs, &w, &r0)) return;
-  constexpr unsigned kFull   = 0xffffffffu;
-  constexpr int      kAcc    = BS == 1 ? 1 : BS == 2 ? 2 : accumulators<BS>();
+  constexpr unsigned kFull = 0xffffffffu;
+  constexpr int      kAcc  = BS == 1 ? 1 : BS == 2 ? 2 : accumulators<BS>();
   /* steps whose items are loaded ahead: 2 for bs 1 to 4 (the fastest of 1-8 on scalar power-law
      rows), 1 for larger blocks (their registers) */
-  constexpr int kUnroll = kAcc <= 4 ? 2 : 1;
-  const int          lane    = threadIdx.x % kWarpSize;
-  const int          per     = strip_items_per_block(bs); /* items per block */
-  const int          m       = (int)(a.work_end[w] - r0);
-  const bool         has_row = lane < m;
-  const bsrk_idx     rb      = has_row ? a.rowptr[r0 + lane] : 0, re = has_row ? a.rowptr[r0 + lane + 1] : 0;
+  constexpr int  kUnroll = kAcc <= 4 ? 2 : 1;
+  const int      lane    = threadIdx.x % kWarpSize;
+  const int      per     = strip_items_per_block(bs); /* items per block */
+  const int      m       = (int)(a.work_end[w] - r0);
+  const bool     has_row = lane < m;
+  const bsrk_idx rb = has_row ? a.rowptr[r0 + lane] : 0, re = has_row ? a.rowptr[r0 + lane + 1] : 0;
   /* the strip's items [ib, ie), row i's [rb_i * per, re_i * per) */
   const int64_t ib = (int64_t)__shfl_sync(kFull, rb, 0) * per, ie = (int64_t)__shfl_sync(kFull, re, m - 1) * per;
   const int64_t row_ib = (int64_t)rb * per, row_ie = (int64_t)re * per;
-  const bool    x16 = (reinterpret_cast<uintptr_t>(a.x) & 15) == 0; /* bs 2: x as 16-byte loads when aligned */
-  const int passes_end = BS == 1 || BS == 2 ? 1 : bs;
+  const bool    x16        = (reinterpret_cast<uintptr_t>(a.x) & 15) == 0; /* bs 2: x as 16-byte loads when aligned */
+  const int     passes_end = BS == 1 || BS == 2 ? 1 : bs;
   for (int r0p = 0; r0p < passes_end; r0p += kAcc) { /* passes: several for the generic size only */
     const int nr = BS == 1 ? 1 : BS == 2 ? 2 : rows_in_pass<BS>(bs, r0p);
     double    row_sum[kAcc];
@@ -966,10 +962,10 @@ __device__ void sliced_long_row_end(const product_args &a, bsrk_idx o, int lane,
 template <int BS>
 __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel(const product_args a)
 {
-  constexpr int     U    = sliced_depth<BS>();
-  constexpr int     BB   = BS * BS;
-  const int64_t     s    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
-  const int         lane = threadIdx.x % kWarpSize;
+  constexpr int U    = sliced_depth<BS>();
+  constexpr int BB   = BS * BS;
+  const int64_t s    = (int64_t)blockIdx.x * (blockDim.x / kWarpSize) + threadIdx.x / kWarpSize;
+  const int     lane = threadIdx.x % kWarpSize;
   if (s >= a.slices.nslices) return;
   const int64_t k0 = a.slices.slice_step[s], k1 = a.slices.slice_step[s + 1];
   double        acc[BS];
@@ -1032,7 +1028,7 @@ __global__ void __launch_bounds__(kSlicedMaxThreads) sliced_kernel_generic(const
   const int     lane = threadIdx.x % kWarpSize;
   if (s >= a.slices.nslices) return;
   const int64_t  k0 = a.slices.slice_step[s], k1 = a.slices.slice_step[s + 1];
-  const bsrk_idx o  = a.slices.lane_out ? a.slices.lane_out[s * kWarpSize + lane] : -1;
+  const bsrk_idx o   = a.slices.lane_out ? a.slices.lane_out[s * kWarpSize + lane] : -1;
   const int64_t  row = a.slices.lane_out ? (int64_t)o : s * kWarpSize + lane;
   for (int r0 = 0; r0 < bs; r0 += kGenericRows) {
     double acc[kGenericRows];
@@ -1079,7 +1075,7 @@ __global__ void slices_build_kernel(bsrk_idx nbrows, bsrk_idx bs, const bsrk_idx
     }
     const int64_t k0 = S.slice_step[s], k1 = S.slice_step[s + 1];
     for (int64_t k = k0; k < k1; ++k) {
-      const int64_t j = k - k0;
+      const int64_t j                 = k - k0;
       slice_col[k * kWarpSize + lane] = len > 0 ? colidx[b0 + (j < len ? j : len - 1)] : 0;
       for (int64_t q = 0; q < bb; ++q) slice_values[(k * bb + q) * kWarpSize + lane] = j < len ? values[(b0 + j) * bb + q] : 0.0;
     }
@@ -1095,8 +1091,8 @@ __global__ void piece_fixup_kernel(bsrk_idx nlong, int bs, const bsrk_idx *long_
   const int64_t total = (int64_t)nlong * bs;
   /* w is the same for the whole warp, so every lane reaches the shuffles */
   for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarpSize; w < total; w += (int64_t)gridDim.x * blockDim.x / kWarpSize) {
-    const bsrk_idx l = (bsrk_idx)(w / bs);
-    const int      r = (int)(w - (int64_t)l * bs);
+    const bsrk_idx l   = (bsrk_idx)(w / bs);
+    const int      r   = (int)(w - (int64_t)l * bs);
     const double   sum = slots_sum(piece_sum, long_piece_begin[l], long_piece_begin[l + 1], bs, r, lane);
     if (lane == 0) {
       const int64_t i = (int64_t)long_row[l] * bs + r;
@@ -1128,8 +1124,7 @@ __global__ void carry_fixup_kernel(bsrk_idx ntasks, int bs, const bsrk_idx *head
 
 __global__ void scale_kernel(int64_t n, double alpha, double beta, const double *in, double *out)
 {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    out[i] = beta == 0.0 ? alpha * 0.0 : alpha * 0.0 + beta * in[i];
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) out[i] = beta == 0.0 ? alpha * 0.0 : alpha * 0.0 + beta * in[i];
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1137,7 +1132,10 @@ __global__ void scale_kernel(int64_t n, double alpha, double beta, const double 
    --------------------------------------------------------------------------------------------- */
 using product_kernel = void (*)(product_args);
 
-#define BSRC_BS_TABLE(kernel) {kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>, kernel<8>, kernel<0>}
+#define BSRC_BS_TABLE(kernel) \
+  { \
+    kernel<1>, kernel<2>, kernel<3>, kernel<4>, kernel<5>, kernel<6>, kernel<7>, kernel<8>, kernel<0> \
+  }
 /* Which sizes take the bounded kernels (see warp_row_kernel_bounded), where the bound was faster.
    WARP_ROW: bs 2, the generic size, and bs 3 with 32 lanes (27-point stencils), not with fewer lanes
    (slower bounded) nor for bs 5 (no difference). HYBRID: every even size and the generic. */
@@ -1148,9 +1146,13 @@ product_kernel warp_row_pick()
   else return warp_row_kernel<BS, L>;
 }
 #define BSRC_WARP_ROW_TABLE(L) \
-  {warp_row_pick<1, L>(), warp_row_pick<2, L>(), warp_row_pick<3, L>(), warp_row_pick<4, L>(), warp_row_pick<5, L>(), warp_row_pick<6, L>(), warp_row_pick<7, L>(), warp_row_pick<8, L>(), warp_row_pick<0, L>()}
+  { \
+    warp_row_pick<1, L>(), warp_row_pick<2, L>(), warp_row_pick<3, L>(), warp_row_pick<4, L>(), warp_row_pick<5, L>(), warp_row_pick<6, L>(), warp_row_pick<7, L>(), warp_row_pick<8, L>(), warp_row_pick<0, L>() \
+  }
 #define BSRC_HYBRID_TABLE(L) \
-  {hybrid_kernel<1, L>, hybrid_kernel_bounded<2, L>, hybrid_kernel<3, L>, hybrid_kernel_bounded<4, L>, hybrid_kernel<5, L>, hybrid_kernel_bounded<6, L>, hybrid_kernel<7, L>, hybrid_kernel_bounded<8, L>, hybrid_kernel_bounded<0, L>}
+  { \
+    hybrid_kernel<1, L>, hybrid_kernel_bounded<2, L>, hybrid_kernel<3, L>, hybrid_kernel_bounded<4, L>, hybrid_kernel<5, L>, hybrid_kernel_bounded<6, L>, hybrid_kernel<7, L>, hybrid_kernel_bounded<8, L>, hybrid_kernel_bounded<0, L> \
+  }
 
 /* Order: BSRC_CUDA_KERNEL_ROWMAJOR_SHARED .. BSRC_CUDA_KERNEL_VECTOR_UNROLLED. */
 const product_kernel task_kernels[4][kBsSlots] = {BSRC_BS_TABLE(rowmajor_shared_kernel), BSRC_BS_TABLE(thread_private_kernel), BSRC_BS_TABLE(team_scalar_kernel), BSRC_BS_TABLE(vector_unrolled_kernel)};
@@ -1159,8 +1161,9 @@ const product_kernel warp_row_kernels[4][kBsSlots] = {BSRC_WARP_ROW_TABLE(4), BS
 const product_kernel hybrid_kernels[6][kBsSlots]   = {BSRC_HYBRID_TABLE(1), BSRC_HYBRID_TABLE(2), BSRC_HYBRID_TABLE(4), BSRC_HYBRID_TABLE(8), BSRC_HYBRID_TABLE(16), BSRC_HYBRID_TABLE(32)};
 /* bs 7, 8 and the generic size need more than 64 registers unbounded (66-72): bounded, so that 1024
    threads per block launch. */
-const product_kernel sliced_kernels[kBsSlots] = {sliced_kernel<1>, sliced_kernel<2>, sliced_kernel<3>, sliced_kernel<4>, sliced_kernel<5>, sliced_kernel<6>, sliced_kernel<7>, sliced_kernel<8>, sliced_kernel_generic};
-const product_kernel segmented_kernels[kBsSlots] = {segmented_kernel<1>, segmented_kernel<2>, segmented_kernel<3>, segmented_kernel<4>, segmented_kernel<5>, segmented_kernel<6>, segmented_kernel_bounded<7>, segmented_kernel_bounded<8>, segmented_kernel_bounded<0>};
+const product_kernel sliced_kernels[kBsSlots]    = {sliced_kernel<1>, sliced_kernel<2>, sliced_kernel<3>, sliced_kernel<4>, sliced_kernel<5>, sliced_kernel<6>, sliced_kernel<7>, sliced_kernel<8>, sliced_kernel_generic};
+const product_kernel segmented_kernels[kBsSlots] = {segmented_kernel<1>, segmented_kernel<2>,         segmented_kernel<3>,         segmented_kernel<4>,        segmented_kernel<5>,
+                                                    segmented_kernel<6>, segmented_kernel_bounded<7>, segmented_kernel_bounded<8>, segmented_kernel_bounded<0>};
 
 #undef BSRC_BS_TABLE
 #undef BSRC_WARP_ROW_TABLE
@@ -1240,10 +1243,10 @@ bool stream_values(const matrix_view &A)
    2 MiB ahead was faster than none and than 4 or 8 MiB for blocks of 1-3; for larger blocks every
    distance was slower. BSRC_PF_BYTES overrides the distance at compile time, for such comparisons. */
 #ifndef BSRC_PF_BYTES
-#define BSRC_PF_BYTES (2.0 * 1048576.0)
+  #define BSRC_PF_BYTES (2.0 * 1048576.0)
 #endif
 constexpr double kPrefetchAheadBytes = BSRC_PF_BYTES;
-bsrk_idx prefetch_rows(const matrix_view &A, const launch_config &cfg)
+bsrk_idx         prefetch_rows(const matrix_view &A, const launch_config &cfg)
 {
   if (!cfg.sm90 || A.bs > kPrefetchMaxBs || A.nbrows <= 0 || A.nblocks <= 0) return 0;
   /* streamed values (group_segment's streams<>: a group's lanes read >= 64 values a step): no
@@ -1304,7 +1307,7 @@ int warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row)
    4 for bs 2 and 16 for bs 4, the fastest of the lane counts tried for each (WARP_ROW's rule, a
    lane per two columns, gives more lanes and was slower). */
 constexpr double kHybridLaneBytes = 64.0;
-int hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
+int              hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks)
 {
   const double bytes = mean_short_blocks * ((double)bs * (double)bs * sizeof(double) + sizeof(bsrk_idx));
   int          lanes = 1;
@@ -1432,7 +1435,7 @@ cudaError_t shape_sliced(const matrix_view &, const tasks_view &T, const device_
 template <typename... Params, typename... Args>
 cudaError_t launch_fixup(void (*kernel)(Params...), int grid, bool early, cudaStream_t s, Args... args)
 {
-  cudaLaunchAttribute attr = {};
+  cudaLaunchAttribute attr                        = {};
   attr.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t c                            = {};
@@ -1473,7 +1476,7 @@ cudaError_t queue_hybrid(const kernel_launch &L, const matrix_view &A, const tas
 }
 cudaError_t queue_segmented(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
 {
-  const pieces_view &P = T.segmented;
+  const pieces_view &P  = T.segmented;
   args.npieces          = P.npieces;
   args.piece_blocks     = P.piece_blocks;
   args.piece_row        = P.piece_row;
@@ -1502,7 +1505,7 @@ cudaError_t rows_warp_row(const kernel_launch &L, const matrix_view &, const tas
 cudaError_t rows_sliced(const kernel_launch &L, const matrix_view &, const tasks_view &T, const launch_config &cfg, bsrk_idx r0, bsrk_idx r1, product_args args, cudaStream_t s)
 {
   if (r0 % kWarpSize != 0 || !T.slices.slice_step || T.slices.lane_out) return cudaErrorInvalidValue; /* the sorted layout has no row ranges */
-  args.slices            = T.slices; /* the range's slices: slice_step holds absolute steps */
+  args.slices            = T.slices;                                                                  /* the range's slices: slice_step holds absolute steps */
   args.slices.slice_step = T.slices.slice_step + r0 / kWarpSize;
   args.slices.nslices    = (bsrk_idx)ceil_div(r1 - r0, kWarpSize);
   const int64_t grid     = ceil_div(args.slices.nslices, cfg.threads / kWarpSize);
@@ -1511,7 +1514,6 @@ cudaError_t rows_sliced(const kernel_launch &L, const matrix_view &, const tasks
 }
 
 } // namespace
-
 
 const kernel_launch launch_rowmajor_shared = {select_task<0>, threads_two_warps, shared_row_vector, shape_tasks, queue_tasks, nullptr};
 const kernel_launch launch_thread_private  = {select_task<1>, threads_two_warps, shared_row_vector_per_warp, shape_tasks, queue_tasks, nullptr};
@@ -1549,12 +1551,12 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
 
-  launch_config c   = {};
-  c.threads         = threads;
-  c.blocks_per_sm   = per_sm;
-  c.lanes           = has_lanes(k) ? lanes : 0;
-  c.shared_bytes    = shared;
-  c.sm90            = dev.cc_major >= 9;
+  launch_config c         = {};
+  c.threads               = threads;
+  c.blocks_per_sm         = per_sm;
+  c.lanes                 = has_lanes(k) ? lanes : 0;
+  c.shared_bytes          = shared;
+  c.sm90                  = dev.cc_major >= 9;
   const cudaError_t shape = L->shape(A, T, dev, &c);
   if (shape != cudaSuccess) return shape;
   *cfg = c;
@@ -1566,10 +1568,35 @@ cudaError_t launch(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view &T
   if (A.nbrows <= 0) return cudaSuccess;
   const kernel_launch *L = is_own_kernel(k) ? kernel_info(k).launch : nullptr;
   if (!L) return cudaErrorInvalidValue;
-  const product_args args = {A.nbrows, A.bs, A.rowptr, A.colidx, A.values, T.ntasks, T.block_begin, T.row_begin, T.head_row, T.carry,
-                             T.hybrid.npieces, T.hybrid.piece_blocks, T.hybrid.piece_row, T.hybrid.piece_start, T.hybrid.piece_sum,
-                             T.hybrid_nwork, T.hybrid_work, nullptr, T.hybrid_short_blocks, T.hybrid_medium, values_streamed(A, cfg),
-                             cfg.prefetch_rows, cfg.prefetch_blocks, alpha, beta, x, in, out, T.slices};
+  const product_args args = {A.nbrows,
+                             A.bs,
+                             A.rowptr,
+                             A.colidx,
+                             A.values,
+                             T.ntasks,
+                             T.block_begin,
+                             T.row_begin,
+                             T.head_row,
+                             T.carry,
+                             T.hybrid.npieces,
+                             T.hybrid.piece_blocks,
+                             T.hybrid.piece_row,
+                             T.hybrid.piece_start,
+                             T.hybrid.piece_sum,
+                             T.hybrid_nwork,
+                             T.hybrid_work,
+                             nullptr,
+                             T.hybrid_short_blocks,
+                             T.hybrid_medium,
+                             values_streamed(A, cfg),
+                             cfg.prefetch_rows,
+                             cfg.prefetch_blocks,
+                             alpha,
+                             beta,
+                             x,
+                             in,
+                             out,
+                             T.slices};
   return L->queue(*L, A, T, cfg, args, s);
 }
 
@@ -1578,12 +1605,12 @@ cudaError_t launch_task_range(bsrc_cuda_kernel k, const matrix_view &A, const ta
   if (!is_task_kernel(k) || t0 < 0 || t1 > T.ntasks) return cudaErrorInvalidValue;
   if (t1 <= t0 || A.nbrows <= 0) return cudaSuccess;
   /* the task arrays hold absolute block and row indices: the range's view is a shift of the pointers */
-  tasks_view R  = T;
-  R.ntasks      = t1 - t0;
-  R.block_begin = T.block_begin + t0;
-  R.row_begin   = T.row_begin + t0;
-  R.head_row    = T.head_row + t0;
-  R.carry       = T.carry + (int64_t)t0 * A.bs;
+  tasks_view R    = T;
+  R.ntasks        = t1 - t0;
+  R.block_begin   = T.block_begin + t0;
+  R.row_begin     = T.row_begin + t0;
+  R.head_row      = T.head_row + t0;
+  R.carry         = T.carry + (int64_t)t0 * A.bs;
   launch_config c = cfg;
   c.grid          = (int)std::min<int64_t>(cfg.grid, R.ntasks);
   return launch(k, A, R, c, alpha, x, beta, in, out, s);

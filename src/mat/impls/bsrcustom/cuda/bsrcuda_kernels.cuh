@@ -81,14 +81,14 @@ struct pieces_view {
      and the warp of its last slice to finish adds them, see sliced_long_row_end), or -1 for an empty
      lane; lanes of one group share their lane_out. lane_b0 / lane_len are where a lane's blocks start in the BAIJ arrays and how many (for
      the build). */
-constexpr int kSlicedMaxThreads    = 256; /* SLICED's kernels: threads per block at most (their launch bound) */
+constexpr int kSlicedMaxThreads = 256; /* SLICED's kernels: threads per block at most (their launch bound) */
 /* SLICED, sorted layout: a lane's blocks at most, the fastest on power-law rows of 2x2 (64) and 4x4
    (32) blocks of the values tried. */
 inline int sliced_lane_blocks(bsrk_idx bs)
 {
   return bs == 2 ? 64 : 32;
 }
-constexpr double kSlicedMaxPadding    = 1.02; /* SLICED: the natural layout while its blocks are at most this x the matrix's */
+constexpr double kSlicedMaxPadding = 1.02; /* SLICED: the natural layout while its blocks are at most this x the matrix's */
 struct slices_view {
   bsrk_idx        nslices;
   const int64_t  *slice_step;
@@ -147,10 +147,10 @@ __host__ __device__ constexpr int strip_items_per_block(int bs)
    kPieceColumns columns (16 steps of a warp; 256 or 1024 columns were slower or no faster). With
    2x2 blocks, from 8 columns a lane (4 lanes: rows of more than 16 blocks, instead of 32), a little
    faster for bs 2 and slower for bs 4, hence only for bs 2. */
-constexpr int kLongColumnsPerLane    = 16;
-constexpr int kLongColumnsPerLaneBs2 = 8;
-constexpr int kLongColumnsMin        = 32;
-constexpr int kPieceColumns          = 16 * 32;
+constexpr int                     kLongColumnsPerLane    = 16;
+constexpr int                     kLongColumnsPerLaneBs2 = 8;
+constexpr int                     kLongColumnsMin        = 32;
+constexpr int                     kPieceColumns          = 16 * 32;
 __host__ __device__ constexpr int long_columns_per_lane(int bs)
 {
   return bs == 2 ? kLongColumnsPerLaneBs2 : kLongColumnsPerLane;
@@ -166,13 +166,13 @@ constexpr int kMediumLanes       = 8;
 constexpr int kMediumRowsPerWarp = kWarpSize / kMediumLanes;
 
 struct launch_config {
-  int      threads;       /* per thread block */
-  int      grid;          /* thread blocks */
-  int      blocks_per_sm; /* resident thread blocks per multiprocessor (occupancy API) */
-  int      lanes;         /* WARP_ROW: lanes per block row; HYBRID: per short block row; else 0 */
-  size_t   shared_bytes;  /* dynamic shared memory per thread block */
-  bool     sm90;          /* compute capability 9.0+: fix-up passes as programmatic dependent launches, the L2 bulk prefetches */
-  bsrk_idx prefetch_rows; /* WARP_ROW: how far ahead its thread blocks prefetch into L2, in rows (prefetch_rows); 0: not at all */
+  int      threads;         /* per thread block */
+  int      grid;            /* thread blocks */
+  int      blocks_per_sm;   /* resident thread blocks per multiprocessor (occupancy API) */
+  int      lanes;           /* WARP_ROW: lanes per block row; HYBRID: per short block row; else 0 */
+  size_t   shared_bytes;    /* dynamic shared memory per thread block */
+  bool     sm90;            /* compute capability 9.0+: fix-up passes as programmatic dependent launches, the L2 bulk prefetches */
+  bsrk_idx prefetch_rows;   /* WARP_ROW: how far ahead its thread blocks prefetch into L2, in rows (prefetch_rows); 0: not at all */
   bsrk_idx prefetch_blocks; /* HYBRID: the same in blocks (prefetch_blocks); 0: not at all */
 };
 
@@ -190,9 +190,9 @@ void             dev_free(dev_buffer &b, size_t *counter);
    fix-up passes, row ranges); the descriptor table (bsrcuda_kernel_table.cuh) points to these. */
 struct kernel_launch;
 extern const kernel_launch launch_rowmajor_shared, launch_thread_private, launch_team_scalar, launch_vector_unrolled, launch_warp_row, launch_hybrid, launch_segmented, launch_sliced;
-bsrk_idx         default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev);
-int              warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
-int              hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks);
+bsrk_idx                   default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev);
+int                        warp_row_lanes(bsrk_idx bs, double mean_blocks_per_row);
+int                        hybrid_row_lanes(bsrk_idx bs, double mean_short_blocks);
 /* Block rows of fewer columns than this are the "short" rows HYBRID's lanes are sized for. */
 constexpr int kHybridShortColumns = 512;
 /* padded_blocks: the blocks SLICED's slices would hold (32 x the longest row of each slice). */

@@ -111,7 +111,7 @@ void destroy_events(bsrc_cuda_matrix *M)
     e = nullptr;
   }
   if (M->split_mark) (void)cudaEventDestroy(M->split_mark);
-  M->split_mark  = nullptr;
+  M->split_mark = nullptr;
   if (M->down_stream) {
     (void)cudaStreamSynchronize(M->down_stream);
     (void)cudaStreamDestroy(M->down_stream);
@@ -169,7 +169,7 @@ staging_plan staging_settings()
   available = omp_get_max_threads();
 #endif
   staging_plan p{staging_chunk_bytes, std::max(1, std::min(available, staging_max_threads))};
-  const char *env = getenv("BSRC_CUDA_STAGING");
+  const char  *env = getenv("BSRC_CUDA_STAGING");
   if (env && *env) {
     if (strcmp(env, "serial") == 0) return staging_plan{SIZE_MAX, 1};
     unsigned long long kib = 0;
@@ -194,7 +194,7 @@ void host_copy(void *dst, const void *src, size_t bytes, int threads)
 #ifdef _OPENMP
   const size_t    share = ((bytes + parts - 1) / parts + 63) & ~(size_t)63;
   const long long np    = (long long)parts;
-  #pragma omp parallel for num_threads((int)parts) schedule(static, 1)
+  #pragma omp     parallel for num_threads((int)parts) schedule(static, 1)
   for (long long q = 0; q < np; ++q) {
     const size_t begin = (size_t)q * share;
     if (begin < bytes) memcpy((char *)dst + begin, (const char *)src + begin, std::min(share, bytes - begin));
@@ -312,8 +312,7 @@ bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
   const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    return fail(sink(M), err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "launch configuration of %s (bs %lld, %d threads): %s (%s)", bsrc_cuda_kernel_names[k], (long long)M->bs,
-                M->threads_override[k], cudaGetErrorString(err), cudaGetErrorName(err));
+    return fail(sink(M), err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "launch configuration of %s (bs %lld, %d threads): %s (%s)", bsrc_cuda_kernel_names[k], (long long)M->bs, M->threads_override[k], cudaGetErrorString(err), cudaGetErrorName(err));
   }
   M->cfg_valid[k] = true;
   return BSRC_CUDA_OK;
@@ -420,16 +419,16 @@ extern "C" int bsrc_cuda_device_count(void)
 extern "C" bsrc_cuda_status bsrc_cuda_create(int device, bsrc_cuda_matrix **M)
 {
   if (!M) return fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "bsrc_cuda_create: output pointer is NULL");
-  *M            = nullptr;
-  const int n   = bsrc_cuda_device_count();
+  *M          = nullptr;
+  const int n = bsrc_cuda_device_count();
   if (n == 0) return fail(sink(nullptr), BSRC_CUDA_ERR_NODEVICE, "bsrc_cuda_create: no CUDA device visible");
   if (device < 0 || device >= n) return fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "bsrc_cuda_create: device %d out of range [0, %d)", device, n);
 
   bsrc_cuda_matrix *A = new (std::nothrow) bsrc_cuda_matrix;
   if (!A) return fail(sink(nullptr), BSRC_CUDA_ERR_MEM, "bsrc_cuda_create: out of host memory");
   A->device = device;
-  device_scope ds(device);
-  cudaError_t  err = ds.error();
+  device_scope   ds(device);
+  cudaError_t    err = ds.error();
   cudaDeviceProp prop;
   if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, device);
   /* A blocking stream: it orders itself after work the caller queued on the legacy default stream
@@ -445,7 +444,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_create(int device, bsrc_cuda_matrix **M)
   A->dev.shared_per_block       = prop.sharedMemPerBlock;
   A->dev.shared_per_block_optin = std::max(prop.sharedMemPerBlockOptin, prop.sharedMemPerBlock);
   A->dev.cc_major               = prop.major;
-  *M = A;
+  *M                            = A;
   return BSRC_CUDA_OK;
 }
 
@@ -520,8 +519,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
 
   M->max_row_blocks = 0;
   for (bsrk_idx r = 0; r < nbrows; ++r) M->max_row_blocks = std::max(M->max_row_blocks, rowptr[r + 1] - rowptr[r]);
-  const double mean = nbrows > 0 ? (double)nblocks / (double)nbrows : 0.0;
-  M->lanes          = warp_row_lanes(bs, mean);
+  const double mean  = nbrows > 0 ? (double)nblocks / (double)nbrows : 0.0;
+  M->lanes           = warp_row_lanes(bs, mean);
   int64_t short_rows = 0, short_blocks = 0;
   for (bsrk_idx r = 0; r < nbrows; ++r) {
     const int64_t n = rowptr[r + 1] - rowptr[r];
@@ -530,7 +529,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
       short_blocks += n;
     }
   }
-  M->hybrid_lanes   = hybrid_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
+  M->hybrid_lanes = hybrid_row_lanes(bs, short_rows > 0 ? (double)short_blocks / (double)short_rows : mean);
   /* each kernel's own work plan (the task partition above serves them all), once per plan */
   for (int k = 0; k < BSRC_CUDA_KERNEL_COUNT; ++k) {
     const plan_fn plan = kernel_table[k].plan;
@@ -543,9 +542,9 @@ extern "C" bsrc_cuda_status bsrc_cuda_set_structure(bsrc_cuda_matrix *M, bsrk_id
       return s;
     }
   }
-  M->auto_kernel    = auto_choice(nbrows, nblocks, bs, M->max_row_blocks, M->max_task_rows, M->slice_blocks);
-  M->has_structure  = true;
-  M->has_values     = false;
+  M->auto_kernel   = auto_choice(nbrows, nblocks, bs, M->max_row_blocks, M->max_task_rows, M->slice_blocks);
+  M->has_structure = true;
+  M->has_values    = false;
   return BSRC_CUDA_OK;
 }
 
@@ -591,8 +590,8 @@ bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, dou
   for (int c = 0; c < overlap_chunks && err == cudaSuccess; ++c) {
     /* ranges start at multiples of the kernel's row unit (SLICED: whole slices); task kernels: at the task ranges' rows */
     const int64_t  unit = std::max(1, d.row_unit);
-    const bsrk_idx r0 = tasky ? M->overlap_row[c] : (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks / unit * unit);
-    const bsrk_idx r1 = tasky ? M->overlap_row[c + 1] : c + 1 == overlap_chunks ? M->nbrows : (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks / unit * unit);
+    const bsrk_idx r0   = tasky ? M->overlap_row[c] : (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks / unit * unit);
+    const bsrk_idx r1   = tasky ? M->overlap_row[c + 1] : c + 1 == overlap_chunks ? M->nbrows : (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks / unit * unit);
     const size_t   off = (size_t)r0 * (size_t)M->bs, n = (size_t)(r1 - r0) * (size_t)M->bs;
     if (tasky) err = launch_task_range(k, view(M), tasks(M), M->cfg[k], M->overlap_task[c], M->overlap_task[c + 1], alpha, dx, beta, dy, dy, M->stream);
     else err = launch_row_range(k, view(M), tasks(M), M->cfg[k], r0, r1, alpha, dx, beta, dy, dy, M->stream);
@@ -642,10 +641,10 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
      calls overlap the kernel (asked before every launch, they showed in the time of MatMult) */
   const bsrc_cuda_kernel kr = k == BSRC_CUDA_KERNEL_AUTO ? M->auto_kernel : k;
   /* row ranges (SLICED's sorted layout has none), or task ranges */
-  const kernel_desc &d      = kernel_info(kr);
-  const bool         ranged = (d.row_unit > 0 && !(kr == BSRC_CUDA_KERNEL_SLICED && M->slices_sorted)) || (d.tasks && M->ntasks >= overlap_chunks);
-  const bool overlap = ranged && ybytes >= overlap_min_bytes;
-  const bool locked  = overlap && page_locked(out, ybytes);
+  const kernel_desc &d       = kernel_info(kr);
+  const bool         ranged  = (d.row_unit > 0 && !(kr == BSRC_CUDA_KERNEL_SLICED && M->slices_sorted)) || (d.tasks && M->ntasks >= overlap_chunks);
+  const bool         overlap = ranged && ybytes >= overlap_min_bytes;
+  const bool         locked  = overlap && page_locked(out, ybytes);
   if (locked) return overlapped_product(M, kr, alpha, dx, beta, out);
   s = queue_product(M, k, alpha, dx, beta, dy, dy);
   if (s != BSRC_CUDA_OK) {
@@ -669,7 +668,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda
   if (s == BSRC_CUDA_OK) s = stage_inputs(L, staging_settings(), x, beta, in, "host-to-device copy of x / in (split product)");
   if (s != BSRC_CUDA_OK) return s;
   double *dx = (double *)L->d_x.ptr, *dy = (double *)L->d_y.ptr;
-  s          = queue_product(L, kl, alpha, dx, beta, dy, dy);
+  s = queue_product(L, kl, alpha, dx, beta, dy, dy);
   if (s != BSRC_CUDA_OK) {
     (void)cudaStreamSynchronize(L->stream);
     return s;
@@ -697,7 +696,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_m
   if (G && G->nbrows > 0 && G->nbcols > 0) {
     bsrc_cuda_status s = BSRC_CUDA_OK;
     if (G->device != L->device) s = fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: ghost block on device %d, local block on device %d", G->device, L->device);
-    else if (G->nbrows != L->nbrows || G->bs != L->bs) s = fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: ghost block has %lld block rows of bs %lld, local block %lld of bs %lld", (long long)G->nbrows, (long long)G->bs, (long long)L->nbrows, (long long)L->bs);
+    else if (G->nbrows != L->nbrows || G->bs != L->bs)
+      s = fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: ghost block has %lld block rows of bs %lld, local block %lld of bs %lld", (long long)G->nbrows, (long long)G->bs, (long long)L->nbrows, (long long)L->bs);
     else if (!ghost_x) s = fail(sink(L), BSRC_CUDA_ERR_ARG, "split_end: ghost_x is NULL");
     else if ((s = check_product_args(G, kg, ghost_x, 1.0, dy, dy)) != BSRC_CUDA_OK) (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);
     else if ((s = ensure_staging(G)) != BSRC_CUDA_OK) (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);

@@ -37,9 +37,9 @@ static_assert(overlap_chunks <= staging_ring, "the overlapped product marks its 
 
 /* A set of pieces of long rows on the device (pieces_view), with its buffers. */
 struct piece_set {
-  int        lanes = 0;
-  bsrk_idx   npieces = 0, nlong = 0, row_long_blocks = 0, piece_blocks = 0;
-  dev_buffer piece_row, piece_start, long_row, long_piece_begin, piece_sum;
+  int         lanes   = 0;
+  bsrk_idx    npieces = 0, nlong = 0, row_long_blocks = 0, piece_blocks = 0;
+  dev_buffer  piece_row, piece_start, long_row, long_piece_begin, piece_sum;
   pieces_view view() const
   {
     return pieces_view{lanes, npieces, nlong, row_long_blocks, piece_blocks, (const bsrk_idx *)piece_row.ptr, (const bsrk_idx *)piece_start.ptr, (const bsrk_idx *)long_row.ptr, (const bsrk_idx *)long_piece_begin.ptr, (double *)piece_sum.ptr};
@@ -62,9 +62,9 @@ struct bsrc_cuda_matrix {
   uint64_t              values_epoch = 0;
 
   /* fixed-size tasks */
-  bsrk_idx         tasks_wanted = 0; /* 0: default_task_count */
-  bsrk_idx         ntasks       = 0;
-  bool             has_carries  = false;
+  bsrk_idx         tasks_wanted  = 0; /* 0: default_task_count */
+  bsrk_idx         ntasks        = 0;
+  bool             has_carries   = false;
   bsrk_idx         max_task_rows = 0; /* most block rows one task walks (empty rows included) */
   bsrc::dev_buffer task_block_begin, task_row_begin, task_head_row, carry;
   /* the task kernels' overlapped download (overlapped_product): range c is tasks
@@ -85,9 +85,9 @@ struct bsrc_cuda_matrix {
      values have changed (slices_epoch != values_epoch), so a matrix that never runs SLICED holds
      none of it */
   std::vector<int64_t>  host_slice_step;
-  bsrk_idx              nslices = 0;
-  int64_t               slice_blocks = 0; /* the natural layout's blocks, padding included (the auto choice) */
-  bool                  slices_sorted = false;  /* the sorted layout (uneven rows): its lane rows, below */
+  bsrk_idx              nslices        = 0;
+  int64_t               slice_blocks   = 0;     /* the natural layout's blocks, padding included (the auto choice) */
+  bool                  slices_sorted  = false; /* the sorted layout (uneven rows): its lane rows, below */
   bool                  slices_planned = false; /* host_slice_step and the lane rows describe SLICED's layout */
   std::vector<bsrk_idx> host_lane_out, host_lane_len, host_slice_long_row, host_slice_long_begin, host_slot_long;
   std::vector<int64_t>  host_lane_b0;
@@ -96,24 +96,24 @@ struct bsrc_cuda_matrix {
   uint64_t              slices_epoch = 0; /* the values_epoch the copy was built from; 0: none */
 
   /* statistics, choices, launches */
-  bsrk_idx              max_row_blocks = 0;
-  int                   lanes          = 4; /* WARP_ROW: from the mean row */
-  int                   hybrid_lanes   = 4; /* HYBRID: from the mean of the short rows (hybrid_row_lanes) */
-  int                   lanes_override[BSRC_CUDA_KERNEL_COUNT] = {};
-  bsrc_cuda_kernel      auto_kernel    = BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
-  int                   threads_override[BSRC_CUDA_KERNEL_COUNT] = {};
-  bsrc::launch_config   cfg[BSRC_CUDA_KERNEL_COUNT]{};
-  bool                  cfg_valid[BSRC_CUDA_KERNEL_COUNT] = {};
+  bsrk_idx            max_row_blocks                           = 0;
+  int                 lanes                                    = 4; /* WARP_ROW: from the mean row */
+  int                 hybrid_lanes                             = 4; /* HYBRID: from the mean of the short rows (hybrid_row_lanes) */
+  int                 lanes_override[BSRC_CUDA_KERNEL_COUNT]   = {};
+  bsrc_cuda_kernel    auto_kernel                              = BSRC_CUDA_KERNEL_VECTOR_UNROLLED;
+  int                 threads_override[BSRC_CUDA_KERNEL_COUNT] = {};
+  bsrc::launch_config cfg[BSRC_CUDA_KERNEL_COUNT]{};
+  bool                cfg_valid[BSRC_CUDA_KERNEL_COUNT] = {};
 
   /* staging for the host entry point (pinned buffers as large as x and y; events of the download
      ring, created on first use and kept until bsrc_cuda_destroy) */
   bsrc::dev_buffer d_x, d_y;
   double          *h_x = nullptr, *h_y = nullptr;
   cudaEvent_t      piece_done[bsrc::staging_ring] = {};
-  cudaEvent_t      split_mark  = nullptr; /* split product: "x staged and local product queued" / "ghost x staged" */
-  cudaStream_t     down_stream = nullptr; /* overlapped download of a page-locked out (multadd_host) */
-  bool             have_events = false;
-  bool             split_open  = false; /* bsrc_cuda_split_begin ran, bsrc_cuda_split_end not yet */
+  cudaEvent_t      split_mark                     = nullptr; /* split product: "x staged and local product queued" / "ghost x staged" */
+  cudaStream_t     down_stream                    = nullptr; /* overlapped download of a page-locked out (multadd_host) */
+  bool             have_events                    = false;
+  bool             split_open                     = false; /* bsrc_cuda_split_begin ran, bsrc_cuda_split_end not yet */
 
   /* products queued on a caller's stream (bsrc_cuda_multadd_device_on) and work left running on M's
      own stream are ordered against each other through these, without host waits */
@@ -137,13 +137,23 @@ inline matrix_view view(const bsrc_cuda_matrix *M)
 
 inline tasks_view tasks(const bsrc_cuda_matrix *M)
 {
-  return tasks_view{M->ntasks, (const bsrk_idx *)M->task_block_begin.ptr, (const bsrk_idx *)M->task_row_begin.ptr, (const bsrk_idx *)M->task_head_row.ptr, (double *)M->carry.ptr, M->has_carries,
-                    M->hybrid_pieces.view(), M->segmented_pieces.view(), M->hybrid_nwork, (const bsrk_idx *)M->hybrid_work.ptr, M->hybrid_short_blocks,
-                    (const bsrk_idx *)M->hybrid_medium.ptr, M->nstrips, (const bsrk_idx *)M->strip_begin.ptr, (const bsrk_idx *)M->strip_end.ptr,
-                    slices_view{M->nslices, (const int64_t *)M->slice_step.ptr, (const bsrk_idx *)M->slice_col.ptr, (const double *)M->slice_values.ptr,
-                                (const bsrk_idx *)M->lane_out.ptr, (const int64_t *)M->lane_b0.ptr, (const bsrk_idx *)M->lane_len.ptr, M->slice_nlong,
-                                (const bsrk_idx *)M->slice_long_row.ptr, (const bsrk_idx *)M->slice_long_begin.ptr, (double *)M->slot_sum.ptr,
-                                (const bsrk_idx *)M->slot_long.ptr, (unsigned *)M->long_arrivals.ptr}};
+  return tasks_view{M->ntasks,
+                    (const bsrk_idx *)M->task_block_begin.ptr,
+                    (const bsrk_idx *)M->task_row_begin.ptr,
+                    (const bsrk_idx *)M->task_head_row.ptr,
+                    (double *)M->carry.ptr,
+                    M->has_carries,
+                    M->hybrid_pieces.view(),
+                    M->segmented_pieces.view(),
+                    M->hybrid_nwork,
+                    (const bsrk_idx *)M->hybrid_work.ptr,
+                    M->hybrid_short_blocks,
+                    (const bsrk_idx *)M->hybrid_medium.ptr,
+                    M->nstrips,
+                    (const bsrk_idx *)M->strip_begin.ptr,
+                    (const bsrk_idx *)M->strip_end.ptr,
+                    slices_view{M->nslices, (const int64_t *)M->slice_step.ptr, (const bsrk_idx *)M->slice_col.ptr, (const double *)M->slice_values.ptr, (const bsrk_idx *)M->lane_out.ptr, (const int64_t *)M->lane_b0.ptr, (const bsrk_idx *)M->lane_len.ptr, M->slice_nlong,
+                                (const bsrk_idx *)M->slice_long_row.ptr, (const bsrk_idx *)M->slice_long_begin.ptr, (double *)M->slot_sum.ptr, (const bsrk_idx *)M->slot_long.ptr, (unsigned *)M->long_arrivals.ptr}};
 }
 
 /* Bytes of M's x (block columns x bs) and of its y / in (block rows x bs). */

@@ -71,7 +71,7 @@ bsrc_cuda_status build_piece_set(bsrc_cuda_matrix *M, piece_set &P, bsrk_idx lon
   }
   /* only the pieces of rows of several pieces have sums: rows of one piece store directly */
   const size_t     np = prow.size(), nl = lrow.size(), nsums = (size_t)lbegin.back();
-  bsrc_cuda_status s  = BSRC_CUDA_OK;
+  bsrc_cuda_status s = BSRC_CUDA_OK;
   char             label[96];
   auto             named = [&](const char *part) {
     snprintf(label, sizeof(label), "%s %s", what, part);
@@ -130,7 +130,7 @@ void release_hybrid(bsrc_cuda_matrix *M)
   dev_free(M->hybrid_work, &M->bytes);
   dev_free(M->hybrid_medium, &M->bytes);
   M->hybrid_nwork = M->hybrid_short_blocks = 0;
-  M->cfg_valid[BSRC_CUDA_KERNEL_HYBRID] = false;
+  M->cfg_valid[BSRC_CUDA_KERNEL_HYBRID]    = false;
 }
 
 void release_strips(bsrc_cuda_matrix *M)
@@ -156,15 +156,15 @@ void release_slices(bsrc_cuda_matrix *M)
   M->slice_blocks  = 0;
   M->slices_sorted = M->slices_planned = false;
   M->slice_nlong = M->slice_nslots = 0;
-  M->slices_epoch  = 0;
+  M->slices_epoch                  = 0;
 }
 
 /* Builds the fixed-size task partition on the host (bsrk_partition_build) and uploads it. */
 bsrc_cuda_status build_tasks(bsrc_cuda_matrix *M)
 {
   release_tasks(M);
-  const bsrk_idx want = M->tasks_wanted > 0 ? M->tasks_wanted : default_task_count(M->nblocks, M->bs, M->dev);
-  bsrk_partition p;
+  const bsrk_idx    want = M->tasks_wanted > 0 ? M->tasks_wanted : default_task_count(M->nblocks, M->bs, M->dev);
+  bsrk_partition    p;
   const bsrk_status ps = bsrk_partition_build(M->nbrows, M->host_rowptr.data(), want, &p);
   if (ps == BSRK_ERR_ALLOC) return fail(sink(M), BSRC_CUDA_ERR_MEM, "task partition: out of host memory (%lld tasks)", (long long)want);
   if (ps != BSRK_OK) return fail(sink(M), BSRC_CUDA_ERR_ARG, "task partition: invalid row pointers");
@@ -213,9 +213,9 @@ int lanes_of(const bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
 bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
 {
   release_hybrid(M);
-  const int             lanes  = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
-  const bsrk_idx        bs     = M->bs;
-  const bool            medium = lanes == 1 && bs == 1 && (int64_t)M->nbrows + M->nbrows / kMediumRowsPerWarp + 1 <= (int64_t)std::numeric_limits<bsrk_idx>::max();
+  const int             lanes        = lanes_of(M, BSRC_CUDA_KERNEL_HYBRID);
+  const bsrk_idx        bs           = M->bs;
+  const bool            medium       = lanes == 1 && bs == 1 && (int64_t)M->nbrows + M->nbrows / kMediumRowsPerWarp + 1 <= (int64_t)std::numeric_limits<bsrk_idx>::max();
   const bsrk_idx        long_blocks  = medium ? kMediumColumnsMax : std::max<bsrk_idx>(1, (bsrk_idx)std::max(long_columns_per_lane((int)bs) * lanes, kLongColumnsMin) / bs);
   const bsrk_idx        short_blocks = medium ? kOneLaneColumnsMax : long_blocks;
   const bsrk_idx       *rp           = M->host_rowptr.data();
@@ -225,7 +225,7 @@ bsrc_cuda_status build_hybrid_work(bsrc_cuda_matrix *M)
   try {
     const bsrk_idx rows_per_warp = kWarpSize / lanes;
     for (bsrk_idx g = 0; g < M->nbrows; g += rows_per_warp) {
-      const bsrk_idx end = std::min(M->nbrows, g + rows_per_warp);
+      const bsrk_idx end       = std::min(M->nbrows, g + rows_per_warp);
       bool           any_short = false;
       for (bsrk_idx r = g; r < end; ++r) any_short = any_short || rp[r + 1] - rp[r] <= short_blocks;
       if (any_short) work.push_back(g);
@@ -342,7 +342,7 @@ bsrc_cuda_status plan_sorted_slices(bsrc_cuda_matrix *M)
       bsrk_idx lane_blocks; /* its longest lane */
     };
     std::vector<unit> units;
-    bsrk_idx          nslots = 0;
+    bsrk_idx          nslots      = 0;
     const bsrk_idx    lane_blocks = sliced_lane_blocks(M->bs);
     M->host_slice_long_row.clear();
     M->host_slice_long_begin.clear();
@@ -379,7 +379,7 @@ bsrc_cuda_status plan_sorted_slices(bsrc_cuda_matrix *M)
     for (const unit &u : units) {
       int64_t b0 = u.b0;
       for (int i = 0; i < u.lanes; ++i, ++lane) {
-        const bsrk_idx n = u.len / u.lanes + (i < u.len % u.lanes ? 1 : 0);
+        const bsrk_idx n       = u.len / u.lanes + (i < u.len % u.lanes ? 1 : 0);
         M->host_lane_out[lane] = u.out;
         M->host_lane_b0[lane]  = b0;
         M->host_lane_len[lane] = n;
@@ -408,7 +408,7 @@ bsrc_cuda_status ensure_slices(bsrc_cuda_matrix *M, cudaStream_t s)
   if (M->slices_epoch == M->values_epoch) return BSRC_CUDA_OK;
   const bsrc_cuda_status ps = plan_sorted_slices(M);
   if (ps != BSRC_CUDA_OK) return ps;
-  const size_t steps = (size_t)M->host_slice_step.back();
+  const size_t steps     = (size_t)M->host_slice_step.back();
   size_t       col_bytes = 0, value_bytes = 0;
   if (!byte_count(steps * kWarpSize, sizeof(bsrk_idx), &col_bytes) || !byte_count(steps * kWarpSize, (size_t)M->bs * (size_t)M->bs * sizeof(double), &value_bytes))
     return fail(sink(M), BSRC_CUDA_ERR_MEM, "sliced: %zu padded blocks of %lldx%lld need more than SIZE_MAX bytes", steps * kWarpSize, (long long)M->bs, (long long)M->bs);

@@ -61,8 +61,8 @@ bsrk_status bsrk_partition_build(bsrk_idx nbrows, const bsrk_idx *rowptr, bsrk_i
   for (bsrk_idx t = 0; t <= ntasks; ++t) bb[t] = t * q + (t < m ? t : m);
 
   /* Merge walk: r is the first row with rowptr[r] >= bb[t]. */
-  rb[0] = 0;
-  hr[0] = -1;
+  rb[0]      = 0;
+  hr[0]      = -1;
   bsrk_idx r = 0;
   for (bsrk_idx t = 1; t < ntasks; ++t) {
     while (r < nbrows && rowptr[r] < bb[t]) ++r;

@@ -23,17 +23,17 @@
 namespace {
 
 struct PassiveTeam {
-  std::mutex              m;
-  std::condition_variable work, finished;
+  std::mutex               m;
+  std::condition_variable  work, finished;
   std::vector<std::thread> helpers;
   /* the product under way, written under m before its number is published */
-  uint32_t                number = 0;
-  void                  (*fn)(const void *, int64_t) = nullptr;
-  const void             *ctx    = nullptr;
-  int64_t                 nitems = 0;
-  std::atomic<uint64_t>   claim{0};  /* (product number << 32) | next item */
-  std::atomic<int64_t>    done{0};   /* items of the current product finished */
-  bool                    quit = false;
+  uint32_t number                   = 0;
+  void (*fn)(const void *, int64_t) = nullptr;
+  const void           *ctx         = nullptr;
+  int64_t               nitems      = 0;
+  std::atomic<uint64_t> claim{0}; /* (product number << 32) | next item */
+  std::atomic<int64_t>  done{0};  /* items of the current product finished */
+  bool                  quit = false;
 
   ~PassiveTeam()
   {

@@ -23,11 +23,11 @@ extern "C" {
 #endif
 
 typedef struct {
-  bsrk_matrix M;       /* A^T: nbrows = A's nbcols, nbcols = A's nbrows, bs = A's; points into the arrays below */
-  bsrk_idx   *rowptr;  /* [M.nbrows + 1] */
-  bsrk_idx   *colidx;  /* [nblocks], increasing within each row */
-  bsrk_idx   *perm;    /* [nblocks]: block k of A^T is block perm[k] of A, transposed */
-  double     *values;  /* [nblocks * bs * bs] */
+  bsrk_matrix M;      /* A^T: nbrows = A's nbcols, nbcols = A's nbrows, bs = A's; points into the arrays below */
+  bsrk_idx   *rowptr; /* [M.nbrows + 1] */
+  bsrk_idx   *colidx; /* [nblocks], increasing within each row */
+  bsrk_idx   *perm;   /* [nblocks]: block k of A^T is block perm[k] of A, transposed */
+  double     *values; /* [nblocks * bs * bs] */
   bsrk_idx    nblocks;
 } bsrk_transpose;
 

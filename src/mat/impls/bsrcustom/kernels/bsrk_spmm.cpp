@@ -41,7 +41,7 @@ struct SCtx {
 };
 
 /* Two doubles in one SSE2 register (GCC vector extension), as in bsrk_tasks_omp.cpp. */
-typedef double v2d __attribute__((vector_size(16)));
+typedef double                            v2d __attribute__((vector_size(16)));
 __attribute__((always_inline)) inline v2d load2(const double *p)
 {
   v2d r;
@@ -185,13 +185,16 @@ struct Transp {
   int64_t       n, k, ldx;
 };
 constexpr int64_t kTranspRows = 4096; /* rows an item of the copy */
-inline void transp_rows(const Transp &T, int64_t item)
+inline void       transp_rows(const Transp &T, int64_t item)
 {
   const int64_t i0 = item * kTranspRows, i1 = std::min(T.n, i0 + kTranspRows);
   for (int64_t i = i0; i < i1; ++i)
     for (int64_t j = 0; j < T.k; ++j) T.Xr[i * T.k + j] = T.X[j * T.ldx + i];
 }
-void transp_item(const void *ctx, int64_t item) { transp_rows(*static_cast<const Transp *>(ctx), item); }
+void transp_item(const void *ctx, int64_t item)
+{
+  transp_rows(*static_cast<const Transp *>(ctx), item);
+}
 
 template <int BS>
 void run(const SCtx &c, const Transp &T, int64_t ntasks, bsrk_threads kind, int nthreads)
@@ -256,36 +259,54 @@ extern "C" bsrk_status bsrk_tasks_spmm_on(const bsrk_matrix *A, const bsrk_parti
   if (k == 1) /* one column: the task kernel itself (MatMult's speed and bits) */
     return bsrk_tasks_multadd_on(A, p, kind, nthreads, 1, 0, BSRK_SHARED_ROWS_CARRY, alpha, X, beta, In, Y, workspace);
 
-  SCtx c;
+  SCtx    c;
   double *ws = static_cast<double *>(workspace);
-  c.rowptr = A->rowptr;
-  c.colidx = A->colidx;
-  c.values = A->values;
-  c.Xr     = ws + (int64_t)p->ntasks * bs * k;
-  c.In     = In;
-  c.Y      = Y;
-  c.carry  = ws;
-  c.bb     = p->block_begin;
-  c.rb     = p->row_begin;
-  c.hr     = p->head_row;
-  c.alpha  = alpha;
-  c.beta   = beta;
-  c.bs     = bs;
-  c.k      = k;
-  c.ldin   = ldin;
-  c.ldy    = ldy;
-  const Transp T{X, const_cast<double *>(c.Xr), A->rowptr[A->nbrows] > 0 ? (int64_t)A->nbcols * bs : 0, (int64_t)k, (int64_t)ldx};
+  c.rowptr   = A->rowptr;
+  c.colidx   = A->colidx;
+  c.values   = A->values;
+  c.Xr       = ws + (int64_t)p->ntasks * bs * k;
+  c.In       = In;
+  c.Y        = Y;
+  c.carry    = ws;
+  c.bb       = p->block_begin;
+  c.rb       = p->row_begin;
+  c.hr       = p->head_row;
+  c.alpha    = alpha;
+  c.beta     = beta;
+  c.bs       = bs;
+  c.k        = k;
+  c.ldin     = ldin;
+  c.ldy      = ldy;
+  const Transp  T{X, const_cast<double *>(c.Xr), A->rowptr[A->nbrows] > 0 ? (int64_t)A->nbcols * bs : 0, (int64_t)k, (int64_t)ldx};
   const int64_t ntasks = p->ntasks;
   switch (A->bs) {
-  case 1: run<1>(c, T, ntasks, kind, nthreads); break;
-  case 2: run<2>(c, T, ntasks, kind, nthreads); break;
-  case 3: run<3>(c, T, ntasks, kind, nthreads); break;
-  case 4: run<4>(c, T, ntasks, kind, nthreads); break;
-  case 5: run<5>(c, T, ntasks, kind, nthreads); break;
-  case 6: run<6>(c, T, ntasks, kind, nthreads); break;
-  case 7: run<7>(c, T, ntasks, kind, nthreads); break;
-  case 8: run<8>(c, T, ntasks, kind, nthreads); break;
-  default: run<0>(c, T, ntasks, kind, nthreads); break;
+  case 1:
+    run<1>(c, T, ntasks, kind, nthreads);
+    break;
+  case 2:
+    run<2>(c, T, ntasks, kind, nthreads);
+    break;
+  case 3:
+    run<3>(c, T, ntasks, kind, nthreads);
+    break;
+  case 4:
+    run<4>(c, T, ntasks, kind, nthreads);
+    break;
+  case 5:
+    run<5>(c, T, ntasks, kind, nthreads);
+    break;
+  case 6:
+    run<6>(c, T, ntasks, kind, nthreads);
+    break;
+  case 7:
+    run<7>(c, T, ntasks, kind, nthreads);
+    break;
+  case 8:
+    run<8>(c, T, ntasks, kind, nthreads);
+    break;
+  default:
+    run<0>(c, T, ntasks, kind, nthreads);
+    break;
   }
   return BSRK_OK;
 }

@@ -43,7 +43,11 @@
 
 namespace {
 
-enum Emit { EMIT_OWNED, EMIT_CARRY, EMIT_ATOMIC };
+enum Emit {
+  EMIT_OWNED,
+  EMIT_CARRY,
+  EMIT_ATOMIC
+};
 
 constexpr int GCHUNK = 32; /* scalar rows per pass of the generic (bs > 8) path */
 
@@ -109,7 +113,7 @@ inline void emit_as(Emit e, const Ctx &c, const double *acc, int n_rt, int64_t o
 }
 
 /* Two doubles in one SSE2 register (GCC vector extension; the x86-64 baseline has SSE2). */
-typedef double v2d __attribute__((vector_size(16)));
+typedef double                            v2d __attribute__((vector_size(16)));
 __attribute__((always_inline)) inline v2d load2(const double *p)
 {
   v2d r;
@@ -123,9 +127,9 @@ __attribute__((always_inline)) inline v2d load2(const double *p)
    walks and not in others (the lockstep loop partly, the inlined one-stream row loop not at all). */
 template <int BS>
 struct Acc {
-  static constexpr int P = BS / 2;
-  v2d                  p[P > 0 ? P : 1];
-  double               s;
+  static constexpr int                P = BS / 2;
+  v2d                                 p[P > 0 ? P : 1];
+  double                              s;
   __attribute__((always_inline)) void zero()
   {
 #pragma GCC unroll 4
@@ -239,11 +243,11 @@ struct TaskWalk {
 
   void start(const Ctx &c, int64_t task)
   {
-    t  = task;
-    k  = c.bb[t];
-    ke = c.bb[t + 1];
-    r  = c.rb[t];
-    r1 = c.rb[t + 1];
+    t               = task;
+    k               = c.bb[t];
+    ke              = c.bb[t + 1];
+    r               = c.rb[t];
+    r1              = c.rb[t + 1];
     const int64_t h = c.hr[t];
     if (h < 0) return next(c);
     row  = h;
@@ -440,7 +444,7 @@ void run_atomic(const Ctx &c, int64_t ntasks, bsrk_threads kind, int nthreads, i
     {
 #pragma omp for schedule(static)
       for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t);
-      /* implicit barrier: every shared row is initialised before any task adds to it */
+        /* implicit barrier: every shared row is initialised before any task adds to it */
 #pragma omp for schedule(dynamic, 1) nowait
       for (int64_t i = 0; i < nitems; ++i) run_item<K, true>(c, ntasks, streams, i);
     }
@@ -505,15 +509,33 @@ extern "C" bsrk_status bsrk_tasks_multadd_on(const bsrk_matrix *A, const bsrk_pa
 
   static_assert(BSRK_MAX_FIXED_BS == 8, "a case below for each block size that bsrk_streams_used counts as fixed");
   switch (A->bs) {
-  case 1: run<FixedRow<1>>(c, ntasks, kind, nthreads, streams, mode); break;
-  case 2: run<FixedRow<2>>(c, ntasks, kind, nthreads, streams, mode); break;
-  case 3: run<FixedRow<3>>(c, ntasks, kind, nthreads, streams, mode); break;
-  case 4: run<FixedRow<4>>(c, ntasks, kind, nthreads, streams, mode); break;
-  case 5: run<FixedRow<5>>(c, ntasks, kind, nthreads, streams, mode); break;
-  case 6: run<FixedRow<6>>(c, ntasks, kind, nthreads, streams, mode); break;
-  case 7: run<FixedRow<7>>(c, ntasks, kind, nthreads, streams, mode); break;
-  case 8: run<FixedRow<8>>(c, ntasks, kind, nthreads, streams, mode); break;
-  default: run<GenericRow>(c, ntasks, kind, nthreads, streams, mode); break;
+  case 1:
+    run<FixedRow<1>>(c, ntasks, kind, nthreads, streams, mode);
+    break;
+  case 2:
+    run<FixedRow<2>>(c, ntasks, kind, nthreads, streams, mode);
+    break;
+  case 3:
+    run<FixedRow<3>>(c, ntasks, kind, nthreads, streams, mode);
+    break;
+  case 4:
+    run<FixedRow<4>>(c, ntasks, kind, nthreads, streams, mode);
+    break;
+  case 5:
+    run<FixedRow<5>>(c, ntasks, kind, nthreads, streams, mode);
+    break;
+  case 6:
+    run<FixedRow<6>>(c, ntasks, kind, nthreads, streams, mode);
+    break;
+  case 7:
+    run<FixedRow<7>>(c, ntasks, kind, nthreads, streams, mode);
+    break;
+  case 8:
+    run<FixedRow<8>>(c, ntasks, kind, nthreads, streams, mode);
+    break;
+  default:
+    run<GenericRow>(c, ntasks, kind, nthreads, streams, mode);
+    break;
   }
   return BSRK_OK;
 }

@@ -32,7 +32,7 @@ constexpr double kFirstGap  = 0.25;
 constexpr double kMaxGap    = 2.0;
 constexpr double kMargin    = 0.9;
 constexpr double kDisturbed = 2.0;
-constexpr double kWeight    = 0.5;  /* of a new product in the running mean: load that arrives shows at once */
+constexpr double kWeight    = 0.5; /* of a new product in the running mean: load that arrives shows at once */
 
 constexpr int OPENMP  = BSRK_THREADS_OPENMP;
 constexpr int PASSIVE = BSRK_THREADS_PASSIVE;
@@ -66,18 +66,18 @@ void settle(bsrk_team *t, double now)
 
 extern "C" void bsrk_team_init(bsrk_team *t)
 {
-  t->mode      = OPENMP;
-  t->mean[0]   = t->mean[1] = -1.0;
-  t->fastest   = -1.0;
-  t->opening   = 0;
-  t->trying    = 0;
-  t->burst_sum = 0.0;
-  t->burst_n   = 0;
-  t->gap       = kFirstGap;
-  t->last_try  = 0.0;
-  t->started   = 0.0;
-  t->running   = OPENMP;
-  t->switches  = 0;
+  t->mode    = OPENMP;
+  t->mean[0] = t->mean[1] = -1.0;
+  t->fastest              = -1.0;
+  t->opening              = 0;
+  t->trying               = 0;
+  t->burst_sum            = 0.0;
+  t->burst_n              = 0;
+  t->gap                  = kFirstGap;
+  t->last_try             = 0.0;
+  t->started              = 0.0;
+  t->running              = OPENMP;
+  t->switches             = 0;
 }
 
 extern "C" double bsrk_team_clock(void)

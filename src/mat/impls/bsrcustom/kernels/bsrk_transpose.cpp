@@ -37,7 +37,7 @@ inline void transpose_block(const double *__restrict src, double *__restrict dst
 template <int BS>
 void copy_values(const bsrk_matrix *A, bsrk_transpose *T, int nthreads)
 {
-  const int64_t bs = A->bs, bs2 = bs * bs, n = T->nblocks;
+  const int64_t   bs = A->bs, bs2 = bs * bs, n = T->nblocks;
   const bsrk_idx *perm = T->perm;
   const double   *src  = A->values;
   double         *dst  = T->values;
@@ -69,15 +69,33 @@ extern "C" bsrk_status bsrk_transpose_values(const bsrk_matrix *A, bsrk_transpos
   if (T->nblocks == 0) return BSRK_OK;
   if (!A->values) return BSRK_ERR_ARG;
   switch (A->bs) {
-  case 1: copy_values<1>(A, T, nthreads); break;
-  case 2: copy_values<2>(A, T, nthreads); break;
-  case 3: copy_values<3>(A, T, nthreads); break;
-  case 4: copy_values<4>(A, T, nthreads); break;
-  case 5: copy_values<5>(A, T, nthreads); break;
-  case 6: copy_values<6>(A, T, nthreads); break;
-  case 7: copy_values<7>(A, T, nthreads); break;
-  case 8: copy_values<8>(A, T, nthreads); break;
-  default: copy_values<0>(A, T, nthreads); break;
+  case 1:
+    copy_values<1>(A, T, nthreads);
+    break;
+  case 2:
+    copy_values<2>(A, T, nthreads);
+    break;
+  case 3:
+    copy_values<3>(A, T, nthreads);
+    break;
+  case 4:
+    copy_values<4>(A, T, nthreads);
+    break;
+  case 5:
+    copy_values<5>(A, T, nthreads);
+    break;
+  case 6:
+    copy_values<6>(A, T, nthreads);
+    break;
+  case 7:
+    copy_values<7>(A, T, nthreads);
+    break;
+  case 8:
+    copy_values<8>(A, T, nthreads);
+    break;
+  default:
+    copy_values<0>(A, T, nthreads);
+    break;
   }
   return BSRK_OK;
 }

@@ -26,9 +26,9 @@ typedef int32_t bsrk_idx;
 #endif
 
 typedef struct {
-  bsrk_idx      nbrows;  /* block rows */
-  bsrk_idx      nbcols;  /* block columns (x has nbcols*bs entries) */
-  bsrk_idx      bs;      /* block size, >= 1 */
+  bsrk_idx        nbrows; /* block rows */
+  bsrk_idx        nbcols; /* block columns (x has nbcols*bs entries) */
+  bsrk_idx        bs;     /* block size, >= 1 */
   const bsrk_idx *rowptr;
   const bsrk_idx *colidx;
   const double   *values;
@@ -47,7 +47,11 @@ typedef struct {
                             (its partial sum is a carry), or -1 when the task starts on a row start */
 } bsrk_partition;
 
-typedef enum { BSRK_OK = 0, BSRK_ERR_ALLOC = 1, BSRK_ERR_ARG = 2 } bsrk_status;
+typedef enum {
+  BSRK_OK        = 0,
+  BSRK_ERR_ALLOC = 1,
+  BSRK_ERR_ARG   = 2
+} bsrk_status;
 
 /* How rows split between tasks are summed. */
 typedef enum {
@@ -91,7 +95,10 @@ bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_partition *p, in
    fastest on an idle machine), or a team of our own whose threads sleep between products and whose
    caller never waits for a thread that took no task (the faster on cores busy with other work;
    bsrk_passive_team.cpp). */
-typedef enum { BSRK_THREADS_OPENMP = 0, BSRK_THREADS_PASSIVE = 1 } bsrk_threads;
+typedef enum {
+  BSRK_THREADS_OPENMP  = 0,
+  BSRK_THREADS_PASSIVE = 1
+} bsrk_threads;
 /* bsrk_tasks_multadd on the chosen threads (bsrk_tasks_multadd itself: OpenMP). */
 bsrk_status bsrk_tasks_multadd_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace);
 
@@ -110,10 +117,10 @@ typedef struct {
   int    trying;    /* products of the other kind still to run in the current try */
   double burst_sum; /* measured seconds of the current try, and its products */
   int    burst_n;
-  double gap;       /* seconds between tries */
+  double gap; /* seconds between tries */
   double last_try, started;
-  int    running;   /* the kind of the product under way */
-  long   switches;  /* changes of kind so far */
+  int    running;  /* the kind of the product under way */
+  long   switches; /* changes of kind so far */
 } bsrk_team;
 void bsrk_team_init(bsrk_team *t);
 /* Seconds on the clock that begin and end take (monotonic; omp_get_wtime). */

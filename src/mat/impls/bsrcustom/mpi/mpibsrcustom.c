@@ -20,7 +20,7 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat, PetscBool);
 /* MPIBAIJ's own operations, taken once from a pristine MPIBAIJ matrix (the first one converted). */
 static struct _MatOps MPIBAIJBaseOps;
 static PetscErrorCode (*MPIBAIJBasePreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]) = NULL;
-static PetscBool MPIBAIJBaseOpsSet = PETSC_FALSE;
+static PetscBool MPIBAIJBaseOpsSet                                                                                       = PETSC_FALSE;
 
 /*
    Our context. MatHeaderMerge() (MatAXPY with a different pattern, hence MatCopy_Basic) keeps A's ops
@@ -205,7 +205,11 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   else PetscCall(VecScatterEnd(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
   if (split) PetscCall(MatSeqBSRCustomCUDASplitEnd(Ad, Ao, 1.0, c->ghost_x, out));
   else PetscCall((*Ao->ops->multadd)(Ao, ghost, out, out));
-  path = !gpu ? "CPU kernels" : staged ? "GPU, CUDA vectors, MPI on host memory: halo gathered on the GPU ahead of the local kernel, copied through page-locked host buffers while it runs, ghost kernel after" : on_device ? "GPU, CUDA vectors: halo packed and unpacked on the GPU by PetscSF into a device ghost vector, local kernel queued while it moves, ghost kernel after" : split ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)" : "GPU, per-block products";
+  path = !gpu      ? "CPU kernels"
+       : staged    ? "GPU, CUDA vectors, MPI on host memory: halo gathered on the GPU ahead of the local kernel, copied through page-locked host buffers while it runs, ghost kernel after"
+       : on_device ? "GPU, CUDA vectors: halo packed and unpacked on the GPU by PetscSF into a device ghost vector, local kernel queued while it moves, ghost kernel after"
+       : split     ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)"
+                   : "GPU, per-block products";
   if (path != c->path) { /* say once which path runs */
     c->path = path;
     PetscCall(PetscInfo(A, "MatMult path: %s\n", path));
@@ -285,7 +289,9 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s; halo exchange overlapped with the local product\n", MatBSRCustomBackends[c->set.backend], A->rmap->bs, c->set.nthreads, c->set.chunks_per_thread, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&c->set)), c->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[c->set.shared_rows]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s; halo exchange overlapped with the local product\n",
+                                   MatBSRCustomBackends[c->set.backend], A->rmap->bs, c->set.nthreads, c->set.chunks_per_thread, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&c->set)), c->set.cpu_prefetch,
+                                   MatBSRCustomSharedRowsTypes[c->set.shared_rows]));
   if (!A->assembled) PetscFunctionReturn(0);
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
@@ -307,7 +313,8 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
       PetscCall(MatBSRCustomCUDADevice_Private(c->set.cuda_device, &device, how, sizeof(how)));
       PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] CUDA device %" PetscInt_FMT " (%s); last product: %s\n", rank, device, how, c->path ? c->path : "none yet"));
     }
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank, Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank,
+                                                 Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }
@@ -375,7 +382,7 @@ static PetscBool MatMPIBSRCustomMayAddGhost(Mat A, PetscInt m, const PetscInt im
 
 static PetscErrorCode MatSetValuesBlocked_MPIBSRCustom(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
 {
-  Mat_MPIBSRCustom *c = NULL;
+  Mat_MPIBSRCustom *c  = NULL;
   const PetscInt    bs = A->rmap->bs;
   PetscInt         *rows, *cols;
 
@@ -554,8 +561,8 @@ static PetscErrorCode MatAXPY_MPIBSRCustom(Mat Y, PetscScalar a, Mat X, MatStruc
    before a destroy: PETSc 3.25's MatHeaderMerge would then leak the list it went into) */
 static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, PetscBool restore)
 {
-  const char       *targets[] = {MATMPIAIJ, MATMPISBAIJ, MATIS, MATHYPRE};
-  char              from[128], to[128];
+  const char *targets[] = {MATMPIAIJ, MATMPISBAIJ, MATIS, MATHYPRE};
+  char        from[128], to[128];
 
 #define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
   PetscFunctionBegin;
@@ -621,26 +628,26 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   PetscFunctionBegin;
   PetscCheck(MPIBAIJBaseOpsSet, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIBAIJ's operations were never recorded");
   PetscCall(PetscNew(&c));
-  c->baij_destroy                 = MPIBAIJBaseOps.destroy;
-  c->baij_duplicate               = MPIBAIJBaseOps.duplicate;
-  c->baij_assemblyend             = MPIBAIJBaseOps.assemblyend;
-  c->baij_view                    = MPIBAIJBaseOps.view;
-  c->baij_setfromoptions          = MPIBAIJBaseOps.setfromoptions;
-  c->baij_mult                    = MPIBAIJBaseOps.mult;
-  c->baij_multadd                 = MPIBAIJBaseOps.multadd;
-  c->baij_fdcoloringcreate        = MPIBAIJBaseOps.fdcoloringcreate;
-  c->baij_fdcoloringsetup         = MPIBAIJBaseOps.fdcoloringsetup;
-  c->baij_setvalues               = MPIBAIJBaseOps.setvalues;
-  c->baij_getmultiprocblock       = MPIBAIJBaseOps.getmultiprocblock;
-  c->baij_axpy                    = MPIBAIJBaseOps.axpy;
-  c->baij_bindtocpu               = MPIBAIJBaseOps.bindtocpu;
-  c->baij_setvaluesblocked        = MPIBAIJBaseOps.setvaluesblocked;
-  c->baij_mpibaijsetpreallocation = MPIBAIJBasePreallocation;
+  c->baij_destroy                                 = MPIBAIJBaseOps.destroy;
+  c->baij_duplicate                               = MPIBAIJBaseOps.duplicate;
+  c->baij_assemblyend                             = MPIBAIJBaseOps.assemblyend;
+  c->baij_view                                    = MPIBAIJBaseOps.view;
+  c->baij_setfromoptions                          = MPIBAIJBaseOps.setfromoptions;
+  c->baij_mult                                    = MPIBAIJBaseOps.mult;
+  c->baij_multadd                                 = MPIBAIJBaseOps.multadd;
+  c->baij_fdcoloringcreate                        = MPIBAIJBaseOps.fdcoloringcreate;
+  c->baij_fdcoloringsetup                         = MPIBAIJBaseOps.fdcoloringsetup;
+  c->baij_setvalues                               = MPIBAIJBaseOps.setvalues;
+  c->baij_getmultiprocblock                       = MPIBAIJBaseOps.getmultiprocblock;
+  c->baij_axpy                                    = MPIBAIJBaseOps.axpy;
+  c->baij_bindtocpu                               = MPIBAIJBaseOps.bindtocpu;
+  c->baij_setvaluesblocked                        = MPIBAIJBaseOps.setvaluesblocked;
+  c->baij_mpibaijsetpreallocation                 = MPIBAIJBasePreallocation;
   c->baij_transpose_ops.multtranspose             = MPIBAIJBaseOps.multtranspose; /* Y's ops may be ours already (MatHeaderMerge) */
   c->baij_transpose_ops.multtransposeadd          = MPIBAIJBaseOps.multtransposeadd;
   c->baij_transpose_ops.multhermitiantranspose    = MPIBAIJBaseOps.multhermitiantranspose;
   c->baij_transpose_ops.multhermitiantransposeadd = MPIBAIJBaseOps.multhermitiantransposeadd;
-  c->block_preallocated           = B->preallocated;
+  c->block_preallocated                           = B->preallocated;
   PetscCall(MatBSRCustomSettingsDefault_Private(&c->set));
   B->spptr = c;
 
@@ -653,7 +660,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   B->ops->setvaluesblocked = MatSetValuesBlocked_MPIBSRCustom;
   if (c->baij_getmultiprocblock) B->ops->getmultiprocblock = MatGetMultiProcBlock_MPIBSRCustom;
   if (c->baij_axpy) B->ops->axpy = MatAXPY_MPIBSRCustom;
-  B->ops->bindtocpu        = MatBindToCPU_MPIBSRCustom;
+  B->ops->bindtocpu = MatBindToCPU_MPIBSRCustom;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_TRUE));
   PetscCall(MatBSRCustomMakersInstall_Private(B, &MPIBAIJBaseOps, &c->makers, PETSC_TRUE));
   if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
@@ -710,20 +717,20 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
     PetscCall(PetscObjectTypeCompare((PetscObject)blk[k], MATSEQBSRCUSTOM, &ours));
     if (ours) PetscCall(MatConvert_SeqBSRCustom_SeqBAIJ(blk[k], MATSEQBAIJ, MAT_INPLACE_MATRIX, &blk[k]));
   }
-  B->ops->destroy          = c->baij_destroy;
-  B->ops->duplicate        = c->baij_duplicate;
-  B->ops->assemblyend      = c->baij_assemblyend;
-  B->ops->view             = c->baij_view;
-  B->ops->setfromoptions   = c->baij_setfromoptions;
-  B->ops->mult             = c->baij_mult;
-  B->ops->multadd          = c->baij_multadd;
-  B->ops->fdcoloringcreate = c->baij_fdcoloringcreate;
-  B->ops->fdcoloringsetup  = c->baij_fdcoloringsetup;
-  B->ops->setvalues        = c->baij_setvalues;
-  B->ops->setvaluesblocked = c->baij_setvaluesblocked;
+  B->ops->destroy           = c->baij_destroy;
+  B->ops->duplicate         = c->baij_duplicate;
+  B->ops->assemblyend       = c->baij_assemblyend;
+  B->ops->view              = c->baij_view;
+  B->ops->setfromoptions    = c->baij_setfromoptions;
+  B->ops->mult              = c->baij_mult;
+  B->ops->multadd           = c->baij_multadd;
+  B->ops->fdcoloringcreate  = c->baij_fdcoloringcreate;
+  B->ops->fdcoloringsetup   = c->baij_fdcoloringsetup;
+  B->ops->setvalues         = c->baij_setvalues;
+  B->ops->setvaluesblocked  = c->baij_setvaluesblocked;
   B->ops->getmultiprocblock = c->baij_getmultiprocblock;
-  B->ops->axpy             = c->baij_axpy;
-  B->ops->bindtocpu        = c->baij_bindtocpu;
+  B->ops->axpy              = c->baij_axpy;
+  B->ops->bindtocpu         = c->baij_bindtocpu;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
   PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* MPIBAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &c->makers, PETSC_FALSE));

@@ -25,10 +25,10 @@
 struct _n_MatBSRCustomStagedHalo {
   MPI_Comm        comm;
   PetscMPIInt     tag;
-  PetscMPIInt     nfrom, nto;         /* ranks received from, sent to */
-  PetscMPIInt    *from, *to;          /* those ranks */
-  PetscInt       *from_off, *to_off;  /* entries from from[k] at recv[from_off[k]..from_off[k+1]); likewise to */
-  MPI_Request    *req;                /* nfrom receives, then nto sends */
+  PetscMPIInt     nfrom, nto;        /* ranks received from, sent to */
+  PetscMPIInt    *from, *to;         /* those ranks */
+  PetscInt       *from_off, *to_off; /* entries from from[k] at recv[from_off[k]..from_off[k+1]); likewise to */
+  MPI_Request    *req;               /* nfrom receives, then nto sends */
   bsrc_cuda_halo *dev;
 };
 

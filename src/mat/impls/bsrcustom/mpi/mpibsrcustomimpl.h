@@ -30,9 +30,9 @@ typedef struct {
   MatBSRCustomSetValuesFn baij_setvaluesblocked;
   PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
-  PetscBool aij_bs1;      /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
+  PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
 
-  MatBSRCustomSettings set; /* handed to the local and ghost blocks */
+  MatBSRCustomSettings set;   /* handed to the local and ghost blocks */
   PetscBool            bound; /* MatBindToCPU(A, PETSC_TRUE): passed on to the blocks */
   PetscErrorCode (*baij_bindtocpu)(Mat, PetscBool);
 
@@ -41,14 +41,14 @@ typedef struct {
 
   /* the halo: ghost_cols[k] is the global block column of ghost block column k; ghost_x receives
      those entries of x through halo (a VecScatter, i.e. PetscSF). Rebuilt only when ghost_cols change. */
-  PetscInt  *ghost_cols;
-  PetscInt   nghost;
-  Vec        ghost_x;
-  Vec        ghost_x_dev; /* the same on the device (a CUDA vector), for products on CUDA vectors; made on first use */
-  VecScatter halo;
-  MatBSRCustomStagedHalo staged; /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
-  const char *path; /* how the last product ran (MatView, -info) */
-  PetscObjectState blocks_state; /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
+  PetscInt                *ghost_cols;
+  PetscInt                 nghost;
+  Vec                      ghost_x;
+  Vec                      ghost_x_dev; /* the same on the device (a CUDA vector), for products on CUDA vectors; made on first use */
+  VecScatter               halo;
+  MatBSRCustomStagedHalo   staged;             /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
+  const char              *path;               /* how the last product ran (MatView, -info) */
+  PetscObjectState         blocks_state;       /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
   MatBSRCustomTransposeOps baij_transpose_ops; /* MPIBAIJ's, while ours are installed (mpibsrcustomproducts.c) */
   const char              *transpose_path;     /* how the last transpose product ran (MatView, -info) */
 } Mat_MPIBSRCustom;

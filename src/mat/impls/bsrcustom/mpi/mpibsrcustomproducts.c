@@ -84,18 +84,18 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscVie
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "ghost block's transpose, local block's transpose, reverse scatter ADD of the ghost part" : "MPIBAIJ's host code (GPU backend)", MatBSRCustomTransposeModes[c->set.transpose],
-                                   c->transpose_path ? c->transpose_path : "none yet", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's" : "one MatMult per column (GPU backend)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "ghost block's transpose, local block's transpose, reverse scatter ADD of the ghost part" : "MPIBAIJ's host code (GPU backend)",
+                                   MatBSRCustomTransposeModes[c->set.transpose], c->transpose_path ? c->transpose_path : "none yet", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's" : "one MatMult per column (GPU backend)"));
   PetscFunctionReturn(0);
 }
 
 /* the product's own: an SF that moves B's ghost rows for all k columns, and its buffers */
 typedef struct {
-  PetscSF        sf;
-  PetscInt       k, m, nghost_rows; /* columns, B's local rows, ghost rows (nghost * bs) */
-  PetscObjectId  halo_id;            /* the halo the SF was made from */
-  PetscScalar   *ghost;              /* nghost_rows x k, leading dimension nghost_rows */
-  PetscScalar   *root;               /* B's local rows, contiguous, when B's leading dimension is larger */
+  PetscSF       sf;
+  PetscInt      k, m, nghost_rows; /* columns, B's local rows, ghost rows (nghost * bs) */
+  PetscObjectId halo_id;           /* the halo the SF was made from */
+  PetscScalar  *ghost;             /* nghost_rows x k, leading dimension nghost_rows */
+  PetscScalar  *root;              /* B's local rows, contiguous, when B's leading dimension is larger */
 } MPIDenseProduct;
 
 static PetscErrorCode MPIDenseProductDestroy(void *arg)
@@ -170,8 +170,7 @@ static PetscErrorCode MatProductNumeric_MPIBSRCustom_MPIDense(Mat C)
   if (!cpu) {
     PetscCall(PetscInfo(A, "MatProduct AB with %s: one MatMult per column (a GPU backend, or blocks that are not %s)\n", ((PetscObject)B)->type_name, MATSEQBSRCUSTOM));
     PetscCall(MatBSRCustomProductByColumns_Private(A, B, C));
-  }
-  else {
+  } else {
     PetscCall(MatGetSize(B, NULL, &k));
     m = B->rmap->n;
     PetscCall(MPIDenseProductSetUp(A, c, p, k, m));
@@ -204,7 +203,8 @@ static PetscErrorCode MatProductSymbolic_MPIBSRCustom_MPIDense(Mat C)
   MPIDenseProduct *p;
 
   PetscFunctionBegin;
-  PetscCheck(A->cmap->n == B->rmap->n && A->cmap->rstart == B->rmap->rstart, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "B's rows on this rank (%" PetscInt_FMT " from %" PetscInt_FMT ") are not A's columns (%" PetscInt_FMT " from %" PetscInt_FMT ")", B->rmap->n, B->rmap->rstart, A->cmap->n, A->cmap->rstart);
+  PetscCheck(A->cmap->n == B->rmap->n && A->cmap->rstart == B->rmap->rstart, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "B's rows on this rank (%" PetscInt_FMT " from %" PetscInt_FMT ") are not A's columns (%" PetscInt_FMT " from %" PetscInt_FMT ")",
+             B->rmap->n, B->rmap->rstart, A->cmap->n, A->cmap->rstart);
   PetscCall(MatSetSizes(C, A->rmap->n, B->cmap->n, A->rmap->N, B->cmap->N));
   PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)C, &isdense, MATSEQDENSE, MATMPIDENSE, ""));
   if (!isdense) PetscCall(MatSetType(C, ((PetscObject)B)->type_name));

@@ -102,7 +102,8 @@ static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
   b->tasks_nonzerostate = A->nonzerostate;
   b->tasks_wanted       = wanted;
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M.rowptr[M.nbrows], (PetscInt)M.nbrows, (PetscInt)M.bs, (PetscInt)b->tasks.ntasks, b->set.nthreads, b->set.chunks_per_thread));
+  PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M.rowptr[M.nbrows],
+                      (PetscInt)M.nbrows, (PetscInt)M.bs, (PetscInt)b->tasks.ntasks, b->set.nthreads, b->set.chunks_per_thread));
   PetscFunctionReturn(0);
 }
 
@@ -148,7 +149,9 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
   if (adapt) {
     const int mode = b->team.mode;
     bsrk_team_end(&b->team, bsrk_team_clock());
-    if (mode != b->team.mode) PetscCall(PetscInfo(A, "%s (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team)\n", b->team.mode == BSRK_THREADS_PASSIVE ? "Cores busy: products on the passive team" : "Products on the OpenMP team again", 1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE]));
+    if (mode != b->team.mode)
+      PetscCall(PetscInfo(A, "%s (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team)\n", b->team.mode == BSRK_THREADS_PASSIVE ? "Cores busy: products on the passive team" : "Products on the OpenMP team again", 1e3 * b->team.mean[BSRK_THREADS_OPENMP],
+                          1e3 * b->team.mean[BSRK_THREADS_PASSIVE]));
   }
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
   PetscCall(VecRestoreArrayRead(x, &xa));
@@ -233,8 +236,16 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
   if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
   if (b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || b->bound) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s, busy-core fallback %s\n", A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch, MatBSRCustomSharedRowsTypes[b->set.shared_rows], !b->set.huge_pages ? "not asked for" : b->huge_granted ? "granted" : "asked for, not granted (-info says why)", b->set.cpu_busy_fallback ? "on" : "off"));
-    if (b->set.cpu_busy_fallback && b->set.nthreads > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", b->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP", 1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE], b->team.switches));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s, busy-core fallback %s\n",
+                                     A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch,
+                                     MatBSRCustomSharedRowsTypes[b->set.shared_rows],
+                                     !b->set.huge_pages ? "not asked for"
+                                     : b->huge_granted  ? "granted"
+                                                        : "asked for, not granted (-info says why)",
+                                     b->set.cpu_busy_fallback ? "on" : "off"));
+    if (b->set.cpu_busy_fallback && b->set.nthreads > 1)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", b->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP",
+                                       1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE], b->team.switches));
   } else PetscCall(MatSeqBSRCustomCUDAView(A, viewer));
   PetscCall(MatSeqBSRCustomTransposeView_Private(A, viewer));
   PetscFunctionReturn(0);
@@ -259,7 +270,7 @@ static PetscErrorCode MatFDColoringSetUp_SeqBSRCustom(Mat A, ISColoring iscolori
 
 static PetscErrorCode MatDestroy_SeqBSRCustom(Mat A)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  Mat_SeqBSRCustom *b                 = (Mat_SeqBSRCustom *)A->spptr;
   PetscErrorCode (*baij_destroy)(Mat) = b->baij_destroy;
 
   PetscFunctionBegin;
@@ -464,7 +475,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   Mat               B = *newmat;
   Mat_SeqBSRCustom *b;
 
-  PetscBool         already;
+  PetscBool already;
 
   PetscFunctionBegin;
   (void)type;
@@ -476,35 +487,35 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
     PetscFunctionReturn(0);
   }
   PetscCall(PetscNew(&b));
-  b->baij_destroy         = B->ops->destroy;
-  b->baij_duplicate       = B->ops->duplicate;
-  b->baij_assemblyend     = B->ops->assemblyend;
-  b->baij_view            = B->ops->view;
-  b->baij_setfromoptions  = B->ops->setfromoptions;
-  b->baij_fdcoloringsetup = B->ops->fdcoloringsetup;
+  b->baij_destroy          = B->ops->destroy;
+  b->baij_duplicate        = B->ops->duplicate;
+  b->baij_assemblyend      = B->ops->assemblyend;
+  b->baij_view             = B->ops->view;
+  b->baij_setfromoptions   = B->ops->setfromoptions;
+  b->baij_fdcoloringsetup  = B->ops->fdcoloringsetup;
   b->baij_fdcoloringcreate = B->ops->fdcoloringcreate;
-  b->baij_mult            = B->ops->mult;
-  b->baij_multadd         = B->ops->multadd;
-  b->baij_setvalues       = B->ops->setvalues;
-  b->baij_bindtocpu       = B->ops->bindtocpu;
+  b->baij_mult             = B->ops->mult;
+  b->baij_multadd          = B->ops->multadd;
+  b->baij_setvalues        = B->ops->setvalues;
+  b->baij_bindtocpu        = B->ops->bindtocpu;
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", &b->baij_seqbaijsetpreallocation));
   PetscCheck(b->baij_seqbaijsetpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ preallocation routine missing");
   b->block_preallocated = B->preallocated;
-  b->gpu_structure        = -1;
+  b->gpu_structure      = -1;
   bsrk_team_init(&b->team);
   PetscCall(MatBSRCustomSettingsDefault_Private(&b->set));
-  B->spptr                = b;
+  B->spptr = b;
 
-  b->baij_zerorows        = B->ops->zerorows;
-  b->baij_concatenate     = B->ops->creatempimatconcatenateseqmat;
-  B->ops->destroy         = MatDestroy_SeqBSRCustom;
-  B->ops->duplicate       = MatDuplicate_SeqBSRCustom;
-  B->ops->assemblyend     = MatAssemblyEnd_SeqBSRCustom;
-  B->ops->view            = MatView_SeqBSRCustom;
-  B->ops->setfromoptions  = MatSetFromOptions_SeqBSRCustom;
-  B->ops->zerorows        = MatZeroRows_SeqBSRCustom;
-  B->ops->setvalues       = MatSetValues_SeqBSRCustom;
-  B->ops->bindtocpu       = MatBindToCPU_SeqBSRCustom;
+  b->baij_zerorows       = B->ops->zerorows;
+  b->baij_concatenate    = B->ops->creatempimatconcatenateseqmat;
+  B->ops->destroy        = MatDestroy_SeqBSRCustom;
+  B->ops->duplicate      = MatDuplicate_SeqBSRCustom;
+  B->ops->assemblyend    = MatAssemblyEnd_SeqBSRCustom;
+  B->ops->view           = MatView_SeqBSRCustom;
+  B->ops->setfromoptions = MatSetFromOptions_SeqBSRCustom;
+  B->ops->zerorows       = MatZeroRows_SeqBSRCustom;
+  B->ops->setvalues      = MatSetValues_SeqBSRCustom;
+  B->ops->bindtocpu      = MatBindToCPU_SeqBSRCustom;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_TRUE));
   if (b->baij_concatenate) B->ops->creatempimatconcatenateseqmat = MatCreateMPIMatConcatenateSeqMat_SeqBSRCustom;
   PetscCall(MatBSRCustomMakersInstall_Private(B, B->ops, &b->makers, PETSC_TRUE));
@@ -529,18 +540,18 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)B->spptr;
 
   PetscFunctionBegin;
-  B->ops->destroy         = b->baij_destroy;
-  B->ops->duplicate       = b->baij_duplicate;
-  B->ops->assemblyend     = b->baij_assemblyend;
-  B->ops->view            = b->baij_view;
-  B->ops->setfromoptions  = b->baij_setfromoptions;
-  B->ops->fdcoloringsetup = b->baij_fdcoloringsetup;
-  B->ops->fdcoloringcreate = b->baij_fdcoloringcreate;
-  B->ops->zerorows        = b->baij_zerorows;
-  B->ops->mult            = b->baij_mult;
-  B->ops->multadd         = b->baij_multadd;
-  B->ops->setvalues       = b->baij_setvalues;
-  B->ops->bindtocpu       = b->baij_bindtocpu;
+  B->ops->destroy                       = b->baij_destroy;
+  B->ops->duplicate                     = b->baij_duplicate;
+  B->ops->assemblyend                   = b->baij_assemblyend;
+  B->ops->view                          = b->baij_view;
+  B->ops->setfromoptions                = b->baij_setfromoptions;
+  B->ops->fdcoloringsetup               = b->baij_fdcoloringsetup;
+  B->ops->fdcoloringcreate              = b->baij_fdcoloringcreate;
+  B->ops->zerorows                      = b->baij_zerorows;
+  B->ops->mult                          = b->baij_mult;
+  B->ops->multadd                       = b->baij_multadd;
+  B->ops->setvalues                     = b->baij_setvalues;
+  B->ops->bindtocpu                     = b->baij_bindtocpu;
   B->ops->creatempimatconcatenateseqmat = b->baij_concatenate;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
   PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* BAIJ's: host vectors, bound */

@@ -64,8 +64,8 @@ static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
   PetscObjectState  state;
   PetscBool         values = PETSC_FALSE;
 
-  PetscInt          device;
-  char              how[128];
+  PetscInt device;
+  char     how[128];
 
   PetscFunctionBegin;
   PetscCall(MatBSRCustomCUDAAvailable_Private(A, "bsrcustom GPU backend"));
@@ -200,7 +200,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscS
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
   bsrk_matrix        M, G;
   const PetscScalar *xa, *ina = NULL;
-  PetscMemType       mx, mi = PETSC_MEMTYPE_HOST;
+  PetscMemType       mx, mi   = PETSC_MEMTYPE_HOST;
 
   PetscFunctionBegin;
   *split = PETSC_FALSE;
@@ -232,8 +232,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscS
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out)
 {
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
-  const PetscScalar *ga   = NULL;
-  PetscScalar       *outa = NULL;
+  const PetscScalar *ga     = NULL;
+  PetscScalar       *outa   = NULL;
   const PetscBool    ghosts = (PetscBool)(Ao->cmap->n > 0 && g->gpu);
 
   PetscFunctionBegin;
@@ -279,8 +279,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUD
 
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  bsrc_cuda_kernel  k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
+  Mat_SeqBSRCustom *b       = (Mat_SeqBSRCustom *)A->spptr;
+  bsrc_cuda_kernel  k       = MatSeqBSRCustomCUDAKernelChoice(&b->set);
   int               threads = 0, grid = 0;
 
   PetscFunctionBegin;
@@ -292,7 +292,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
   if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
   if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, NULL, NULL), "launch info"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%s; %d threads per block, grid %d), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], (int)b->gpu_device, bsrc_cuda_kernel_names[k],
-                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", BSRCKernelLayouts[k], threads, grid, (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu), bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
+                                   (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", BSRCKernelLayouts[k], threads, grid,
+                                   (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu), bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
   PetscCall(MatBSRCustomCUDAViewHostVectors_Private(b->set.cuda_pin_vectors, viewer));
   PetscFunctionReturn(0);
 }

@@ -22,15 +22,15 @@ typedef struct {
   PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
   PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
-  PetscErrorCode (*baij_mult)(Mat, Vec, Vec);          /* BAIJ picks these by block size at preallocation */
+  PetscErrorCode (*baij_mult)(Mat, Vec, Vec); /* BAIJ picks these by block size at preallocation */
   PetscErrorCode (*baij_multadd)(Mat, Vec, Vec, Vec);
   PetscErrorCode (*baij_setvalues)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
   PetscErrorCode (*baij_seqbaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[]);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
-  PetscBool aij_bs1;      /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
+  PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
   PetscErrorCode (*baij_concatenate)(MPI_Comm, Mat, PetscInt, MatReuse, Mat *);
 
-  MatBSRCustomSettings set; /* threads, chunks, shared rows, backend, kernel */
+  MatBSRCustomSettings set;   /* threads, chunks, shared rows, backend, kernel */
   PetscBool            bound; /* MatBindToCPU(A, PETSC_TRUE): the CPU kernel runs whatever the backend */
   PetscErrorCode (*baij_bindtocpu)(Mat, PetscBool);
 
@@ -44,8 +44,8 @@ typedef struct {
   PetscInt         tasks_wanted;
   PetscInt         nonzero_block_rows;   /* for flop counts */
   PetscInt         structure_generation; /* counts changes of the block structure (rows or columns) */
-  void            *workspace;          /* carry buffers of the tasks */
-  bsrk_team        team;               /* OpenMP or passive team, as the products measure (busy-core fallback) */
+  void            *workspace;            /* carry buffers of the tasks */
+  bsrk_team        team;                 /* OpenMP or passive team, as the products measure (busy-core fallback) */
   size_t           workspace_bytes;
 
   /* the device copy (GPU backends): a bsrc_cuda_matrix, and what it holds */

@@ -196,11 +196,12 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeView_Private(Mat A, PetscVie
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
   if (!cpu) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s; MatMatMult with a dense matrix: one MatMult per column\n", TransposePaths[2]));
-  else if (b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose baij, no extra memory); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[1]));
+  else if (b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose baij, no extra memory); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[1]));
   else if (!t || !t->built) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built at the first transpose product); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0]));
   else
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (%" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %" PetscInt_FMT " tasks, %.3g MiB; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s)); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0], (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, (PetscInt)t->tasks.ntasks,
-                                     (double)t->T.nblocks * (double)(A->rmap->bs * A->rmap->bs * sizeof(PetscScalar) + 2 * sizeof(bsrk_idx)) / 1048576.0, t->builds, t->refreshes));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (%" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %" PetscInt_FMT " tasks, %.3g MiB; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s)); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0],
+                                     (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, (PetscInt)t->tasks.ntasks, (double)t->T.nblocks * (double)(A->rmap->bs * A->rmap->bs * sizeof(PetscScalar) + 2 * sizeof(bsrk_idx)) / 1048576.0, t->builds, t->refreshes));
   PetscFunctionReturn(0);
 }
 
