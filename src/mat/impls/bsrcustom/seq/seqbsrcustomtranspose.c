@@ -29,6 +29,8 @@ typedef struct {
   PetscInt         nonzero_block_rows; /* of A^T, for the flop count */
   bsrk_team        team;
   PetscInt         builds, refreshes;
+  void            *spmm_ws; /* the block SpMM's workspace (carries, row-major copy of B), kept for the next product */
+  size_t           spmm_ws_bytes;
 } SeqTransposeCopy;
 
 static const char *const TransposePaths[] = {"cached transposed copy, task kernel", "BAIJ's serial transpose product", "BAIJ's host transpose product (GPU backend)"};
@@ -41,7 +43,8 @@ static PetscErrorCode BSRKCheckT(Mat A, bsrk_status st, const char *what)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SeqTransposeCopyFree(Mat A)
+/* frees the transposed copy; all: the SpMM workspace and the context too */
+static PetscErrorCode SeqTransposeCopyFree(Mat A, PetscBool all)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   SeqTransposeCopy *t = (SeqTransposeCopy *)b->transpose;
@@ -51,7 +54,30 @@ static PetscErrorCode SeqTransposeCopyFree(Mat A)
   bsrk_transpose_free(&t->T);
   bsrk_partition_free(&t->tasks);
   PetscCall(PetscFree(t->workspace));
-  PetscCall(PetscFree(b->transpose));
+  t->workspace_bytes = 0;
+  t->built           = PETSC_FALSE;
+  t->tasks_wanted    = -1;
+  if (all) {
+    PetscCall(PetscFree(t->spmm_ws));
+    PetscCall(PetscFree(b->transpose));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* the context, made at its first use */
+static PetscErrorCode SeqTransposeCopyContext(Mat A, SeqTransposeCopy **copy)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!b->transpose) {
+    SeqTransposeCopy *t;
+    PetscCall(PetscNew(&t));
+    bsrk_team_init(&t->team);
+    t->tasks_wanted = -1;
+    b->transpose    = t;
+  }
+  *copy = (SeqTransposeCopy *)b->transpose;
   PetscFunctionReturn(0);
 }
 
@@ -68,7 +94,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomOnCPU_Private(Mat A, PetscBool *cpu)
 static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  SeqTransposeCopy *t;
+  SeqTransposeCopy *t = NULL;
   bsrk_matrix       M;
   PetscObjectState  state;
   PetscInt          wanted = b->set.nthreads * b->set.chunks_per_thread;
@@ -76,12 +102,7 @@ static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomPrepare_Private(A, &M)); /* A's tasks and structure generation first */
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (!b->transpose) {
-    PetscCall(PetscNew(&t));
-    bsrk_team_init(&t->team);
-    b->transpose = t;
-  }
-  t = (SeqTransposeCopy *)b->transpose;
+  PetscCall(SeqTransposeCopyContext(A, &t));
   if (!t->built || t->structure_generation != b->structure_generation || t->T.nblocks != M.rowptr[M.nbrows] || t->T.M.nbcols != M.nbrows || t->T.M.nbrows != M.nbcols) {
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
     t->built = PETSC_FALSE;
@@ -132,9 +153,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscSc
   if (!cpu || b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ) { /* BAIJ's (it logs its flops) */
     MatBSRCustomTransposeOps *ops = &b->baij_transpose_ops;
     PetscCheck(alpha == (PetscScalar)1.0 && (beta == (PetscScalar)0.0 || beta == (PetscScalar)1.0), PETSC_COMM_SELF, PETSC_ERR_SUP, "BAIJ's transpose products take alpha 1 and beta 0 or 1");
-    if (b->transpose) {
+    if (b->transpose && ((SeqTransposeCopy *)b->transpose)->built) {
       PetscCall(PetscInfo(A, "Freed the transposed copy: MatMultTranspose runs %s\n", TransposePaths[cpu ? 1 : 2]));
-      PetscCall(SeqTransposeCopyFree(A));
+      PetscCall(SeqTransposeCopyFree(A, PETSC_FALSE));
     }
     if (beta == (PetscScalar)0.0) PetscCall((*ops->multtranspose)(A, x, out));
     else PetscCall((*ops->multtransposeadd)(A, x, in, out));
@@ -208,22 +229,30 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeView_Private(Mat A, PetscVie
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, PetscScalar alpha, const PetscScalar *X, PetscInt ldx, PetscScalar beta, PetscScalar *Y, PetscInt ldy)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  SeqTransposeCopy *t = NULL;
   bsrk_matrix       M;
   size_t            bytes;
-  void             *ws = NULL;
   bsrk_threads      kind;
 
   PetscFunctionBegin;
   if (k < 1) PetscFunctionReturn(0);
   PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
-  bytes = bsrk_spmm_workspace_bytes(&M, &b->tasks, (bsrk_idx)k);
-  PetscCall(PetscMalloc(bytes, &ws));
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
   /* the threads MatMult's measurements chose (busy cores: the passive team); not timed into them */
   kind = b->set.cpu_busy_fallback && b->set.nthreads > 1 ? (bsrk_threads)b->team.mode : BSRK_THREADS_OPENMP;
-  PetscCall(BSRKCheckT(A, bsrk_tasks_spmm_on(&M, &b->tasks, kind, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, ws), "the block SpMM"));
+  if (k == 1) { /* one column: MatMult's kernel with its settings and workspace */
+    PetscCall(BSRKCheckT(A, bsrk_tasks_multadd_on(&M, &b->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, X, beta, Y, Y, b->workspace), "the task kernel"));
+  } else {
+    PetscCall(SeqTransposeCopyContext(A, &t));
+    bytes = bsrk_spmm_workspace_bytes(&M, &b->tasks, (bsrk_idx)k);
+    if (bytes > t->spmm_ws_bytes) { /* kept: a new allocation each product cost page faults on the copy of B */
+      PetscCall(PetscFree(t->spmm_ws));
+      PetscCall(PetscMalloc(bytes, &t->spmm_ws));
+      t->spmm_ws_bytes = bytes;
+    }
+    PetscCall(BSRKCheckT(A, bsrk_tasks_spmm_on(&M, &b->tasks, kind, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, t->spmm_ws), "the block SpMM"));
+  }
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
-  PetscCall(PetscFree(ws));
   {
     const PetscLogDouble bs = (PetscLogDouble)M.bs, nblocks = (PetscLogDouble)M.rowptr[M.nbrows];
     PetscCall(PetscLogFlops((PetscLogDouble)k * (2.0 * nblocks * bs * bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)b->nonzero_block_rows * bs : 0.0))));
@@ -326,7 +355,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomProductsInstall_Private(Mat A, PetscB
     if (A->ops->multhermitiantranspose == MatMultTranspose_SeqBSRCustom) A->ops->multhermitiantranspose = ops->multhermitiantranspose;
     if (A->ops->multhermitiantransposeadd == MatMultTransposeAdd_SeqBSRCustom) A->ops->multhermitiantransposeadd = ops->multhermitiantransposeadd;
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqdense_C", NULL));
-    PetscCall(SeqTransposeCopyFree(A));
+    PetscCall(SeqTransposeCopyFree(A, PETSC_TRUE));
   }
   PetscFunctionReturn(0);
 }
