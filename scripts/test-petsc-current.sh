@@ -10,7 +10,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$root/build-petsc-3.25.4
 start=$SECONDS
 "$root/scripts/setup.sh" --packages-only
-prefix=$("$root/scripts/petsc-build.sh" cpu | tee /dev/stderr | tail -n 1)
+# its progress to our stderr as it comes (through the inherited descriptor: reopening /dev/stderr
+# would truncate a log file it points to), its last line, the prefix, kept
+out=$(mktemp)
+"$root/scripts/petsc-build.sh" cpu | tee "$out" >&2
+prefix=$(tail -n 1 "$out")
+rm -f "$out"
 echo "test-petsc-current: PETSc ready after $((SECONDS - start)) s"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPETSC_DIR="$prefix" -DPETSC_ARCH= ${BSRCUSTOM_CMAKE_ARGS:-}
