@@ -2,6 +2,8 @@
 // and of bsrk_tasks_multadd (against bsrk_reference_multadd), for both shared-row modes.
 #include "bsrkernels.h"
 
+#include "test_bsr.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,42 +24,8 @@ using Idx = bsrk_idx;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kTol = 1e-13;
 
-struct Bsr {
-  Idx                 nbrows = 0, nbcols = 0, bs = 1;
-  std::vector<Idx>    rowptr{0};
-  std::vector<Idx>    colidx;
-  std::vector<double> values;
-
-  bsrk_matrix view() const { return bsrk_matrix{nbrows, nbcols, bs, rowptr.data(), colidx.data(), values.data()}; }
-  Idx         nblocks() const { return rowptr.back(); }
-  size_t      nrows() const { return (size_t)nbrows * bs; }
-  size_t      ncols() const { return (size_t)nbcols * bs; }
-};
-
-// Builds a BSR matrix from per-row block counts: sorted distinct random columns, random values.
-Bsr make_bsr(const std::vector<Idx> &counts, Idx nbcols, Idx bs, std::mt19937_64 &rng)
-{
-  Bsr A;
-  A.nbrows = (Idx)counts.size();
-  A.nbcols = nbcols;
-  A.bs     = bs;
-  A.rowptr.assign(counts.size() + 1, 0);
-  std::uniform_real_distribution<double> val(-1.0, 1.0);
-  std::vector<Idx>                       all(nbcols);
-  for (Idx j = 0; j < nbcols; ++j) all[j] = j;
-  for (size_t r = 0; r < counts.size(); ++r) {
-    const Idx n = std::min(counts[r], nbcols);
-    // partial Fisher-Yates: n distinct columns, then sorted as in BAIJ
-    for (Idx i = 0; i < n; ++i) std::swap(all[i], all[i + (Idx)(rng() % (uint64_t)(nbcols - i))]);
-    std::vector<Idx> cols(all.begin(), all.begin() + n);
-    std::sort(cols.begin(), cols.end());
-    A.colidx.insert(A.colidx.end(), cols.begin(), cols.end());
-    A.rowptr[r + 1] = A.rowptr[r] + n;
-  }
-  A.values.resize((size_t)A.nblocks() * bs * bs);
-  for (auto &v : A.values) v = val(rng);
-  return A;
-}
+using test_bsr::Bsr;
+using test_bsr::make_bsr;
 
 enum class Pattern {
   Random,

@@ -7,6 +7,8 @@
 // Block sizes 1-8 and 11; empty rows, empty columns and very long rows.
 #include "bsrk_products.h"
 
+#include "test_bsr.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,37 +25,8 @@ using Idx = bsrk_idx;
 
 const double kTol = 1e-13;
 
-struct Bsr {
-  Idx                 nbrows = 0, nbcols = 0, bs = 1;
-  std::vector<Idx>    rowptr{0};
-  std::vector<Idx>    colidx;
-  std::vector<double> values;
-  bsrk_matrix         view() const { return bsrk_matrix{nbrows, nbcols, bs, rowptr.data(), colidx.data(), values.data()}; }
-  Idx                 nblocks() const { return rowptr.back(); }
-};
-
-Bsr make_bsr(const std::vector<Idx> &counts, Idx nbcols, Idx bs, std::mt19937_64 &rng)
-{
-  Bsr A;
-  A.nbrows = (Idx)counts.size();
-  A.nbcols = nbcols;
-  A.bs     = bs;
-  A.rowptr.assign(counts.size() + 1, 0);
-  std::uniform_real_distribution<double> val(-1.0, 1.0);
-  std::vector<Idx>                       all(nbcols);
-  for (Idx j = 0; j < nbcols; ++j) all[j] = j;
-  for (size_t r = 0; r < counts.size(); ++r) {
-    const Idx n = std::min(counts[r], nbcols);
-    for (Idx i = 0; i < n; ++i) std::swap(all[i], all[i + (Idx)(rng() % (uint64_t)(nbcols - i))]);
-    std::vector<Idx> cols(all.begin(), all.begin() + n);
-    std::sort(cols.begin(), cols.end());
-    A.colidx.insert(A.colidx.end(), cols.begin(), cols.end());
-    A.rowptr[r + 1] = A.rowptr[r] + n;
-  }
-  A.values.resize((size_t)A.nblocks() * bs * bs);
-  for (auto &v : A.values) v = val(rng);
-  return A;
-}
+using test_bsr::Bsr;
+using test_bsr::make_bsr;
 
 // Row counts with the shapes of interest: mostly short rows, every seventh empty, one very long (all
 // block columns). Columns that no row picks give empty rows of A^T.
