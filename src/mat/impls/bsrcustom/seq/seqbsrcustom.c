@@ -15,7 +15,7 @@
 _Static_assert(MATBSRCUSTOM_MAX_CPU_PREFETCH == BSRK_MAX_PREFETCH_BYTES, "prefetch limits of bsrcustomimpl.h and bsrkernels.h differ");
 
 /* Error from the PETSc-free kernel layer -> PETSc error. */
-static PetscErrorCode BSRKCheck(Mat A, bsrk_status st, const char *what)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat A, bsrk_status st, const char *what)
 {
   PetscFunctionBegin;
   PetscCheck(st != BSRK_ERR_ALLOC, PetscObjectComm((PetscObject)A), PETSC_ERR_MEM, "Out of memory in %s", what);
@@ -79,7 +79,7 @@ static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
   b->structure_generation++;
   bsrk_partition_free(&b->tasks);
   b->tasks_built = PETSC_FALSE;
-  PetscCall(BSRKCheck(A, bsrk_partition_build(M.nbrows, M.rowptr, wanted, &b->tasks), "the task partition"));
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_partition_build(M.nbrows, M.rowptr, wanted, &b->tasks), "the task partition"));
   b->nonzero_block_rows = 0;
   for (PetscInt i = 0; i < M.nbrows; i++) b->nonzero_block_rows += (M.rowptr[i + 1] > M.rowptr[i]);
   bytes = bsrk_tasks_workspace_bytes(&b->tasks, M.bs);
@@ -115,23 +115,20 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M
   PetscFunctionReturn(0);
 }
 
-/* out = alpha*A*x + beta*in; in is not read when beta == 0. */
-static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+/*
+  out = alpha*M*x + beta*in on the cpu backend's task kernel (in is not read when beta == 0), M being
+  A's own BSR view or a matrix kept for A (its transposed copy), each with its tasks, thread team and
+  workspace; logs M's flops.
+*/
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_matrix *M, const bsrk_partition *tasks, bsrk_team *team, void *workspace, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const char *what)
 {
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)A->spptr;
-  bsrk_matrix        M;
   const PetscScalar *xa, *ina = NULL;
   PetscScalar       *outa;
   PetscBool          adapt;
   bsrk_threads       kind;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
-  PetscCall(MatSeqBSRCustomGetBSR(A, &M));
-  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !b->bound) { /* it logs its flops, as GPU flops */
-    PetscCall(MatSeqBSRCustomCUDAApply(A, &M, alpha, x, beta, in, out));
-    PetscFunctionReturn(0);
-  }
   PetscCall(VecGetArrayRead(x, &xa));
   if (beta == (PetscScalar)0.0) {
     PetscCall(VecGetArrayWrite(out, &outa));
@@ -144,14 +141,14 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
   }
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
   adapt = (PetscBool)(b->set.cpu_busy_fallback && b->set.nthreads > 1);
-  kind  = adapt ? bsrk_team_begin(&b->team, bsrk_team_clock()) : BSRK_THREADS_OPENMP;
-  PetscCall(BSRKCheck(A, bsrk_tasks_multadd_on(&M, &b->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, b->workspace), "the task kernel"));
+  kind  = adapt ? bsrk_team_begin(team, bsrk_team_clock()) : BSRK_THREADS_OPENMP;
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_multadd_on(M, tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, workspace), what));
   if (adapt) {
-    const int mode = b->team.mode;
-    bsrk_team_end(&b->team, bsrk_team_clock());
-    if (mode != b->team.mode)
-      PetscCall(PetscInfo(A, "%s (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team)\n", b->team.mode == BSRK_THREADS_PASSIVE ? "Cores busy: products on the passive team" : "Products on the OpenMP team again", 1e3 * b->team.mean[BSRK_THREADS_OPENMP],
-                          1e3 * b->team.mean[BSRK_THREADS_PASSIVE]));
+    const int mode = team->mode;
+    bsrk_team_end(team, bsrk_team_clock());
+    if (mode != team->mode)
+      PetscCall(PetscInfo(A, "%s (%s: measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team)\n", team->mode == BSRK_THREADS_PASSIVE ? "Cores busy: products on the passive team" : "Products on the OpenMP team again", what,
+                          1e3 * team->mean[BSRK_THREADS_OPENMP], 1e3 * team->mean[BSRK_THREADS_PASSIVE]));
   }
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
   PetscCall(VecRestoreArrayRead(x, &xa));
@@ -164,9 +161,26 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
     PetscCall(VecRestoreArrayWrite(out, &outa));
   }
   {
-    const PetscLogDouble bs = (PetscLogDouble)M.bs, nblocks = (PetscLogDouble)M.rowptr[M.nbrows];
-    PetscCall(PetscLogFlops(2.0 * nblocks * bs * bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)b->nonzero_block_rows * bs : 0.0)));
+    const PetscLogDouble bs = (PetscLogDouble)M->bs, nblocks = (PetscLogDouble)M->rowptr[M->nbrows];
+    PetscCall(PetscLogFlops(2.0 * nblocks * bs * bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)nonzero_block_rows * bs : 0.0)));
   }
+  PetscFunctionReturn(0);
+}
+
+/* out = alpha*A*x + beta*in; in is not read when beta == 0. */
+static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  bsrk_matrix       M;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
+  PetscCall(MatSeqBSRCustomGetBSR(A, &M));
+  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !b->bound) { /* it logs its flops, as GPU flops */
+    PetscCall(MatSeqBSRCustomCUDAApply(A, &M, alpha, x, beta, in, out));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatSeqBSRCustomRunTasks_Private(A, &M, &b->tasks, &b->team, b->workspace, b->nonzero_block_rows, alpha, x, beta, in, out, "the task kernel"));
   PetscFunctionReturn(0);
 }
 

@@ -72,5 +72,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscS
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out);
 /* the BSR view of A after the bookkeeping a product does first (tasks, structure generation) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M);
+/* kernel-layer status -> PETSc error naming what failed */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat, bsrk_status, const char *);
+/* out = alpha*M*x + beta*in on the task kernel, for A's own view or a matrix kept for A (seqbsrcustom.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_matrix *M, const bsrk_partition *tasks, bsrk_team *team, void *workspace, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const char *what);
 
 #endif

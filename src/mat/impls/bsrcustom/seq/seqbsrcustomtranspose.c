@@ -35,14 +35,6 @@ typedef struct {
 
 static const char *const TransposePaths[] = {"cached transposed copy, task kernel", "BAIJ's serial transpose product", "BAIJ's host transpose product (GPU backend)"};
 
-static PetscErrorCode BSRKCheckT(Mat A, bsrk_status st, const char *what)
-{
-  PetscFunctionBegin;
-  PetscCheck(st != BSRK_ERR_ALLOC, PetscObjectComm((PetscObject)A), PETSC_ERR_MEM, "Out of memory in %s", what);
-  PetscCheck(st == BSRK_OK, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s rejected its arguments (status %d)", what, (int)st);
-  PetscFunctionReturn(0);
-}
-
 /* frees the transposed copy; all: the SpMM workspace and the context too */
 static PetscErrorCode SeqTransposeCopyFree(Mat A, PetscBool all)
 {
@@ -107,7 +99,7 @@ static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
     t->built = PETSC_FALSE;
     bsrk_partition_free(&t->tasks);
-    PetscCall(BSRKCheckT(A, bsrk_transpose_build(&M, &t->T), "the transposed copy"));
+    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_transpose_build(&M, &t->T), "the transposed copy"));
     t->tasks_wanted       = -1;
     t->nonzero_block_rows = 0;
     for (PetscInt i = 0; i < t->T.M.nbrows; i++) t->nonzero_block_rows += (t->T.rowptr[i + 1] > t->T.rowptr[i]);
@@ -118,14 +110,14 @@ static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
     PetscCall(PetscInfo(A, "Built the transposed copy for MatMultTranspose: %" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows (bs %" PetscInt_FMT "), %.3g MiB\n", (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, (PetscInt)M.bs, (double)t->T.nblocks * (double)(M.bs * M.bs * sizeof(PetscScalar) + 2 * sizeof(bsrk_idx)) / 1048576.0));
   } else if (t->values_state != state) {
-    PetscCall(BSRKCheckT(A, bsrk_transpose_values(&M, &t->T, (int)b->set.nthreads), "the transposed copy's values"));
+    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_transpose_values(&M, &t->T, (int)b->set.nthreads), "the transposed copy's values"));
     t->values_state = state;
     t->refreshes++;
   }
   if (t->tasks_wanted != wanted) {
     size_t bytes;
     bsrk_partition_free(&t->tasks);
-    PetscCall(BSRKCheckT(A, bsrk_partition_build(t->T.M.nbrows, t->T.M.rowptr, wanted, &t->tasks), "the transposed copy's task partition"));
+    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_partition_build(t->T.M.nbrows, t->T.M.rowptr, wanted, &t->tasks), "the transposed copy's task partition"));
     bytes = bsrk_tasks_workspace_bytes(&t->tasks, M.bs);
     if (bytes > t->workspace_bytes) {
       PetscCall(PetscFree(t->workspace));
@@ -141,12 +133,9 @@ static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
 
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
 {
-  Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)A->spptr;
-  SeqTransposeCopy  *t = NULL;
-  const PetscScalar *xa, *ina = NULL;
-  PetscScalar       *outa;
-  PetscBool          cpu, adapt;
-  bsrk_threads       kind;
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  SeqTransposeCopy *t = NULL;
+  PetscBool         cpu;
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
@@ -162,35 +151,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscSc
     PetscFunctionReturn(0);
   }
   PetscCall(SeqTransposeCopyUpdate(A, &t));
-  PetscCall(VecGetArrayRead(x, &xa));
-  if (beta == (PetscScalar)0.0) {
-    PetscCall(VecGetArrayWrite(out, &outa));
-  } else if (in == out) {
-    PetscCall(VecGetArray(out, &outa));
-    ina = outa;
-  } else {
-    PetscCall(VecGetArrayRead(in, &ina));
-    PetscCall(VecGetArrayWrite(out, &outa));
-  }
-  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  adapt = (PetscBool)(b->set.cpu_busy_fallback && b->set.nthreads > 1);
-  kind  = adapt ? bsrk_team_begin(&t->team, bsrk_team_clock()) : BSRK_THREADS_OPENMP;
-  PetscCall(BSRKCheckT(A, bsrk_tasks_multadd_on(&t->T.M, &t->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, t->workspace), "the task kernel (transposed copy)"));
-  if (adapt) bsrk_team_end(&t->team, bsrk_team_clock());
-  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  if (beta == (PetscScalar)0.0) {
-    PetscCall(VecRestoreArrayWrite(out, &outa));
-  } else if (in == out) {
-    PetscCall(VecRestoreArray(out, &outa));
-  } else {
-    PetscCall(VecRestoreArrayRead(in, &ina));
-    PetscCall(VecRestoreArrayWrite(out, &outa));
-  }
-  {
-    const PetscLogDouble bs = (PetscLogDouble)A->rmap->bs, nblocks = (PetscLogDouble)t->T.nblocks;
-    PetscCall(PetscLogFlops(2.0 * nblocks * bs * bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)t->nonzero_block_rows * bs : 0.0)));
-  }
+  PetscCall(MatSeqBSRCustomRunTasks_Private(A, &t->T.M, &t->tasks, &t->team, t->workspace, t->nonzero_block_rows, alpha, x, beta, in, out, "the task kernel (transposed copy)"));
   PetscFunctionReturn(0);
 }
 
@@ -241,7 +202,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, Petsc
   /* the threads MatMult's measurements chose (busy cores: the passive team); not timed into them */
   kind = b->set.cpu_busy_fallback && b->set.nthreads > 1 ? (bsrk_threads)b->team.mode : BSRK_THREADS_OPENMP;
   if (k == 1) { /* one column: MatMult's kernel with its settings and workspace */
-    PetscCall(BSRKCheckT(A, bsrk_tasks_multadd_on(&M, &b->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, X, beta, Y, Y, b->workspace), "the task kernel"));
+    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_multadd_on(&M, &b->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, X, beta, Y, Y, b->workspace), "the task kernel"));
   } else {
     PetscCall(SeqTransposeCopyContext(A, &t));
     bytes = bsrk_spmm_workspace_bytes(&M, &b->tasks, (bsrk_idx)k);
@@ -250,7 +211,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, Petsc
       PetscCall(PetscMalloc(bytes, &t->spmm_ws));
       t->spmm_ws_bytes = bytes;
     }
-    PetscCall(BSRKCheckT(A, bsrk_tasks_spmm_on(&M, &b->tasks, kind, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, t->spmm_ws), "the block SpMM"));
+    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_spmm_on(&M, &b->tasks, kind, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, t->spmm_ws), "the block SpMM"));
   }
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
   {
