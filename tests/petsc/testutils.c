@@ -113,6 +113,13 @@ PetscErrorCode TestGPUMissing(PetscBool *missing, char *reason, size_t len)
 
 PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *failures, const char *what)
 {
+  PetscFunctionBegin;
+  PetscCall(TestCompareProductsOn(A, Ref, tol, PETSC_TRUE, failures, what));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestCompareProductsOn(Mat A, Mat Ref, PetscReal tol, PetscBool own_vectors, PetscInt *failures, const char *what)
+{
   MPI_Comm    comm = PetscObjectComm((PetscObject)A);
   Vec         x, y, yr, z, zr, w, wr;
   PetscReal   rel;
@@ -146,7 +153,7 @@ PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *fail
   PetscCall(MatMultAdd(A, x, w, w));
   PetscCall(TestRelDiff(w, wr, &rel));
   TEST_CHECK(comm, rel <= tol, *failures, "%s: MatMultAdd(z == y) differs by %g", what, (double)rel);
-  { /* the same on A's own vectors where they are of another type (CUDA vectors of a GPU backend) */
+  if (own_vectors) { /* the same on A's own vectors where they are of another type (CUDA vectors of a GPU backend) */
     Vec       xa, ya, wa;
     VecType   ta, tr;
     PetscBool same;

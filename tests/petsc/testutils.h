@@ -22,8 +22,11 @@ PetscErrorCode TestGPUMissing(PetscBool *missing, char *reason, size_t len);
 #define TEST_SKIP_CODE 77
 
 /* y = A x (y filled with garbage first: it must not be read), z = A x + w, w = A x + w in place,
-   each against Ref to the relative tolerance tol; failures are counted and printed. */
+   each against Ref to the relative tolerance tol, on Ref's vectors and, where A's own vectors are of
+   another type (CUDA vectors of a GPU backend), on those too; failures are counted and printed. */
 PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *failures, const char *what);
+/* The same, on A's own vectors only when own_vectors is true. */
+PetscErrorCode TestCompareProductsOn(Mat A, Mat Ref, PetscReal tol, PetscBool own_vectors, PetscInt *failures, const char *what);
 
 /* How often the log event `name` has run (logging must be on: PetscLogDefaultBegin()). */
 PetscErrorCode TestEventCount(const char *name, PetscLogDouble *count);

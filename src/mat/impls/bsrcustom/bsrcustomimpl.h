@@ -115,6 +115,7 @@ PETSC_INTERN PetscInt       MatBSRCustomDefaultThreads(void);
 PETSC_INTERN PetscErrorCode MatBSRCustomBlockColoring_Private(Mat, ISColoring, ISColoring *);
 /* runs fn (BAIJ's FD coloring create or set-up) under the base type name with a block coloring */
 PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringCall_Private(Mat, MatType, MatType, PetscErrorCode (*)(Mat, ISColoring, MatFDColoring), ISColoring, MatFDColoring);
+PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringHostWork_Private(MatFDColoring);
 
 /* *B, a seqbaij or mpibaij matrix that a base-type operation just made from `from` (ours), becomes
    ours in place with from's settings; other types are left alone (bsrcustomderived.c). */

@@ -175,6 +175,39 @@ PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringCall_Private(Mat A, MatType ba
   PetscFunctionReturn(0);
 }
 
+/* The FD coloring's work vectors w1 and w2 (F(x) and F(x + dx)) come from MatCreateVecs, which gives
+   CUDA vectors for a GPU backend on a CUDA PETSc; PETSc binds them to the CPU at once, because its
+   coloring code reads them entry by entry on the host. On several ranks PETSc 3.25.4's AIJ-path
+   coloring (block size 1) then builds a wrong Jacobian from them: DMDA programs with -snes_fd_color
+   stop in the line search after the first Newton step, with MATAIJCUSPARSE as with ours, while BAIJ,
+   whose MatCreateVecs gives host vectors, converges. So ours get host vectors of the same layout, as
+   BAIJ's do; the function value already stored in w1 (MatFDColoringSetF) is kept. */
+PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringHostWork_Private(MatFDColoring c)
+{
+  Vec        *w[2] = {&c->w1, &c->w2};
+  VecType     type;
+  PetscBool   host;
+  PetscLayout map;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    Vec v = *w[k], h;
+
+    if (!v) continue;
+    PetscCall(VecGetType(v, &type));
+    PetscCall(PetscStrInList(type, VECSEQ "," VECMPI "," VECSTANDARD, ',', &host));
+    if (host) continue;
+    PetscCall(VecGetLayout(v, &map));
+    PetscCall(VecCreate(PetscObjectComm((PetscObject)v), &h));
+    PetscCall(VecSetLayout(h, map));
+    PetscCall(VecSetType(h, VECSTANDARD));
+    if (k == 0) PetscCall(VecCopy(v, h));
+    PetscCall(VecDestroy(w[k]));
+    *w[k] = h;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* AIJ (and anything else) -> ours: through the base BAIJ type, whose converters know the block size,
    then the in-place convert of our type. */
 PETSC_INTERN PetscErrorCode MatBSRCustomConvertViaBase_Private(Mat A, MatType base, PetscErrorCode (*inplace)(Mat, MatType, MatReuse, Mat *), MatType type, MatReuse reuse, Mat *newmat)

@@ -340,6 +340,7 @@ static PetscErrorCode MatFDColoringSetUp_MPIBSRCustom(Mat A, ISColoring iscolori
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatBSRCustomFDColoringCall_Private(A, MATMPIBAIJ, MATMPIBSRCUSTOM, c->baij_fdcoloringsetup, iscoloring, fd));
+  PetscCall(MatBSRCustomFDColoringHostWork_Private(fd));
   PetscFunctionReturn(0);
 }
 

@@ -279,6 +279,7 @@ static PetscErrorCode MatFDColoringSetUp_SeqBSRCustom(Mat A, ISColoring iscolori
 {
   PetscFunctionBegin;
   PetscCall(MatBSRCustomFDColoringCall_Private(A, MATSEQBAIJ, MATSEQBSRCUSTOM, ((Mat_SeqBSRCustom *)A->spptr)->baij_fdcoloringsetup, iscoloring, c));
+  PetscCall(MatBSRCustomFDColoringHostWork_Private(c));
   PetscFunctionReturn(0);
 }
 
