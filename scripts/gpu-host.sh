@@ -130,7 +130,8 @@ petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | nvml)
       mkdir -p "$OUT/scale"
       exe=$B/bench/bench_matmult E=$B/examples/ksp_block_elasticity L=$B/src/mat/impls/bsrcustom/libpetscbsrcustom.so
       mopts=(-bench_types aijcusparse,bsrcustom -mat_bsrcustom_backend cuda -bench_sweep false -bench_loaded false -bench_one_rank false
-        -bench_trials 5 -bench_time_budget 1 -bench_warmup 3 -bench_matrices "${SCALE_MATRICES:-thesis,stencil27}" -stream_mb 40)
+        -bench_trials 5 -bench_time_budget 1 -bench_warmup 3 -bench_matrices "${SCALE_MATRICES:-thesis,stencil27}" -stream_mb 40
+        -bench_transpose "${SCALE_TRANSPOSE:-false}" -bench_spmm "${SCALE_SPMM:-1}")
       msize() { # gpus -> matrix options: 80,000 rows x 1,600 nonzeros (1.0 GB) and 82^3 nodes (1.05 GB) per GPU
         echo "-thesis_rows $((80000 * $1)) -thesis_density $(python3 -c "print(1600/(80000*$1))") -stencil_n $(python3 -c "print(round(82 * $1 ** (1/3)))")"
       }
