@@ -145,11 +145,16 @@ TEST(TransposeCopyEdge, EmptyAndRejected)
 
 INSTANTIATE_TEST_SUITE_P(BlockSizes, TransposeCopy, ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 11));
 
-class SpMM : public ::testing::TestWithParam<std::tuple<Idx, Idx>> { };
+// the third parameter: the portable column chunks (0) or the AVX2 + FMA ones (1)
+class SpMM : public ::testing::TestWithParam<std::tuple<Idx, Idx, int>> {
+protected:
+  void TearDown() override { bsrk_spmm_use_avx2(1); } // back to the default choice
+};
 
 TEST_P(SpMM, MatchesColumnByColumnReference)
 {
-  const auto [bs, k] = GetParam();
+  const auto [bs, k, avx2] = GetParam();
+  if (bsrk_spmm_use_avx2(avx2) != avx2) GTEST_SKIP() << "this CPU lacks AVX2 or FMA";
   std::mt19937_64 rng(77 * bs + k);
   for (auto [nbrows, nbcols] : std::vector<std::pair<Idx, Idx>>{{1, 1}, {41, 29}, {120, 120}}) {
     const Bsr     A = make_bsr(shape_counts(nbrows, nbcols, rng), nbcols, bs, rng);
@@ -170,7 +175,7 @@ TEST_P(SpMM, MatchesColumnByColumnReference)
           Partition P;
           ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), ntasks, &P.p), BSRK_OK);
           std::vector<double> ws(bsrk_spmm_workspace_bytes(&view, &P.p, k) / sizeof(double) + 1);
-          const std::string   what = "bs " + std::to_string(bs) + " k " + std::to_string(k) + " " + std::to_string(nbrows) + "x" + std::to_string(nbcols) + " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " tasks " + std::to_string(ntasks) + " threads " + std::to_string(threads);
+          const std::string   what = std::string(avx2 ? "avx2 " : "portable ") + "bs " + std::to_string(bs) + " k " + std::to_string(k) + " " + std::to_string(nbrows) + "x" + std::to_string(nbcols) + " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " tasks " + std::to_string(ntasks) + " threads " + std::to_string(threads);
           std::vector<double> Y(ldy * k, 1234.5); // the padding beyond each column must stay
           ASSERT_EQ(bsrk_tasks_spmm(&view, &P.p, threads, k, alpha, X.data(), ldx, beta, In.data(), ldin, Y.data(), ldy, ws.data()), BSRK_OK);
           for (Idx j = 0; j < k; ++j) {
@@ -194,7 +199,8 @@ TEST_P(SpMM, MatchesColumnByColumnReference)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(BlockSizesAndColumns, SpMM, ::testing::Combine(::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 11), ::testing::Values(1, 2, 3, 8, 17)));
+// k 6, 12, 17: the chunks of 8, 4, 2 and 1 columns after one another
+INSTANTIATE_TEST_SUITE_P(BlockSizesAndColumns, SpMM, ::testing::Combine(::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 11), ::testing::Values(1, 2, 3, 6, 8, 12, 17), ::testing::Values(0, 1)));
 
 TEST(SpMMEdge, EmptyMatrixAndZeroColumnsAndBadArguments)
 {

@@ -52,6 +52,10 @@ size_t bsrk_spmm_workspace_bytes(const bsrk_matrix *A, const bsrk_partition *p, 
 bsrk_status bsrk_tasks_spmm(const bsrk_matrix *A, const bsrk_partition *p, int nthreads, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *In, bsrk_idx ldin, double *Y, bsrk_idx ldy, void *workspace);
 /* the same on the chosen threads (bsrk_tasks_spmm: the OpenMP team); the result does not depend on it */
 bsrk_status bsrk_tasks_spmm_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *In, bsrk_idx ldin, double *Y, bsrk_idx ldy, void *workspace);
+/* The SpMM's column chunks: mode 0 the portable (SSE2) ones, 1 (or -1 before any choice) the AVX2 +
+   FMA ones where the CPU has both, -1 only asks. Returns 1 when the AVX2 chunks are in use. The
+   default is the AVX2 chunks where the CPU has them; both give the same sums to rounding. */
+int bsrk_spmm_use_avx2(int mode);
 
 #ifdef __cplusplus
 }
