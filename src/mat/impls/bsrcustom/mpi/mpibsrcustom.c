@@ -106,6 +106,7 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
   PetscCall(VecDestroy(&c->ghost_x_dev));
+  PetscCall(MatMPIBSRCustomTransposeHaloFree_Private(c));
 #if defined(BSRCUSTOM_HAVE_CUDA)
   PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
 #endif
@@ -122,6 +123,45 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   PetscCall(ISDestroy(&from));
   PetscCall(ISDestroy(&to));
   PetscCall(PetscInfo(A, "Halo: %" PetscInt_FMT " ghost block columns\n", nghost));
+  PetscFunctionReturn(0);
+}
+
+/* MPIBAIJ changes its blocks' values through their operations directly at times (MatDiagonalScale
+   does), which leaves the blocks' object state, and so their device copies and transposed copies,
+   behind: a change of A's state is passed on to both blocks, whose next products take their values
+   again */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscObjectState  st;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+  if (st != c->blocks_state) {
+    PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
+    if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
+    c->blocks_state = st;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* the ghost vector for products on x: the host one, or on_device (x a CUDA vector) the device one,
+   made at its first use */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (on_device) {
+    if (!c->ghost_x_dev) {
+      PetscInt n;
+      PetscCall(VecGetLocalSize(c->ghost_x, &n));
+      PetscCall(VecCreate(PETSC_COMM_SELF, &c->ghost_x_dev));
+      PetscCall(VecSetSizes(c->ghost_x_dev, n, n));
+      PetscCall(VecSetType(c->ghost_x_dev, VECSEQCUDA));
+    }
+    *ghost = c->ghost_x_dev;
+  } else *ghost = c->ghost_x;
   PetscFunctionReturn(0);
 }
 
@@ -153,29 +193,9 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   gpu = (PetscBool)(c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !c->bound);
-  if (gpu) {
-    /* MPIBAIJ changes its blocks' values through their operations directly at times (MatDiagonalScale
-       does), which leaves the blocks' object state, and so their device copies, behind: a change of
-       A's state is passed on to both blocks, whose next products upload their values again */
-    PetscObjectState st;
-    PetscCall(PetscObjectStateGet((PetscObject)A, &st));
-    if (st != c->blocks_state) {
-      PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
-      if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
-      c->blocks_state = st;
-    }
-  }
+  if (gpu) PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
   if (gpu) PetscCall(MatBSRCustomVecOnDevice_Private(x, &on_device));
-  if (on_device) {
-    if (!c->ghost_x_dev) {
-      PetscInt n;
-      PetscCall(VecGetLocalSize(c->ghost_x, &n));
-      PetscCall(VecCreate(PETSC_COMM_SELF, &c->ghost_x_dev));
-      PetscCall(VecSetSizes(c->ghost_x_dev, n, n));
-      PetscCall(VecSetType(c->ghost_x_dev, VECSEQCUDA));
-    }
-    ghost = c->ghost_x_dev;
-  } else ghost = c->ghost_x;
+  PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
   if (gpu && !on_device) PetscCall(MatBSRCustomCheckHostVectors_Private(A, x));
   if (gpu && !on_device) { /* before the exchange and the split take their arrays */
     PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, x));
@@ -739,6 +759,7 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
   PetscCall(VecDestroy(&c->ghost_x_dev));
+  PetscCall(MatMPIBSRCustomTransposeHaloFree_Private(c));
 #if defined(BSRCUSTOM_HAVE_CUDA)
   PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
 #endif
