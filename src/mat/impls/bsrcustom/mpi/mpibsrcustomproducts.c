@@ -27,8 +27,8 @@
 #include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 #include <petscsf.h>
 
-/* our context, and whether our products can run: both blocks seqbsrcustom on the cpu kernel (else
-   MPIBAIJ's transpose and one MatMult per column of a dense matrix) */
+/* our context, and whether our products with dense matrices can run: both blocks seqbsrcustom on the
+   cpu kernel (else one MatMult per column) */
 static PetscErrorCode MatMPIBSRCustomProductsContext(Mat A, Mat_MPIBSRCustom **c, PetscBool *cpu)
 {
   PetscBool ours[2] = {PETSC_FALSE, PETSC_FALSE};
