@@ -46,6 +46,8 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
   -bench_spmm <1,4,8,32>   : MatMatMult with a dense matrix of k columns (MAT_REUSE_MATRIX) per column, beside one MatMult\n\
                              (interleaved), for each k of the list (empty: none); column results checked against MatMult\n\
   -bench_target_transpose <0.7> : target (cpu backend): MatMultTranspose throughput at least this times MatMult's, all threads\n\
+  -bench_target_transpose_gpu <0.85> : target (GPU backends): MatMultTranspose (the transposed copy on the GPU) throughput at least\n\
+                             this times MatMult's\n\
   -bench_target_spmm <0.4> : target (cpu backend): MatMatMult with 8 columns at most this times a MatMult per column\n\
 Block rows are split evenly over the MPI ranks. The STREAM triad runs on all ranks at once, each with\n\
 omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth is the aggregate of all ranks.\n\n";
@@ -1289,9 +1291,11 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
 
 /* ---------------------------------------------------------------- transposes and SpMM (-bench_transpose, -bench_spmm) */
 typedef struct {
-  char      type[64];
-  PetscBool cpu_bsr; /* a bsrcustom type on the cpu backend: the targets are about these */
-  double    t_mult, t_trans, diff;
+  char        type[64];
+  PetscBool   cpu_bsr; /* a bsrcustom type on the cpu backend: the cpu targets are about these */
+  PetscBool   gpu_bsr; /* a bsrcustom type on a GPU backend, its transposed copy on the device: the GPU target */
+  const char *path;    /* where its MatMultTranspose runs */
+  double      t_mult, t_trans, diff;
 } TransposeRow;
 
 typedef struct {
@@ -1311,6 +1315,31 @@ static PetscErrorCode IsCPUBSRCustom(Mat A, PetscBool *cpu_bsr)
   PetscFunctionReturn(0);
 }
 
+/* where A's MatMultTranspose runs (bsrcustom: its settings say; the library's MatView has the details),
+   and whether that is the transposed copy on the GPU */
+static PetscErrorCode TransposePath(Mat A, PetscBool *gpu_bsr, const char **path)
+{
+  MatBSRCustomBackend       backend = MAT_BSRCUSTOM_BACKEND_CPU;
+  MatBSRCustomTransposeMode mode    = MAT_BSRCUSTOM_TRANSPOSE_CACHED;
+  PetscBool                 bsr, bound = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
+  *gpu_bsr = PETSC_FALSE;
+  *path    = "the type's own";
+  if (!bsr) PetscFunctionReturn(0);
+  PetscCall(MatBSRCustomGetBackend(A, &backend));
+  PetscCall(MatBSRCustomGetTranspose(A, &mode));
+  PetscCall(MatBoundToCPU(A, &bound));
+  if (mode == MAT_BSRCUSTOM_TRANSPOSE_BAIJ) *path = "BAIJ's serial code (host)";
+  else if (backend == MAT_BSRCUSTOM_BACKEND_CPU || bound) *path = "cached copy, task kernel";
+  else {
+    *path    = "cached copy on the GPU";
+    *gpu_bsr = PETSC_TRUE;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* MatMultTranspose(A, xt, yt) beside MatMult(A, x, y), in interleaved trials; the transpose product is
    checked against ytref (the first type's, kept there when *have_ref is still false) */
 static PetscErrorCode BenchTranspose(Mat A, Vec x, Vec y, Vec xtref, Vec ytref, PetscBool *have_ref, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, TransposeRow *row)
@@ -1324,6 +1353,7 @@ static PetscErrorCode BenchTranspose(Mat A, Vec x, Vec y, Vec xtref, Vec ytref, 
   PetscCall(MatGetType(A, &mtype));
   PetscCall(PetscStrncpy(row->type, mtype, sizeof(row->type)));
   PetscCall(IsCPUBSRCustom(A, &row->cpu_bsr));
+  PetscCall(TransposePath(A, &row->gpu_bsr, &row->path));
   PetscCall(MatCreateVecs(A, &yt, &xt));
   PetscCall(VecCopy(xtref, xt));
   PetscCall(MatMultTranspose(A, xt, yt));
@@ -1396,15 +1426,20 @@ static PetscErrorCode BenchSpMM(Mat A, Vec x, Vec y, PetscInt k, PetscInt seed, 
   PetscFunctionReturn(0);
 }
 
-/* The transpose and SpMM tables of one matrix, and their TARGET lines (cpu backend only) */
-static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_type[], PetscInt ntypes, const TransposeRow tr[], PetscBool dotranspose, const SpMMRow sp[], PetscInt nk, PetscBool gpu_run, PetscReal target_transpose, PetscReal target_spmm)
+/* The transpose and SpMM tables of one matrix, and their TARGET lines (cpu backend; the transpose's on the GPU backends too) */
+static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_type[], PetscInt ntypes, const TransposeRow tr[], PetscBool dotranspose, const SpMMRow sp[], PetscInt nk, PetscBool gpu_run, PetscReal target_transpose, PetscReal target_transpose_gpu, PetscReal target_spmm)
 {
   PetscFunctionBeginUser;
   if (dotranspose) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatMultTranspose, %s (medians of interleaved trials with the type's own MatMult; throughput = Mult ms / MultT ms; vs %s = its transpose ms / this one's)\n", matrix, ref_type));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9s %9s %10s %9s %9s\n", "matrix", "type", "Mult ms", "MultT ms", "throughput", "vs ref", "reldiff"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  MatMultTranspose, %s (medians of interleaved trials with the type's own MatMult; throughput = Mult ms / MultT ms; MultT/Mult = MultT ms / Mult ms; vs %s = its transpose ms / this one's)\n", matrix, ref_type));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9s %9s %10s %10s %9s %9s  %s\n", "matrix", "type", "Mult ms", "MultT ms", "throughput", "MultT/Mult", "vs ref", "reldiff", "transpose path"));
     for (PetscInt it = 0; it < ntypes; it++)
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9.3f %9.3f %10.3f %9.3f %9.1e\n", matrix, tr[it].type, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[it].t_mult / tr[it].t_trans, tr[0].t_trans / tr[it].t_trans, tr[it].diff));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %9.3f %9.3f %10.3f %10.3f %9.3f %9.1e  %s\n", matrix, tr[it].type, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[it].t_mult / tr[it].t_trans, tr[it].t_trans / tr[it].t_mult,
+                            tr[0].t_trans / tr[it].t_trans, tr[it].diff, tr[it].path));
+    for (PetscInt it = 0; it < ntypes && gpu_run; it++)
+      if (tr[it].gpu_bsr)
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s MatMultTranspose on the GPU (transposed copy) throughput at least %.2fx its MatMult's: %.3fx (MatMult %.3f ms, MatMultTranspose %.3f ms, MultT/Mult %.3f; %.3fx %s's transpose): %s\n", matrix,
+                              tr[it].type, (double)target_transpose_gpu, tr[it].t_mult / tr[it].t_trans, 1e3 * tr[it].t_mult, 1e3 * tr[it].t_trans, tr[it].t_trans / tr[it].t_mult, tr[0].t_trans / tr[it].t_trans, ref_type, tr[it].t_mult / tr[it].t_trans >= target_transpose_gpu ? "PASS" : "MISS"));
     for (PetscInt it = 0; it < ntypes && !gpu_run; it++)
       if (tr[it].cpu_bsr)
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s MatMultTranspose throughput at least %.2fx its MatMult's, all threads: %.3fx (MatMult %.3f ms, MatMultTranspose %.3f ms; %.3fx %s's transpose): %s\n", matrix, tr[it].type, (double)target_transpose,
@@ -1442,7 +1477,7 @@ int main(int argc, char **argv)
   PetscBool     dotranspose      = PETSC_TRUE;
   PetscInt      spmm_k[MAX_LIST] = {1, 4, 8, 32}, nspmm = MAX_LIST;
   PetscBool     setk;
-  PetscReal     target_transpose = 0.7, target_spmm = 0.4;
+  PetscReal     target_transpose = 0.7, target_transpose_gpu = 0.85, target_spmm = 0.4;
   TransposeRow *trow;
   SpMMRow      *srow;
   PetscMPIInt   size;
@@ -1491,6 +1526,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-bench_transpose", "MatMultTranspose of every type beside its MatMult", "MatMultTranspose", dotranspose, &dotranspose, NULL));
   PetscCall(PetscOptionsIntArray("-bench_spmm", "Columns k of the MatMatMult with a dense matrix (per column against one MatMult)", "MatMatMult", spmm_k, &nspmm, &setk));
   PetscCall(PetscOptionsReal("-bench_target_transpose", "Target (cpu backend): MatMultTranspose throughput / MatMult's", "bench_matmult.c", target_transpose, &target_transpose, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_transpose_gpu", "Target (GPU backends): MatMultTranspose throughput / MatMult's", "bench_matmult.c", target_transpose_gpu, &target_transpose_gpu, NULL));
   PetscCall(PetscOptionsReal("-bench_target_spmm", "Target (cpu backend): MatMatMult with 8 columns per column / one MatMult", "bench_matmult.c", target_spmm, &target_spmm, NULL));
   PetscOptionsEnd();
   if (!setk) nspmm = 4;
@@ -1653,7 +1689,7 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&z));
       if (A != base) PetscCall(MatDestroy(&A));
     }
-    PetscCall(PrintTransposeSpMM(spec.name, types[0], ntypes, trow, dotranspose, srow, nspmm, gpu_run, target_transpose, target_spmm));
+    PetscCall(PrintTransposeSpMM(spec.name, types[0], ntypes, trow, dotranspose, srow, nspmm, gpu_run, target_transpose, target_transpose_gpu, target_spmm));
     PetscCall(VecDestroy(&xtref));
     PetscCall(VecDestroy(&ytref));
     if (nov > nov0) {

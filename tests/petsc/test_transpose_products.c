@@ -8,8 +8,13 @@ static const char help[] = "Transpose products and products with dense matrices 
                            "                       dimension larger than its rows; MAT_REUSE_MATRIX after new values; one kernel pass\n"
                            "  ksp_bicg_lsqr        KSP BiCG and LSQR iteration counts equal to MATBAIJ's (a nonsymmetric operator)\n"
                            "  kspmatsolve_cg       KSPMatSolve with CG against k separate KSPSolve\n"
+                           "  gpu_transpose_vs_baij  GPU backends: the transposed copy on the device against MATBAIJ, bs 1,2,3,5,8,11, empty and\n"
+                           "                       long rows, host and the matrix's own vectors, that it ran on the GPU; -mat_bsrcustom_transpose baij\n"
+                           "  gpu_transpose_refresh  GPU: after MatScale, MatDiagonalScale, MatSetValues (values) and a new block (structure); MatBindToCPU\n"
+                           "  gpu_transpose_flops  GPU, one rank: one MatMultTranspose logs its flops once\n"
                            "Options: -nbrows <n> block rows per rank, -max_threads <t>.\n";
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutils.h"
@@ -28,14 +33,15 @@ static PetscErrorCode Check(Vec got, Vec want, const char *what)
   PetscFunctionReturn(0);
 }
 
-/* y = A^T x, z = w + A^T x, w = w + A^T x in place, and the Hermitian ones, against Ref's */
-static PetscErrorCode CompareTransposes(Mat A, Mat Ref, const char *what)
+/* y = A^T x, z = w + A^T x (z != w), w = w + A^T x in place, and the Hermitian ones, against Ref's,
+   on vectors of V's type (A's own: CUDA vectors of a GPU backend where PETSc has them; Ref's: host) */
+static PetscErrorCode CompareTransposesOn(Mat A, Mat Ref, Mat V, const char *what)
 {
   Vec  x, y, yr, w, z, zr, w2;
   char name[512];
 
   PetscFunctionBegin;
-  PetscCall(MatCreateVecs(A, &y, &x)); /* y: columns, x: rows */
+  PetscCall(MatCreateVecs(V, &y, &x)); /* y: columns, x: rows */
   PetscCall(VecDuplicate(y, &yr));
   PetscCall(VecDuplicate(y, &w));
   PetscCall(VecDuplicate(y, &z));
@@ -67,6 +73,13 @@ static PetscErrorCode CompareTransposes(Mat A, Mat Ref, const char *what)
   PetscCall(VecDestroy(&z));
   PetscCall(VecDestroy(&zr));
   PetscCall(VecDestroy(&w2));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CompareTransposes(Mat A, Mat Ref, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCall(CompareTransposesOn(A, Ref, A, what));
   PetscFunctionReturn(0);
 }
 
@@ -137,6 +150,17 @@ static PetscErrorCode CaseTransposeRefresh(PetscInt nbrows)
   PetscCall(SeqPart(A, &S));
   PetscCall(TestViewInfoText(S, text, sizeof(text)));
   TEST_CHECK(PETSC_COMM_WORLD, strstr(text, "built 1 time(s), values refreshed 1 time(s)") != NULL, failures, "refresh: after new values the copy should be built once and refreshed once:\n%s", text);
+  { /* MPIBAIJ scales its blocks through their operations: the copies must follow all the same */
+    Vec l, r;
+    PetscCall(MatCreateVecs(Ref, &r, &l));
+    PetscCall(VecSetRandom(l, NULL));
+    PetscCall(VecSetRandom(r, NULL));
+    PetscCall(MatDiagonalScale(A, l, r));
+    PetscCall(MatDiagonalScale(Ref, l, r));
+    PetscCall(VecDestroy(&l));
+    PetscCall(VecDestroy(&r));
+    PetscCall(CompareTransposes(A, Ref, "refresh: after MatDiagonalScale"));
+  }
   /* a new block in an empty block row (every third is empty): a new structure */
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   row = rs / bs + 2 - (rs / bs) % 3;
@@ -422,6 +446,216 @@ static PetscErrorCode CaseKSPMatSolve(void)
   PetscFunctionReturn(0);
 }
 
+/* ---- GPU backends: the transposed copy on the device ---- */
+
+/* products run on the transposed copy's device matrix of this rank's (local) block, read from its
+   MatView line; -1 where the line does not name the GPU path */
+static PetscErrorCode GPUTransposeProducts(Mat A, PetscInt *count, char *text, size_t len)
+{
+  Mat         S;
+  const char *p;
+
+  PetscFunctionBegin;
+  PetscCall(SeqPart(A, &S));
+  PetscCall(TestViewInfoText(S, text, len));
+  *count = -1;
+  p      = strstr(text, " product(s) on the GPU");
+  if (strstr(text, "MatMultTranspose: cached transposed copy on the GPU, our kernels (kernel ") && p) {
+    while (p > text && p[-1] >= '0' && p[-1] <= '9') p--;
+    *count = (PetscInt)atol(p);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* the transpose products against MATBAIJ's on host vectors and on A's own, and that they ran on the
+   GPU (the device copy's product count grew: a silent fallback to a host path fails) */
+static PetscErrorCode GPUCompare(Mat A, Mat Ref, const char *what)
+{
+  PetscInt before, after;
+  char     text[4096], name[512];
+
+  PetscFunctionBegin;
+  PetscCall(GPUTransposeProducts(A, &before, text, sizeof(text)));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "%s, host vectors", what));
+  PetscCall(CompareTransposesOn(A, Ref, Ref, name));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "%s, the matrix's vectors", what));
+  PetscCall(CompareTransposesOn(A, Ref, A, name));
+  PetscCall(GPUTransposeProducts(A, &after, text, sizeof(text)));
+  TEST_CHECK(PETSC_COMM_SELF, after >= 12 + PetscMax(before, 0), failures, "%s: the transpose products did not all run on the GPU (%" PetscInt_FMT " before, %" PetscInt_FMT " after 12 products):\n%s", what, before, after, text);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CaseGPUTransposeVsBAIJ(TestContext *ctx)
+{
+  const PetscInt bss[] = {1, 2, 3, 5, 8, 11};
+  const PetscInt nb    = 23;
+  PetscBool      skip;
+  char           what[256], text[4096];
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+  for (size_t ib = 0; ib < PETSC_STATIC_ARRAY_LENGTH(bss); ib++)
+    for (int shape = 0; shape < 3; shape++) {
+      const PetscInt bs = bss[ib];
+      Mat            A, Ref;
+      PetscInt       count;
+      PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nb, nb + 4, 5, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 41u + (unsigned)bs, &Ref));
+      PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nb, nb + 4, 5, (PetscBool)(shape >= 1), (PetscBool)(shape == 2), 41u + (unsigned)bs, &A));
+      PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "cuda bs %" PetscInt_FMT " shape %d", bs, shape));
+      PetscCall(GPUCompare(A, Ref, what));
+      if (bs == 1 || bs == 3) { /* the cusparse backend shares the device copy (its kernel cuSPARSE) */
+        PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUSPARSE));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "cusparse bs %" PetscInt_FMT " shape %d", bs, shape));
+        PetscCall(CompareTransposesOn(A, Ref, Ref, what));
+        PetscCall(CompareTransposesOn(A, Ref, A, what));
+        PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+      }
+      /* -mat_bsrcustom_transpose baij: BAIJ's host code, the copy (and its device matrix) freed */
+      PetscCall(SetTransposeMode(A, "baij"));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "cuda bs %" PetscInt_FMT " shape %d baij", bs, shape));
+      PetscCall(CompareTransposesOn(A, Ref, Ref, what));
+      PetscCall(CompareTransposesOn(A, Ref, A, what));
+      PetscCall(GPUTransposeProducts(A, &count, text, sizeof(text)));
+      TEST_CHECK(PETSC_COMM_SELF, count == -1 && strstr(text, "MatMultTranspose: BAIJ's serial transpose product on the host (-mat_bsrcustom_transpose baij") != NULL, failures, "%s: MatView should name BAIJ's host code:\n%s", what, text);
+      PetscCall(SetTransposeMode(A, "cached"));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "cuda bs %" PetscInt_FMT " shape %d cached again", bs, shape));
+      PetscCall(GPUCompare(A, Ref, what));
+      PetscCall(MatDestroy(&A));
+      PetscCall(MatDestroy(&Ref));
+    }
+  PetscFunctionReturn(0);
+}
+
+/* new values (MatScale, MatDiagonalScale, MatSetValues + assembly): the device copy's values follow;
+   a new block: the copy is rebuilt and its structure uploaded again; MatBindToCPU: the host path */
+static PetscErrorCode CaseGPUTransposeRefresh(TestContext *ctx)
+{
+  const PetscInt bs = 3, nb = 23;
+  PetscInt       rs, re, row, col, count;
+  Mat            A, Ref;
+  Vec            l, r;
+  PetscScalar    v[9];
+  PetscBool      skip;
+  char           text[4096];
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, bs, nb, nb, 4, PETSC_TRUE, PETSC_FALSE, 17u, &Ref));
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, bs, nb, nb, 4, PETSC_TRUE, PETSC_FALSE, 17u, &A));
+  PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+  PetscCall(GPUCompare(A, Ref, "gpu refresh: first"));
+  PetscCall(MatScale(A, -2.0));
+  PetscCall(MatScale(Ref, -2.0));
+  PetscCall(GPUCompare(A, Ref, "gpu refresh: after MatScale"));
+  PetscCall(GPUTransposeProducts(A, &count, text, sizeof(text)));
+  TEST_CHECK(PETSC_COMM_SELF, strstr(text, "built 1 time(s), values refreshed 1 time(s)") != NULL, failures, "gpu refresh: after MatScale the copy should be built once and refreshed once:\n%s", text);
+  PetscCall(MatCreateVecs(Ref, &r, &l));
+  PetscCall(VecSetRandom(l, NULL));
+  PetscCall(VecSetRandom(r, NULL));
+  PetscCall(MatDiagonalScale(A, l, r));
+  PetscCall(MatDiagonalScale(Ref, l, r));
+  PetscCall(VecDestroy(&l));
+  PetscCall(VecDestroy(&r));
+  PetscCall(GPUCompare(A, Ref, "gpu refresh: after MatDiagonalScale"));
+  /* new values of one existing block through MatSetValues + assembly */
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  for (int i = 0; i < 9; i++) v[i] = 0.25 * (i + 1);
+  row = rs / bs + ((rs / bs) % 3 == 2); /* not empty (block rows 2, 5, ... are) */
+  {
+    const PetscInt *cols;
+    PetscInt        ncols;
+    PetscCall(MatGetRow(Ref, row * bs, &ncols, &cols, NULL));
+    PetscCheck(ncols > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "block row %" PetscInt_FMT " is empty", row);
+    col = cols[0] / bs;
+    PetscCall(MatRestoreRow(Ref, row * bs, &ncols, &cols, NULL));
+  }
+  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, INSERT_VALUES));
+  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(GPUCompare(A, Ref, "gpu refresh: after MatSetValues"));
+  /* a new block in an empty block row (every third is empty): a new structure */
+  row = rs / bs + 2 - (rs / bs) % 3;
+  if (row * bs >= re) row = rs / bs;
+  col = rs / bs + (row - rs / bs + 5) % ((re - rs) / bs); /* in this rank's own columns: the local block gets it */
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
+  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(GPUCompare(A, Ref, "gpu refresh: after a new block"));
+  PetscCall(GPUTransposeProducts(A, &count, text, sizeof(text)));
+  TEST_CHECK(PETSC_COMM_SELF, strstr(text, "built 2 time(s)") != NULL, failures, "gpu refresh: after a new block the copy should be built again:\n%s", text);
+  /* bound to the CPU: the task kernel on the host copy */
+  PetscCall(MatBindToCPU(A, PETSC_TRUE));
+  PetscCall(CompareTransposesOn(A, Ref, Ref, "gpu refresh: bound to the CPU"));
+  PetscCall(GPUTransposeProducts(A, &count, text, sizeof(text)));
+  TEST_CHECK(PETSC_COMM_SELF, count == -1 && strstr(text, "MatMultTranspose: cached transposed copy, task kernel (") != NULL, failures, "gpu refresh: bound to the CPU, MatView should name the task kernel:\n%s", text);
+  PetscCall(MatBindToCPU(A, PETSC_FALSE));
+  PetscCall(MatScale(A, 0.5));
+  PetscCall(MatScale(Ref, 0.5));
+  PetscCall(GPUCompare(A, Ref, "gpu refresh: unbound, after MatScale"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
+/* one rank: one MatMultTranspose logs the copy's flops once (as GPU flops, which PETSc adds to the total) */
+static PetscErrorCode CaseGPUTransposeFlops(TestContext *ctx)
+{
+  Mat            A;
+  Vec            x, y;
+  MatInfo        info;
+  PetscInt       N;
+  PetscLogDouble f0, f1;
+  PetscBool      skip;
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+  if (ctx->size > 1) {
+    PetscCall(TestSkip(ctx, "one rank only (several ranks add the reverse scatter's sums)"));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, 4, 23, 25, 5, PETSC_TRUE, PETSC_TRUE, 3u, &A));
+  PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
+  PetscCall(MatCreateVecs(A, &y, &x));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMultTranspose(A, x, y)); /* built and uploaded */
+  PetscCall(PetscGetFlops(&f0));
+  PetscCall(MatMultTranspose(A, x, y));
+  PetscCall(PetscGetFlops(&f1));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  PetscCall(MatGetSize(A, NULL, &N));
+  TEST_CHECK(PETSC_COMM_WORLD, f1 - f0 <= 2.0 * info.nz_used && f1 - f0 >= 2.0 * info.nz_used - (PetscLogDouble)N, failures, "gpu flops: one MatMultTranspose of %g nonzeros logged %g flops", info.nz_used, f1 - f0);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* the GPU cases' checks, counted in `failures`, become the case's failures */
+#define GPU_CASE(name, fn) \
+  static PetscErrorCode name(TestContext *ctx) \
+  { \
+    const PetscInt before = failures; \
+    PetscFunctionBegin; \
+    PetscCall(fn(ctx)); \
+    ctx->failures += failures - before; \
+    PetscFunctionReturn(0); \
+  }
+GPU_CASE(GPUTransposeVsBAIJ, CaseGPUTransposeVsBAIJ)
+GPU_CASE(GPUTransposeRefresh, CaseGPUTransposeRefresh)
+GPU_CASE(GPUTransposeFlops, CaseGPUTransposeFlops)
+
 typedef struct {
   PetscInt nbrows, max_threads;
 } Params;
@@ -448,7 +682,15 @@ RUNNER_CASE(KSPMatSolveCG, CaseKSPMatSolve())
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"transpose_vs_baij", TransposeVsBAIJ, 0}, {"transpose_refresh", TransposeRefresh, 0}, {"transpose_view_flops", ViewFlops, 0}, {"matmatmult_dense", MatMatMultDense, 0}, {"ksp_bicg_lsqr", KSPBiCGLSQR, 0}, {"kspmatsolve_cg", KSPMatSolveCG, 0},
+    {"transpose_vs_baij", TransposeVsBAIJ, 0},
+    {"transpose_refresh", TransposeRefresh, 0},
+    {"transpose_view_flops", ViewFlops, 0},
+    {"matmatmult_dense", MatMatMultDense, 0},
+    {"ksp_bicg_lsqr", KSPBiCGLSQR, 0},
+    {"kspmatsolve_cg", KSPMatSolveCG, 0},
+    {"gpu_transpose_vs_baij", GPUTransposeVsBAIJ, 0},
+    {"gpu_transpose_refresh", GPUTransposeRefresh, 0},
+    {"gpu_transpose_flops", GPUTransposeFlops, 0},
   };
   Params prm = {23, 2};
   int    status;

@@ -486,12 +486,15 @@ PetscErrorCode MatBSRCustomGetCPUBusyFallback(Mat A, PetscBool *fallback)
 }
 
 /*@
-   MatBSRCustomSetTranspose - Chooses how MatMultTranspose(Add) and MatMultHermitianTranspose(Add) run
-   on the cpu backend: MAT_BSRCUSTOM_TRANSPOSE_CACHED runs the task kernel on a transposed copy of the
-   matrix (A^T's blocks, each transposed), built at the first transpose product and after a change of
-   the nonzero structure, its values refreshed through a stored block permutation when the values
-   change; it costs the matrix's memory again. MAT_BSRCUSTOM_TRANSPOSE_BAIJ runs BAIJ's own serial
-   code, with no extra memory. The GPU backends run BAIJ's host code.
+   MatBSRCustomSetTranspose - Chooses how MatMultTranspose(Add) and MatMultHermitianTranspose(Add)
+   run: MAT_BSRCUSTOM_TRANSPOSE_CACHED runs our kernels on a transposed copy of the matrix (A^T's
+   blocks, each transposed), built at the first transpose product and after a change of the nonzero
+   structure, its values refreshed through a stored block permutation when the values change; it costs
+   the matrix's memory again. On the cpu backend (or bound to the CPU) the task kernel runs on it; on
+   the GPU backends it is also uploaded as a second device matrix (structure when built, values when
+   refreshed; the device memory of the matrix again) and the product runs the backend's kernel on it,
+   on host or CUDA vectors as MatMult does. MAT_BSRCUSTOM_TRANSPOSE_BAIJ runs BAIJ's own serial code on
+   the host, with no extra memory.
 
    Logically Collective
 

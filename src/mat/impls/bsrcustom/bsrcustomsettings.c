@@ -171,7 +171,7 @@ static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_cuda_pbjacobi", "GPU backends, CUDA vectors: PCPBJACOBI gets the diagonal blocks for the GPU (host vectors then need false)", "MatBSRCustomSetCUDAPBJacobi", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cuda_pbjacobi)},
   {"-mat_bsrcustom_huge_pages", "cpu backend: put the matrix values on transparent huge pages", "MatBSRCustomSetHugePages", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, huge_pages)},
   {"-mat_bsrcustom_cpu_busy_fallback", "cpu backend: products on a team whose threads sleep between them while that is faster (cores busy with other work)", "MatBSRCustomSetCPUBusyFallback", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cpu_busy_fallback)},
-  {"-mat_bsrcustom_transpose", "cpu backend: MatMultTranspose on a cached transposed copy (task kernel, the matrix's memory again) or BAIJ's serial code (no extra memory)", "MatBSRCustomSetTranspose", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomTransposeModes), offsetof(MatBSRCustomSettings, transpose)},
+  {"-mat_bsrcustom_transpose", "MatMultTranspose on a cached transposed copy (task kernel, or a second device matrix on the GPU backends; the matrix's memory again) or BAIJ's serial code on the host (no extra memory)", "MatBSRCustomSetTranspose", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomTransposeModes), offsetof(MatBSRCustomSettings, transpose)},
 };
 
 static PetscErrorCode MatBSRCustomOptionValue(const MatBSRCustomSettings *set, const BSRCOption *o, char *buf, size_t len)

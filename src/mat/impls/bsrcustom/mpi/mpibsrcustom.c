@@ -106,6 +106,7 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
   PetscCall(VecDestroy(&c->ghost_x_dev));
+  PetscCall(MatMPIBSRCustomTransposeHaloFree_Private(c));
 #if defined(BSRCUSTOM_HAVE_CUDA)
   PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
 #endif
@@ -122,6 +123,45 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   PetscCall(ISDestroy(&from));
   PetscCall(ISDestroy(&to));
   PetscCall(PetscInfo(A, "Halo: %" PetscInt_FMT " ghost block columns\n", nghost));
+  PetscFunctionReturn(0);
+}
+
+/* MPIBAIJ changes its blocks' values through their operations directly at times (MatDiagonalScale
+   does), which leaves the blocks' object state, and so their device copies and transposed copies,
+   behind: a change of A's state is passed on to both blocks, whose next products take their values
+   again */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscObjectState  st;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+  if (st != c->blocks_state) {
+    PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
+    if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
+    c->blocks_state = st;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* the ghost vector for products on x: the host one, or on_device (x a CUDA vector) the device one,
+   made at its first use */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (on_device) {
+    if (!c->ghost_x_dev) {
+      PetscInt n;
+      PetscCall(VecGetLocalSize(c->ghost_x, &n));
+      PetscCall(VecCreate(PETSC_COMM_SELF, &c->ghost_x_dev));
+      PetscCall(VecSetSizes(c->ghost_x_dev, n, n));
+      PetscCall(VecSetType(c->ghost_x_dev, VECSEQCUDA));
+    }
+    *ghost = c->ghost_x_dev;
+  } else *ghost = c->ghost_x;
   PetscFunctionReturn(0);
 }
 
@@ -153,29 +193,9 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   gpu = (PetscBool)(c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !c->bound);
-  if (gpu) {
-    /* MPIBAIJ changes its blocks' values through their operations directly at times (MatDiagonalScale
-       does), which leaves the blocks' object state, and so their device copies, behind: a change of
-       A's state is passed on to both blocks, whose next products upload their values again */
-    PetscObjectState st;
-    PetscCall(PetscObjectStateGet((PetscObject)A, &st));
-    if (st != c->blocks_state) {
-      PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
-      if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
-      c->blocks_state = st;
-    }
-  }
+  if (gpu) PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
   if (gpu) PetscCall(MatBSRCustomVecOnDevice_Private(x, &on_device));
-  if (on_device) {
-    if (!c->ghost_x_dev) {
-      PetscInt n;
-      PetscCall(VecGetLocalSize(c->ghost_x, &n));
-      PetscCall(VecCreate(PETSC_COMM_SELF, &c->ghost_x_dev));
-      PetscCall(VecSetSizes(c->ghost_x_dev, n, n));
-      PetscCall(VecSetType(c->ghost_x_dev, VECSEQCUDA));
-    }
-    ghost = c->ghost_x_dev;
-  } else ghost = c->ghost_x;
+  PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
   if (gpu && !on_device) PetscCall(MatBSRCustomCheckHostVectors_Private(A, x));
   if (gpu && !on_device) { /* before the exchange and the split take their arrays */
     PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, x));
@@ -740,6 +760,7 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
   PetscCall(VecDestroy(&c->ghost_x_dev));
+  PetscCall(MatMPIBSRCustomTransposeHaloFree_Private(c));
 #if defined(BSRCUSTOM_HAVE_CUDA)
   PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
 #endif
@@ -793,7 +814,7 @@ static PetscErrorCode MatConvert_Any_MPIBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
 .  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
-.  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add) on the cpu backend: the task kernel on a cached transposed copy (built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code (no extra memory) (default cached)
+.  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add): our kernels on a cached transposed copy (the task kernel; on the GPU backends the copy is also a second device matrix; built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code on the host (no extra memory) (default cached)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
 .  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)

@@ -51,6 +51,14 @@ typedef struct {
   PetscObjectState         blocks_state;       /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
   MatBSRCustomTransposeOps baij_transpose_ops; /* MPIBAIJ's, while ours are installed (mpibsrcustomproducts.c) */
   const char              *transpose_path;     /* how the last transpose product ran (MatView, -info) */
+  /* transpose products (mpibsrcustomproducts.c): the ghost block's part arrives by the reverse halo
+     scatter into recv while the local block's product writes y; host recv: only the touched entries
+     (those the scatter adds into) are added to y and zeroed again */
+  Vec        transpose_recv;
+  VecScatter transpose_fold; /* device recv: adds its touched entries into y (made on first use) */
+  PetscInt  *transpose_touched;
+  PetscInt   transpose_ntouched;
+  PetscBool  transpose_touched_set;
 } Mat_MPIBSRCustom;
 _Static_assert(offsetof(Mat_MPIBSRCustom, makers) == 0, "bsrcustomderived.c finds the makers at the start of A->spptr");
 
@@ -59,5 +67,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloDestroy(MatBSRCustomStagedHalo
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloBegin(MatBSRCustomStagedHalo, Vec, void *);
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo, Vec, void *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRCustom *c);
 
 #endif

@@ -1,15 +1,21 @@
 /*
    mpibsrcustom's transpose products and products with an MPIDENSE matrix (issue 30).
 
-   MatMultTranspose: MPIBAIJ's own (ghost block's transpose into its ghost vector, local block's
-   transpose into y, the ghost vector added into y by a reverse scatter) would call our blocks'
-   transposes already; ours does the same on our halo:
-       ghost_x = Ao^T x -> y = Ad^T x (+ in) -> reverse scatter ADD of ghost_x into y
-   Both blocks are seqbsrcustom, so both run the cached transposed copy (or BAIJ's code, as
-   -mat_bsrcustom_transpose says). The GPU backends run MPIBAIJ's code (host products of the blocks).
-   Not overlapped: PETSc 3.25 locks y for writing between VecScatterBegin and VecScatterEnd, so the
-   local transpose cannot run between them into y (PETSc's MPIAIJ once did that); an overlap would
-   need the scatter into a second vector and one more pass over y.
+   MatMultTranspose: y = Ad^T x (+ in) plus, added into the owners' rows, Ao^T x (Ad the local block,
+   Ao the ghost block): on our halo,
+       ghost_x = Ao^T x -> begin reverse scatter ADD of ghost_x -> y = Ad^T x (+ in) -> end scatter
+   so the ghost part moves while the local block's product runs. Both blocks are seqbsrcustom and run
+   their own transpose products (seqbsrcustomtranspose.c): the cached transposed copy on the task
+   kernel (cpu backend, or bound to the CPU), the same copy on the GPU (GPU backends; on CUDA vectors
+   the ghost vector is a CUDA vector too and PetscSF moves device memory), or BAIJ's serial code
+   (-mat_bsrcustom_transpose baij). The scatter cannot add into y itself while the local product
+   writes y (PETSc 3.25 locks y between VecScatterBegin and VecScatterEnd, and PetscSF may add a rank's
+   own part at the begin), so it adds into a receive vector of y's type that is zero outside the
+   products: on the host only the entries it touches (the rows of block columns that other ranks'
+   ghost blocks hold, found once per halo) are added into y and zeroed again; on the device a local
+   scatter adds those entries into y and the receive vector is zeroed (one pass over a vector at the
+   device's bandwidth). PetscSF logs the sums of the reverse scatter as flops (as in MPIBAIJ's
+   MatMultTranspose), and on the device those of the local scatter too.
 
    MatProduct AB with MPIDENSE: the rows of B at this rank's ghost block columns are gathered for all
    k columns at once through an SF made from the halo's (each halo leaf becomes k leaves, one per
@@ -18,10 +24,11 @@
 */
 #include "mpibsrcustomimpl.h"
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
 #include <petscsf.h>
 
-/* our context, and whether our products can run: both blocks seqbsrcustom on the cpu kernel (else
-   MPIBAIJ's transpose and one MatMult per column of a dense matrix) */
+/* our context, and whether our products with dense matrices can run: both blocks seqbsrcustom on the
+   cpu kernel (else one MatMult per column) */
 static PetscErrorCode MatMPIBSRCustomProductsContext(Mat A, Mat_MPIBSRCustom **c, PetscBool *cpu)
 {
   PetscBool ours[2] = {PETSC_FALSE, PETSC_FALSE};
@@ -36,27 +43,122 @@ static PetscErrorCode MatMPIBSRCustomProductsContext(Mat A, Mat_MPIBSRCustom **c
   PetscFunctionReturn(0);
 }
 
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRCustom *c)
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&c->transpose_recv));
+  PetscCall(VecScatterDestroy(&c->transpose_fold));
+  PetscCall(PetscFree(c->transpose_touched));
+  c->transpose_ntouched    = 0;
+  c->transpose_touched_set = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* The entries of this rank's part of y that the reverse halo scatter adds into, found once per halo
+   by scattering ones. Collective. */
+static PetscErrorCode MatMPIBSRCustomTransposeTouched(Mat A, Mat_MPIBSRCustom *c)
+{
+  Vec                ones, sum;
+  const PetscScalar *a;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  if (c->transpose_touched_set) PetscFunctionReturn(0);
+  PetscCall(VecDuplicate(c->ghost_x, &ones));
+  PetscCall(VecSet(ones, 1.0));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &sum));
+  PetscCall(VecSetSizes(sum, A->cmap->n, A->cmap->N));
+  PetscCall(VecSetBlockSize(sum, A->cmap->bs));
+  PetscCall(VecSetType(sum, VECSTANDARD));
+  PetscCall(VecZeroEntries(sum));
+  /* INSERT: any leaf marks its root (PetscSF would log an ADD's sums as flops of the product) */
+  PetscCall(VecScatterBegin(c->halo, ones, sum, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(c->halo, ones, sum, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecGetLocalSize(sum, &n));
+  PetscCall(VecGetArrayRead(sum, &a));
+  c->transpose_ntouched = 0;
+  for (PetscInt i = 0; i < n; i++) c->transpose_ntouched += (a[i] != (PetscScalar)0.0);
+  PetscCall(PetscMalloc1(c->transpose_ntouched, &c->transpose_touched));
+  c->transpose_ntouched = 0;
+  for (PetscInt i = 0; i < n; i++)
+    if (a[i] != (PetscScalar)0.0) c->transpose_touched[c->transpose_ntouched++] = i;
+  PetscCall(VecRestoreArrayRead(sum, &a));
+  PetscCall(VecDestroy(&sum));
+  PetscCall(VecDestroy(&ones));
+  c->transpose_touched_set = PETSC_TRUE;
+  PetscCall(PetscInfo(A, "MatMultTranspose: the ghost blocks of other ranks add into %" PetscInt_FMT " of this rank's %" PetscInt_FMT " entries\n", c->transpose_ntouched, n));
+  PetscFunctionReturn(0);
+}
+
 /* out = A^T x (+ in when in is given) */
 static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec out)
 {
-  Mat_MPIBSRCustom *c;
-  PetscBool         cpu;
+  Mat_MPIBSRCustom *c       = (Mat_MPIBSRCustom *)A->spptr;
+  PetscBool         ours[2] = {PETSC_FALSE, PETSC_FALSE}, gpu, on_device = PETSC_FALSE, recv_on_device = PETSC_FALSE;
+  Vec               ghost, recv;
   const char       *path;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBSRCustomProductsContext(A, &c, &cpu));
-  if (!cpu) { /* MPIBAIJ's, on host vectors */
+  PetscCheck(c && c->local && c->ghost && c->halo, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
+  PetscCall(PetscObjectTypeCompare((PetscObject)c->local, MATSEQBSRCUSTOM, &ours[0]));
+  PetscCall(PetscObjectTypeCompare((PetscObject)c->ghost, MATSEQBSRCUSTOM, &ours[1]));
+  if (!ours[0] || !ours[1]) { /* MPIBAIJ's */
     if (in) PetscCall((*c->baij_transpose_ops.multtransposeadd)(A, x, in, out));
     else PetscCall((*c->baij_transpose_ops.multtranspose)(A, x, out));
-    path = "MPIBAIJ's (GPU backend: host products of the blocks)";
+    path = "MPIBAIJ's (blocks that are not " MATSEQBSRCUSTOM ")";
   } else {
+    gpu = (PetscBool)(c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !c->bound);
+    PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, c->local, c->ghost));
+    if (gpu) PetscCall(MatBSRCustomVecOnDevice_Private(x, &on_device));
+    PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
+    PetscCall(MatMPIBSRCustomTransposeTouched(A, c));
+    if (c->transpose_recv) { /* of y's type: a new one where y's differs */
+      PetscBool same;
+      PetscCall(PetscObjectTypeCompare((PetscObject)c->transpose_recv, ((PetscObject)out)->type_name, &same));
+      if (!same) PetscCall(VecDestroy(&c->transpose_recv));
+    }
+    if (!c->transpose_recv) {
+      PetscCall(VecDuplicate(out, &c->transpose_recv));
+      PetscCall(VecZeroEntries(c->transpose_recv));
+    }
+    recv = c->transpose_recv;
+    PetscCall(MatBSRCustomVecOnDevice_Private(recv, &recv_on_device));
     /* the seq blocks' products read and write the local parts of the MPI vectors, as in MatMult */
-    PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, c->ghost_x));
+    if (c->ghost->cmap->n > 0) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, ghost));
+    PetscCall(VecScatterBegin(c->halo, ghost, recv, ADD_VALUES, SCATTER_REVERSE));
     if (in) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 1.0, in, out));
     else PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 0.0, NULL, out));
-    PetscCall(VecScatterBegin(c->halo, c->ghost_x, out, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(c->halo, c->ghost_x, out, ADD_VALUES, SCATTER_REVERSE));
-    path = ((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ ? "blocks by BAIJ's serial transpose, then the reverse scatter" : "blocks by their cached transposed copies (task kernel), then the reverse scatter";
+    PetscCall(VecScatterEnd(c->halo, ghost, recv, ADD_VALUES, SCATTER_REVERSE));
+    if (recv_on_device) { /* on the device: a local scatter ADD of the touched entries (PetscSF logs these adds), then a zero pass */
+      if (!c->transpose_fold) {
+        IS  is;
+        Vec v;
+        PetscCall(VecCreateSeq(PETSC_COMM_SELF, A->cmap->n, &v));
+        PetscCall(ISCreateGeneral(PETSC_COMM_SELF, c->transpose_ntouched, c->transpose_touched, PETSC_USE_POINTER, &is));
+        PetscCall(VecScatterCreate(v, is, v, is, &c->transpose_fold));
+        PetscCall(ISDestroy(&is));
+        PetscCall(VecDestroy(&v));
+      }
+      PetscCall(VecScatterBegin(c->transpose_fold, recv, out, ADD_VALUES, SCATTER_FORWARD));
+      PetscCall(VecScatterEnd(c->transpose_fold, recv, out, ADD_VALUES, SCATTER_FORWARD));
+      PetscCall(VecZeroEntries(recv));
+    } else if (c->transpose_ntouched > 0) {
+      PetscScalar *o, *r;
+      PetscCall(VecGetArray(out, &o));
+      PetscCall(VecGetArray(recv, &r));
+      for (PetscInt k = 0; k < c->transpose_ntouched; k++) {
+        const PetscInt i = c->transpose_touched[k];
+        o[i] += r[i];
+        r[i] = 0.0;
+      }
+      PetscCall(VecRestoreArray(recv, &r));
+      PetscCall(VecRestoreArray(out, &o));
+    }
+    if (((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ)
+      path = gpu ? "blocks by BAIJ's serial transpose on the host (-mat_bsrcustom_transpose baij); the ghost part's reverse scatter ADD overlaps the local block's" : "blocks by BAIJ's serial transpose; the ghost part's reverse scatter ADD overlaps the local block's";
+    else if (!gpu) path = "blocks by their cached transposed copies (task kernel); the ghost part's reverse scatter ADD overlaps the local block's";
+    else if (on_device) path = "GPU, CUDA vectors: blocks by their cached transposed copies on the GPU (our kernels), the ghost part into a device ghost vector, its reverse scatter ADD (PetscSF) overlapping the local block's";
+    else path = "GPU, host vectors: blocks by their cached transposed copies on the GPU (our kernels); the ghost part's reverse scatter ADD overlaps the local block's";
   }
   if (path != c->transpose_path) {
     c->transpose_path = path;
@@ -84,7 +186,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscVie
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "ghost block's transpose, local block's transpose, reverse scatter ADD of the ghost part" : "MPIBAIJ's host code (GPU backend)",
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound || c->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ ? "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs" : "cached transposed copies on the GPU, our kernels: ghost block's, reverse scatter ADD of the ghost part while the local block's runs",
                                    MatBSRCustomTransposeModes[c->set.transpose], c->transpose_path ? c->transpose_path : "none yet", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's" : "one MatMult per column (GPU backend)"));
   PetscFunctionReturn(0);
 }

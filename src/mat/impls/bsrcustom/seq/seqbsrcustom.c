@@ -622,7 +622,7 @@ static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
 .  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
-.  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add) on the cpu backend: the task kernel on a cached transposed copy (built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code (no extra memory) (default cached)
+.  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add): our kernels on a cached transposed copy (the task kernel; on the GPU backends the copy is also a second device matrix; built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code on the host (no extra memory) (default cached)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
 .  -mat_bsrcustom_cusparse_alg <bsrmv,spmv> - the cuSPARSE routine of the cusparse backend (default bsrmv)

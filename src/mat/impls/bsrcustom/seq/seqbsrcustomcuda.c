@@ -20,10 +20,11 @@
 #if defined(BSRCUSTOM_HAVE_CUDA)
   #include "bsrcuda.h"
 
-/* CUDA layer status -> PETSc error, with the layer's message (CUDA / cuSPARSE text included). */
-static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
+/* CUDA layer status -> PETSc error, with the layer's message (CUDA / cuSPARSE text included); g: the
+   device matrix the call was on (NULL: none) */
+static PetscErrorCode BSRCudaCheckOn(const void *g, bsrc_cuda_status st, const char *what)
 {
-  const char *msg = bsrc_cuda_last_error(((Mat_SeqBSRCustom *)A->spptr)->gpu);
+  const char *msg = bsrc_cuda_last_error((const bsrc_cuda_matrix *)g);
 
   PetscFunctionBegin;
   if (!msg) msg = bsrc_cuda_last_error(NULL);
@@ -45,6 +46,14 @@ static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
   PetscFunctionReturn(0);
 }
 
+/* the same for a call on A's own device matrix */
+static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCall(BSRCudaCheckOn(((Mat_SeqBSRCustom *)A->spptr)->gpu, st, what));
+  PetscFunctionReturn(0);
+}
+
 /* how each product works, as MatView says it, indexed by bsrc_cuda_kernel */
   #define BSRC_KERNEL_WHAT(id, name, what) what,
 static const char *const BSRCKernelLayouts[BSRC_CUDA_KERNEL_COUNT] = {"chosen per matrix", BSRC_CUDA_OWN_KERNELS(BSRC_KERNEL_WHAT) BSRC_CUDA_CUSPARSE_KERNELS(BSRC_KERNEL_WHAT)};
@@ -57,55 +66,74 @@ static bsrc_cuda_kernel MatSeqBSRCustomCUDAKernelChoice(const MatBSRCustomSettin
   return (bsrc_cuda_kernel)set->cuda_kernel;
 }
 
-/* The device copy, brought up to date with the host matrix M. */
-static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
+/*
+   A device matrix of A's (its own copy, or the transposed copy of seqbsrcustomtranspose.c) brought up
+   to date with the host matrix M: made on the device the settings name (again after a change of
+   device), M's structure uploaded when `structure` differs from *uploaded (the one it holds), the values
+   then and whenever values_changed. what names the matrix in messages.
+*/
+static PetscErrorCode MatSeqBSRCustomCUDASync(Mat A, const bsrk_matrix *M, void **gpu, PetscInt *gpu_device, PetscInt structure, PetscInt *uploaded, PetscBool values_changed, const char *what)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  PetscObjectState  state;
-  PetscBool         values = PETSC_FALSE;
-
-  PetscInt device;
-  char     how[128];
+  Mat_SeqBSRCustom *b      = (Mat_SeqBSRCustom *)A->spptr;
+  PetscBool         values = values_changed;
+  PetscInt          device;
+  char              how[128];
 
   PetscFunctionBegin;
   PetscCall(MatBSRCustomCUDAAvailable_Private(A, "bsrcustom GPU backend"));
   PetscCall(MatBSRCustomCUDADevice_Private(b->set.cuda_device, &device, how, sizeof(how)));
-  if (b->gpu && b->gpu_device != device) { /* MatBSRCustomSetCUDADevice() moved it */
-    bsrc_cuda_destroy((bsrc_cuda_matrix *)b->gpu);
-    b->gpu = NULL;
+  if (*gpu && *gpu_device != device) { /* MatBSRCustomSetCUDADevice() moved it */
+    bsrc_cuda_destroy((bsrc_cuda_matrix *)*gpu);
+    *gpu = NULL;
   }
-  if (!b->gpu) {
+  if (!*gpu) {
     bsrc_cuda_matrix *g = NULL;
-    PetscCall(BSRCudaCheck(A, bsrc_cuda_create((int)device, &g), "creating the device matrix"));
-    b->gpu           = g;
-    b->gpu_device    = device;
-    b->gpu_structure = -1;
-    PetscCall(PetscInfo(A, "On CUDA device %" PetscInt_FMT " (%s)\n", device, how));
+    PetscCall(BSRCudaCheckOn(NULL, bsrc_cuda_create((int)device, &g), "creating the device matrix"));
+    *gpu        = g;
+    *gpu_device = device;
+    *uploaded   = -1;
+    PetscCall(PetscInfo(A, "%s on CUDA device %" PetscInt_FMT " (%s)\n", what, device, how));
   }
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (b->gpu_structure != b->structure_generation) {
+  if (*uploaded != structure) {
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Upload, A, 0, 0, 0));
-    PetscCall(BSRCudaCheck(A, bsrc_cuda_set_structure((bsrc_cuda_matrix *)b->gpu, M->nbrows, M->nbcols, M->bs, M->rowptr, M->colidx), "uploading the block structure"));
+    PetscCall(BSRCudaCheckOn(*gpu, bsrc_cuda_set_structure((bsrc_cuda_matrix *)*gpu, M->nbrows, M->nbcols, M->bs, M->rowptr, M->colidx), "uploading the block structure"));
     PetscCall(PetscLogCpuToGpu((M->nbrows + 1.0 + M->rowptr[M->nbrows]) * sizeof(bsrk_idx)));
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Upload, A, 0, 0, 0));
-    b->gpu_structure = b->structure_generation;
-    values           = PETSC_TRUE;
+    *uploaded = structure;
+    values    = PETSC_TRUE;
     {
-      bsrc_cuda_kernel k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
-      PetscCall(PetscInfo(A, "Uploaded %" PetscInt_FMT " blocks (bs %" PetscInt_FMT "); auto chooses the %s kernel\n", (PetscInt)M->rowptr[M->nbrows], (PetscInt)M->bs, bsrc_cuda_kernel_names[k]));
+      bsrc_cuda_kernel k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)*gpu);
+      PetscCall(PetscInfo(A, "%s: uploaded %" PetscInt_FMT " blocks (bs %" PetscInt_FMT "); auto chooses the %s kernel\n", what, (PetscInt)M->rowptr[M->nbrows], (PetscInt)M->bs, bsrc_cuda_kernel_names[k]));
     }
   }
-  if (values || state != b->gpu_values_state) {
+  if (values) {
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Upload, A, 0, 0, 0));
-    PetscCall(BSRCudaCheck(A, bsrc_cuda_set_values((bsrc_cuda_matrix *)b->gpu, M->values), "uploading the values"));
+    PetscCall(BSRCudaCheckOn(*gpu, bsrc_cuda_set_values((bsrc_cuda_matrix *)*gpu, M->values), "uploading the values"));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)M->rowptr[M->nbrows] * M->bs * M->bs * sizeof(double)));
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Upload, A, 0, 0, 0));
-    b->gpu_values_state = state;
   }
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+/* A's own device copy, brought up to date with the host matrix M. */
+static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  PetscObjectState  state;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  PetscCall(MatSeqBSRCustomCUDASync(A, M, &b->gpu, &b->gpu_device, b->structure_generation, &b->gpu_structure, (PetscBool)(state != b->gpu_values_state), "The device matrix"));
+  b->gpu_values_state = state;
+  PetscFunctionReturn(0);
+}
+
+/*
+   out = alpha*M*x + beta*in on the device matrix g (on device gpu_device) that holds M for A: A's own
+   copy or its transposed copy, with the kernel A's settings choose (auto: g's own choice); logs M's
+   flops (nonzero_block_rows: M's non-empty block rows) as GPU flops.
+*/
+static PetscErrorCode MatSeqBSRCustomCUDARun(Mat A, void *g, PetscInt gpu_device, const bsrk_matrix *M, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
 {
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)A->spptr;
   bsrc_cuda_kernel   k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
@@ -115,7 +143,6 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
   PetscBool          device, plain = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomCUDAUpdate(A, M));
   /* VECSEQ/VECMPI, the vectors whose arrays are host memory (the bsrc_cuda_multadd_host branch
      below), are page-locked on their second use; other types are left alone */
   PetscCall(MatBSRCustomCUDAPinVec_Private(b->set.cuda_pin_vectors, x));
@@ -152,25 +179,25 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
     PetscInt petsc_device;
 
     PetscCall(MatBSRCustomPETScDeviceId_Private(&petsc_device));
-    PetscCheck(petsc_device < 0 || petsc_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The vectors live on CUDA device %" PetscInt_FMT " (PETSc's) and the matrix on device %" PetscInt_FMT " (-mat_bsrcustom_cuda_device): leave the option out or give PETSc the same device (-device_select_cuda)", petsc_device, b->gpu_device);
+    PetscCheck(petsc_device < 0 || petsc_device == gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The vectors live on CUDA device %" PetscInt_FMT " (PETSc's) and the matrix on device %" PetscInt_FMT " (-mat_bsrcustom_cuda_device): leave the option out or give PETSc the same device (-device_select_cuda)", petsc_device, gpu_device);
     PetscCall(MatBSRCustomPETScStream_Private(&stream));
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_device_on((bsrc_cuda_matrix *)b->gpu, k, stream, alpha, xa, beta, ina, outa), "the GPU product"));
+    PetscCall(BSRCudaCheckOn(g, bsrc_cuda_multadd_device_on((bsrc_cuda_matrix *)g, k, stream, alpha, xa, beta, ina, outa), "the GPU product"));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
   } else {
     PetscCall(MatBSRCustomCheckHostVectors_Private(A, mx == PETSC_MEMTYPE_HOST ? x : out));
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(BSRCudaCheck(A, bsrc_cuda_multadd_host((bsrc_cuda_matrix *)b->gpu, k, alpha, xa, beta, ina, outa), "the GPU product"));
+    PetscCall(BSRCudaCheckOn(g, bsrc_cuda_multadd_host((bsrc_cuda_matrix *)g, k, alpha, xa, beta, ina, outa), "the GPU product"));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
     PetscCall(PetscLogCpuToGpu((M->nbcols * M->bs + (beta != (PetscScalar)0.0 ? M->nbrows * M->bs : 0)) * sizeof(PetscScalar)));
     PetscCall(PetscLogGpuToCpu(M->nbrows * M->bs * sizeof(PetscScalar)));
   }
   /* counted once, as GPU flops (which PETSc adds to the total too); the same count as the CPU kernel's */
-  PetscCall(PetscLogGpuFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)b->nonzero_block_rows * M->bs : 0.0)));
+  PetscCall(PetscLogGpuFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)nonzero_block_rows * M->bs : 0.0)));
   if (plain) {
     PetscCall(VecRestoreArrayRead(x, &xa));
     if (beta == (PetscScalar)0.0) PetscCall(VecRestoreArrayWrite(out, &outa));
@@ -182,6 +209,49 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
     else PetscCall(VecRestoreArrayAndMemType(out, &outa));
     if (beta != (PetscScalar)0.0 && in != out) PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
   }
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomCUDAUpdate(A, M));
+  PetscCall(MatSeqBSRCustomCUDARun(A, b->gpu, b->gpu_device, M, b->nonzero_block_rows, alpha, x, beta, in, out));
+  PetscFunctionReturn(0);
+}
+
+/* out = alpha*M*x + beta*in on a device matrix kept for A (its transposed copy), M being the host
+   matrix it mirrors: its structure uploaded when `structure` changed, its values when `values` did */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptApply(Mat A, MatSeqBSRCustomDeviceMatrix *d, const bsrk_matrix *M, PetscInt structure, PetscInt values, PetscInt nonzero_block_rows, const char *what, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomCUDASync(A, M, &d->gpu, &d->device, structure, &d->structure, (PetscBool)(values != d->values), what));
+  d->values = values;
+  PetscCall(MatSeqBSRCustomCUDARun(A, d->gpu, d->device, M, nonzero_block_rows, alpha, x, beta, in, out));
+  d->products++;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptFree(MatSeqBSRCustomDeviceMatrix *d)
+{
+  PetscFunctionBegin;
+  bsrc_cuda_destroy((bsrc_cuda_matrix *)d->gpu);
+  d->gpu       = NULL;
+  d->structure = -1;
+  PetscFunctionReturn(0);
+}
+
+/* the kernel a kept device matrix runs (auto resolved) and the device memory it holds */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCustomDeviceMatrix *d, const char **kernel, double *mib)
+{
+  bsrc_cuda_kernel k = MatSeqBSRCustomCUDAKernelChoice(&((Mat_SeqBSRCustom *)A->spptr)->set);
+
+  PetscFunctionBegin;
+  if (k == BSRC_CUDA_KERNEL_AUTO && d->gpu) k = bsrc_cuda_auto_kernel((const bsrc_cuda_matrix *)d->gpu);
+  *kernel = bsrc_cuda_kernel_names[k];
+  *mib    = d->gpu ? bsrc_cuda_device_bytes((const bsrc_cuda_matrix *)d->gpu) / 1048576.0 : 0.0;
   PetscFunctionReturn(0);
 }
 
@@ -263,6 +333,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat A)
   PetscFunctionBegin;
   bsrc_cuda_destroy((bsrc_cuda_matrix *)b->gpu);
   b->gpu = NULL;
+  PetscCall(MatSeqBSRCustomTransposeDeviceFree_Private(A)); /* and the transposed copy's */
   PetscFunctionReturn(0);
 }
 
@@ -329,6 +400,30 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat A)
 {
   PetscFunctionBegin;
   (void)A;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptApply(Mat A, MatSeqBSRCustomDeviceMatrix *d, const bsrk_matrix *M, PetscInt structure, PetscInt values, PetscInt nonzero_block_rows, const char *what, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+{
+  PetscFunctionBegin;
+  (void)d, (void)M, (void)structure, (void)values, (void)nonzero_block_rows, (void)what, (void)alpha, (void)x, (void)beta, (void)in, (void)out;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMultTranspose"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptFree(MatSeqBSRCustomDeviceMatrix *d)
+{
+  PetscFunctionBegin;
+  d->gpu = NULL;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCustomDeviceMatrix *d, const char **kernel, double *mib)
+{
+  PetscFunctionBegin;
+  (void)A, (void)d;
+  *kernel = "none (no CUDA in this build)";
+  *mib    = 0.0;
   PetscFunctionReturn(0);
 }
 

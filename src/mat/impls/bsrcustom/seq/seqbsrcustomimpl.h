@@ -62,11 +62,25 @@ _Static_assert(offsetof(Mat_SeqBSRCustom, makers) == 0, "bsrcustomderived.c find
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat, MatType, MatReuse, Mat *);
 
+/* a device matrix kept for A besides its own copy (the transposed copy), and what it holds */
+typedef struct {
+  void    *gpu;       /* a bsrc_cuda_matrix; NULL: none */
+  PetscInt device;    /* the device it lives on */
+  PetscInt structure; /* the caller's structure id it holds, -1: none */
+  PetscInt values;    /* the caller's values id it holds */
+  PetscInt products;  /* products run on it (MatView, tests) */
+} MatSeqBSRCustomDeviceMatrix;
+
 /* GPU backends (seqbsrcustomcuda.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat, const bsrk_matrix *, PetscScalar, Vec, PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat, PetscViewer);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat, MatBSRCustomCUDAKernel *);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptApply(Mat A, MatSeqBSRCustomDeviceMatrix *d, const bsrk_matrix *M, PetscInt structure, PetscInt values, PetscInt nonzero_block_rows, const char *what, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptFree(MatSeqBSRCustomDeviceMatrix *d);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCustomDeviceMatrix *d, const char **kernel, double *mib);
+/* frees the transposed copy's device matrix, if any (seqbsrcustomtranspose.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeDeviceFree_Private(Mat A);
 /* MATMPIBSRCUSTOM's GPU product of one rank's local (Ad) and ghost (Ao) blocks around the halo exchange */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, PetscBool *split);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out);

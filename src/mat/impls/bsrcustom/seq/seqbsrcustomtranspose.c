@@ -9,7 +9,16 @@
    whenever the block structure changes (Mat_SeqBSRCustom::structure_generation); when only the values
    changed (A's object state) they are copied through the stored block permutation. It costs the
    matrix's memory again (plus an index per block); -mat_bsrcustom_transpose baij gives it back and
-   runs BAIJ's code. The GPU backends run BAIJ's host code for now.
+   runs BAIJ's code.
+
+   On the GPU backends the same copy is uploaded as a second device matrix and the transpose product
+   runs our kernels on it (auto: the copy's own choice), on host or CUDA vectors as MatMult does
+   (seqbsrcustomcuda.c): its structure is uploaded when the copy is (re)built, its values when they
+   were refreshed. The refresh stays on the host (the permutation copy, then one upload of the values):
+   the values come from the host matrix anyway (A's own device copy is uploaded from it too), so a
+   device-side permutation would save only a host pass over memory, for a second code path to keep
+   equal to this one. The host copy thus stays too (the matrix's memory again on the host and on the
+   device).
 
    MatProduct AB with a seqdense B (MatMatMult, KSPMatSolve): the block SpMM of the kernel layer, one
    pass over the matrix for the k columns, on A's own tasks, honouring both leading dimensions.
@@ -18,22 +27,25 @@
 #include "bsrk_products.h"
 
 typedef struct {
-  bsrk_transpose   T;
-  PetscBool        built;
-  PetscInt         structure_generation; /* A's, when T's structure was built */
-  PetscObjectState values_state;         /* A's object state when T's values were copied */
-  bsrk_partition   tasks;
-  PetscInt         tasks_wanted;
-  void            *workspace;
-  size_t           workspace_bytes;
-  PetscInt         nonzero_block_rows; /* of A^T, for the flop count */
-  bsrk_team        team;
-  PetscInt         builds, refreshes;
-  void            *spmm_ws; /* the block SpMM's workspace (carries, row-major copy of B), kept for the next product */
-  size_t           spmm_ws_bytes;
+  bsrk_transpose              T;
+  PetscBool                   built;
+  PetscInt                    structure_generation; /* A's, when T's structure was built */
+  PetscObjectState            values_state;         /* A's object state when T's values were copied */
+  bsrk_partition              tasks;
+  PetscInt                    tasks_wanted;
+  void                       *workspace;
+  size_t                      workspace_bytes;
+  PetscInt                    nonzero_block_rows; /* of A^T, for the flop count */
+  bsrk_team                   team;
+  PetscInt                    builds, refreshes;
+  PetscInt                    values_version; /* counts builds and refreshes: the device copy's values id */
+  MatSeqBSRCustomDeviceMatrix dev;            /* the GPU backends' device copy of T */
+  const char                 *path;           /* the path of the last transpose product (-info says when it changes) */
+  void                       *spmm_ws;        /* the block SpMM's workspace (carries, row-major copy of B), kept for the next product */
+  size_t                      spmm_ws_bytes;
 } SeqTransposeCopy;
 
-static const char *const TransposePaths[] = {"cached transposed copy, task kernel", "BAIJ's serial transpose product", "BAIJ's host transpose product (GPU backend)"};
+static const char *const TransposePaths[] = {"cached transposed copy, task kernel", "BAIJ's serial transpose product", "cached transposed copy on the GPU, our kernels"};
 
 /* frees the transposed copy; all: the SpMM workspace and the context too */
 static PetscErrorCode SeqTransposeCopyFree(Mat A, PetscBool all)
@@ -43,6 +55,7 @@ static PetscErrorCode SeqTransposeCopyFree(Mat A, PetscBool all)
 
   PetscFunctionBegin;
   if (!t) PetscFunctionReturn(0);
+  PetscCall(MatSeqBSRCustomCUDAKeptFree(&t->dev));
   bsrk_transpose_free(&t->T);
   bsrk_partition_free(&t->tasks);
   PetscCall(PetscFree(t->workspace));
@@ -66,10 +79,20 @@ static PetscErrorCode SeqTransposeCopyContext(Mat A, SeqTransposeCopy **copy)
     SeqTransposeCopy *t;
     PetscCall(PetscNew(&t));
     bsrk_team_init(&t->team);
-    t->tasks_wanted = -1;
-    b->transpose    = t;
+    t->tasks_wanted  = -1;
+    t->dev.structure = -1;
+    b->transpose     = t;
   }
   *copy = (SeqTransposeCopy *)b->transpose;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeDeviceFree_Private(Mat A)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (b->transpose) PetscCall(MatSeqBSRCustomCUDAKeptFree(&((SeqTransposeCopy *)b->transpose)->dev));
   PetscFunctionReturn(0);
 }
 
@@ -82,8 +105,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomOnCPU_Private(Mat A, PetscBool *cpu)
   PetscFunctionReturn(0);
 }
 
-/* The copy in step with A: structure rebuilt after a structure change, values after a value change. */
-static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
+/* The copy in step with A: structure rebuilt after a structure change, values after a value change;
+   tasks: its task partition for the cpu kernel too (the GPU backends need none). */
+static PetscErrorCode SeqTransposeCopyUpdate(Mat A, PetscBool tasks, SeqTransposeCopy **copy)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   SeqTransposeCopy *t = NULL;
@@ -107,14 +131,16 @@ static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
     t->structure_generation = b->structure_generation;
     t->values_state         = state;
     t->builds++;
+    t->values_version++;
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
     PetscCall(PetscInfo(A, "Built the transposed copy for MatMultTranspose: %" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows (bs %" PetscInt_FMT "), %.3g MiB\n", (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, (PetscInt)M.bs, (double)t->T.nblocks * (double)(M.bs * M.bs * sizeof(PetscScalar) + 2 * sizeof(bsrk_idx)) / 1048576.0));
   } else if (t->values_state != state) {
     PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_transpose_values(&M, &t->T, (int)b->set.nthreads), "the transposed copy's values"));
     t->values_state = state;
     t->refreshes++;
+    t->values_version++;
   }
-  if (t->tasks_wanted != wanted) {
+  if (tasks && t->tasks_wanted != wanted) {
     size_t bytes;
     bsrk_partition_free(&t->tasks);
     PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_partition_build(t->T.M.nbrows, t->T.M.rowptr, wanted, &t->tasks), "the transposed copy's task partition"));
@@ -131,6 +157,20 @@ static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
   PetscFunctionReturn(0);
 }
 
+/* -info: which path the transpose products take, said when it changes */
+static PetscErrorCode SeqTransposeSayPath(Mat A, const char *path)
+{
+  SeqTransposeCopy *t = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(SeqTransposeCopyContext(A, &t));
+  if (t->path != path) {
+    t->path = path;
+    PetscCall(PetscInfo(A, "MatMultTranspose runs %s\n", path));
+  }
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
@@ -139,19 +179,24 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscSc
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
-  if (!cpu || b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ) { /* BAIJ's (it logs its flops) */
+  if (b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ) { /* BAIJ's, on host arrays (it logs its flops) */
     MatBSRCustomTransposeOps *ops = &b->baij_transpose_ops;
     PetscCheck(alpha == (PetscScalar)1.0 && (beta == (PetscScalar)0.0 || beta == (PetscScalar)1.0), PETSC_COMM_SELF, PETSC_ERR_SUP, "BAIJ's transpose products take alpha 1 and beta 0 or 1");
     if (b->transpose && ((SeqTransposeCopy *)b->transpose)->built) {
-      PetscCall(PetscInfo(A, "Freed the transposed copy: MatMultTranspose runs %s\n", TransposePaths[cpu ? 1 : 2]));
+      PetscCall(PetscInfo(A, "Freed the transposed copy: MatMultTranspose runs %s (-mat_bsrcustom_transpose baij)\n", TransposePaths[1]));
       PetscCall(SeqTransposeCopyFree(A, PETSC_FALSE));
     }
+    PetscCall(SeqTransposeSayPath(A, TransposePaths[1]));
     if (beta == (PetscScalar)0.0) PetscCall((*ops->multtranspose)(A, x, out));
     else PetscCall((*ops->multtransposeadd)(A, x, in, out));
     PetscFunctionReturn(0);
   }
-  PetscCall(SeqTransposeCopyUpdate(A, &t));
-  PetscCall(MatSeqBSRCustomRunTasks_Private(A, &t->T.M, &t->tasks, &t->team, t->workspace, t->nonzero_block_rows, alpha, x, beta, in, out, "the task kernel (transposed copy)"));
+  PetscCall(SeqTransposeSayPath(A, TransposePaths[cpu ? 0 : 2]));
+  PetscCall(SeqTransposeCopyUpdate(A, cpu, &t));
+  if (cpu) {
+    if (t->dev.gpu && b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDAKeptFree(&t->dev)); /* a GPU backend's, left behind */
+    PetscCall(MatSeqBSRCustomRunTasks_Private(A, &t->T.M, &t->tasks, &t->team, t->workspace, t->nonzero_block_rows, alpha, x, beta, in, out, "the task kernel (transposed copy)"));
+  } else PetscCall(MatSeqBSRCustomCUDAKeptApply(A, &t->dev, &t->T.M, t->builds, t->values_version, t->nonzero_block_rows, "The transposed copy", alpha, x, beta, in, out));
   PetscFunctionReturn(0);
 }
 
@@ -177,10 +222,17 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeView_Private(Mat A, PetscVie
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
-  if (!cpu) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s; MatMatMult with a dense matrix: one MatMult per column\n", TransposePaths[2]));
-  else if (b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose baij, no extra memory); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[1]));
-  else if (!t || !t->built) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built at the first transpose product); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0]));
+  if (b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s%s (-mat_bsrcustom_transpose baij, no extra memory); MatMatMult with a dense matrix: %s\n", TransposePaths[1], cpu ? "" : " on the host", cpu ? "block SpMM, one pass for all columns" : "one MatMult per column"));
+  else if (!cpu) {
+    const char *kernel = NULL;
+    double      mib    = 0.0;
+    if (t && t->built && t->dev.gpu) PetscCall(MatSeqBSRCustomCUDAKeptInfo(A, &t->dev, &kernel, &mib));
+    if (!kernel) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built and uploaded at the first transpose product); MatMatMult with a dense matrix: one MatMult per column\n", TransposePaths[2]));
+    else
+      PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (kernel %s; %" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %.3g MiB on the device; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s), %" PetscInt_FMT " product(s) on the GPU); MatMatMult with a dense matrix: one MatMult per column\n", TransposePaths[2], kernel,
+                                       (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, mib, t->builds, t->refreshes, t->dev.products));
+  } else if (!t || !t->built) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built at the first transpose product); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0]));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (%" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %" PetscInt_FMT " tasks, %.3g MiB; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s)); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0],
                                      (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, (PetscInt)t->tasks.ntasks, (double)t->T.nblocks * (double)(A->rmap->bs * A->rmap->bs * sizeof(PetscScalar) + 2 * sizeof(bsrk_idx)) / 1048576.0, t->builds, t->refreshes));
