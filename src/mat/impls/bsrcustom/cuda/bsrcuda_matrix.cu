@@ -65,6 +65,26 @@ bsrc_cuda_status join_caller(bsrc_cuda_matrix *M, const char *what)
   return BSRC_CUDA_OK;
 }
 
+/* The caller's stream s waits for async work left on M's stream (the async and benchmark entry
+   points), so a product queued on s never overlaps another product of M. */
+bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
+{
+  if (!M->own_queued) return BSRC_CUDA_OK;
+  if (!M->own_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->own_done, cudaEventDisableTiming), sink(M), what);
+  BSRC_CUDA_CHECK(cudaEventRecord(M->own_done, M->stream), sink(M), what);
+  BSRC_CUDA_CHECK(cudaStreamWaitEvent(s, M->own_done, 0), sink(M), what);
+  M->own_queued = false;
+  return BSRC_CUDA_OK;
+}
+
+bsrc_cuda_status mark_caller(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
+{
+  if (!M->caller_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->caller_done, cudaEventDisableTiming), sink(M), what);
+  BSRC_CUDA_CHECK(cudaEventRecord(M->caller_done, s), sink(M), what);
+  M->caller_queued = true;
+  return BSRC_CUDA_OK;
+}
+
 namespace {
 
 /* Threads of the host copies: omp_get_max_threads(), at most this many (a few cores already reach
@@ -83,6 +103,8 @@ void release_staging(bsrc_cuda_matrix *M)
 {
   dev_free(M->d_x, &M->bytes);
   dev_free(M->d_y, &M->bytes);
+  dev_free(M->spmm_x, &M->bytes);
+  dev_free(M->spmm_y, &M->bytes);
   free_pinned(M->h_x);
   free_pinned(M->h_y);
 }
@@ -334,18 +356,6 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
     return BSRC_CUDA_OK;
   }
   return cusparse_multadd(&M->cus, view(M), s, d.cusparse, alpha, x, beta, in, out, &M->bytes, sink(M));
-}
-
-/* The caller's stream s waits for async work left on M's stream (the async and benchmark entry
-   points), so a product queued on s never overlaps another product of M. */
-bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
-{
-  if (!M->own_queued) return BSRC_CUDA_OK;
-  if (!M->own_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->own_done, cudaEventDisableTiming), sink(M), what);
-  BSRC_CUDA_CHECK(cudaEventRecord(M->own_done, M->stream), sink(M), what);
-  BSRC_CUDA_CHECK(cudaStreamWaitEvent(s, M->own_done, 0), sink(M), what);
-  M->own_queued = false;
-  return BSRC_CUDA_OK;
 }
 
 bsrc_cuda_status finish(bsrc_cuda_matrix *M, const char *what)
@@ -748,10 +758,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_on(bsrc_cuda_matrix *M, bsr
   if (st != BSRC_CUDA_OK) return st;
   st = queue_product(M, k, alpha, x_dev, beta, in_dev, out_dev, cs);
   if (st != BSRC_CUDA_OK) return st;
-  if (!M->caller_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->caller_done, cudaEventDisableTiming), sink(M), "device product: recording its completion");
-  BSRC_CUDA_CHECK(cudaEventRecord(M->caller_done, cs), sink(M), "device product: recording its completion");
-  M->caller_queued = true;
-  return BSRC_CUDA_OK;
+  return mark_caller(M, cs, "device product: recording its completion");
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_multadd_device(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)

@@ -123,6 +123,11 @@ struct bsrc_cuda_matrix {
   bool        own_queued    = false;   /* async work queued on M's stream since the last synchronisation */
 
   bsrc::cusparse_state *cus = nullptr;
+
+  /* the block SpMM's device copies of X and Y for its host entry points (bsrcuda_spmm.cu), grown
+     to the largest k seen and freed with the staging buffers; spmm_open: a split SpMM is begun */
+  bsrc::dev_buffer spmm_x, spmm_y;
+  bool             spmm_open = false;
 };
 
 namespace bsrc {
@@ -181,6 +186,11 @@ bsrc_cuda_status check_product_args(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, con
 /* M's own stream waits for products queued on a caller's stream (no host wait): every entry point
    that works on M's stream, or changes what a queued product reads, calls this first. */
 bsrc_cuda_status join_caller(bsrc_cuda_matrix *M, const char *what);
+/* The caller's stream s waits for async work left on M's own stream, so that a product queued on s
+   never overlaps another product of M. */
+bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what);
+/* After a product queued on a caller's stream s: records it, so that M's later work waits for it. */
+bsrc_cuda_status mark_caller(bsrc_cuda_matrix *M, cudaStream_t s, const char *what);
 
 } // namespace bsrc
 
