@@ -47,6 +47,8 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
                              (interleaved), for each k of the list (empty: none); column results checked against MatMult\n\
   -bench_target_transpose <0.7> : target (cpu backend): MatMultTranspose throughput at least this times MatMult's, all threads\n\
   -bench_target_spmm <0.4> : target (cpu backend): MatMatMult with 8 columns at most this times a MatMult per column\n\
+  -bench_target_gpu_spmm <0.3> : target (GPU backends, -mat_bsrcustom_backend cuda): the GPU block SpMM with 8 columns\n\
+                             at most this times the same backend's MatMult per column\n\
 Block rows are split evenly over the MPI ranks. The STREAM triad runs on all ranks at once, each with\n\
 omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth is the aggregate of all ranks.\n\n";
 
@@ -1291,6 +1293,7 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
 typedef struct {
   char      type[64];
   PetscBool cpu_bsr; /* a bsrcustom type on the cpu backend: the targets are about these */
+  PetscBool gpu_bsr; /* a bsrcustom type on a GPU backend: the GPU SpMM target is about these */
   double    t_mult, t_trans, diff;
 } TransposeRow;
 
@@ -1396,8 +1399,21 @@ static PetscErrorCode BenchSpMM(Mat A, Vec x, Vec y, PetscInt k, PetscInt seed, 
   PetscFunctionReturn(0);
 }
 
-/* The transpose and SpMM tables of one matrix, and their TARGET lines (cpu backend only) */
-static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_type[], PetscInt ntypes, const TransposeRow tr[], PetscBool dotranspose, const SpMMRow sp[], PetscInt nk, PetscBool gpu_run, PetscReal target_transpose, PetscReal target_spmm)
+/* whether A is a bsrcustom type whose products run on a GPU backend */
+static PetscErrorCode IsGPUBSRCustom(Mat A, PetscBool *gpu_bsr)
+{
+  MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, gpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
+  if (*gpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
+  *gpu_bsr = (PetscBool)(*gpu_bsr && backend != MAT_BSRCUSTOM_BACKEND_CPU);
+  PetscFunctionReturn(0);
+}
+
+/* The transpose and SpMM tables of one matrix, and their TARGET lines (cpu backend; on a GPU run the
+   GPU block SpMM's, target_gpu_spmm) */
+static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_type[], PetscInt ntypes, const TransposeRow tr[], PetscBool dotranspose, const SpMMRow sp[], PetscInt nk, PetscBool gpu_run, PetscReal target_transpose, PetscReal target_spmm, PetscReal target_gpu_spmm)
 {
   PetscFunctionBeginUser;
   if (dotranspose) {
@@ -1424,6 +1440,12 @@ static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_typ
         if (!tr[it].cpu_bsr || r->k != 8) continue;
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s MatMatMult with 8 columns at most %.2fx a MatMult per column: %.3fx (MatMatMult %.3f ms = %.4f ms per column, MatMult %.3f ms): %s\n", matrix, tr[it].type, (double)target_spmm, r->t_spmm / 8.0 / r->t_mult, 1e3 * r->t_spmm, 1e3 * r->t_spmm / 8.0, 1e3 * r->t_mult, r->t_spmm / 8.0 / r->t_mult <= target_spmm ? "PASS" : "MISS"));
       }
+    for (PetscInt it = 0; it < ntypes && gpu_run; it++) /* the block SpMM on the GPU, against the same backend's MatMult */
+      for (PetscInt ik = 0; ik < nk; ik++) {
+        const SpMMRow *r = &sp[it * MAX_LIST + ik];
+        if (!tr[it].gpu_bsr || r->k != 8) continue;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s GPU block SpMM: MatMatMult with 8 columns at most %.2fx a MatMult per column: %.3fx (MatMatMult %.3f ms = %.4f ms per column, MatMult %.3f ms): %s\n", matrix, tr[it].type, (double)target_gpu_spmm, r->t_spmm / 8.0 / r->t_mult, 1e3 * r->t_spmm, 1e3 * r->t_spmm / 8.0, 1e3 * r->t_mult, r->t_spmm / 8.0 / r->t_mult <= target_gpu_spmm ? "PASS" : "MISS"));
+      }
   }
   PetscFunctionReturn(0);
 }
@@ -1442,7 +1464,7 @@ int main(int argc, char **argv)
   PetscBool     dotranspose      = PETSC_TRUE;
   PetscInt      spmm_k[MAX_LIST] = {1, 4, 8, 32}, nspmm = MAX_LIST;
   PetscBool     setk;
-  PetscReal     target_transpose = 0.7, target_spmm = 0.4;
+  PetscReal     target_transpose = 0.7, target_spmm = 0.4, target_gpu_spmm = 0.3;
   TransposeRow *trow;
   SpMMRow      *srow;
   PetscMPIInt   size;
@@ -1492,6 +1514,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsIntArray("-bench_spmm", "Columns k of the MatMatMult with a dense matrix (per column against one MatMult)", "MatMatMult", spmm_k, &nspmm, &setk));
   PetscCall(PetscOptionsReal("-bench_target_transpose", "Target (cpu backend): MatMultTranspose throughput / MatMult's", "bench_matmult.c", target_transpose, &target_transpose, NULL));
   PetscCall(PetscOptionsReal("-bench_target_spmm", "Target (cpu backend): MatMatMult with 8 columns per column / one MatMult", "bench_matmult.c", target_spmm, &target_spmm, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_gpu_spmm", "Target (GPU backends): the GPU block SpMM with 8 columns per column / one MatMult", "bench_matmult.c", target_gpu_spmm, &target_gpu_spmm, NULL));
   PetscOptionsEnd();
   if (!setk) nspmm = 4;
   for (k = 0; k < (int)nspmm; k++) PetscCheck(spmm_k[k] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_spmm: columns must be >= 1, got %" PetscInt_FMT, spmm_k[k]);
@@ -1621,6 +1644,7 @@ int main(int argc, char **argv)
         PetscCall(PetscStrncpy(trow[it].type, mtype, sizeof(trow[it].type)));
         PetscCall(IsCPUBSRCustom(A, &trow[it].cpu_bsr));
       }
+      PetscCall(IsGPUBSRCustom(A, &trow[it].gpu_bsr));
       for (PetscInt ik = 0; ik < nspmm; ik++) PetscCall(BenchSpMM(A, x, y, spmm_k[ik], seed, warmup, reps, trials, budget, &srow[it * MAX_LIST + ik]));
       PetscCall(VecCopy(xref, x)); /* BenchSpMM used x */
 
@@ -1653,7 +1677,7 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&z));
       if (A != base) PetscCall(MatDestroy(&A));
     }
-    PetscCall(PrintTransposeSpMM(spec.name, types[0], ntypes, trow, dotranspose, srow, nspmm, gpu_run, target_transpose, target_spmm));
+    PetscCall(PrintTransposeSpMM(spec.name, types[0], ntypes, trow, dotranspose, srow, nspmm, gpu_run, target_transpose, target_spmm, target_gpu_spmm));
     PetscCall(VecDestroy(&xtref));
     PetscCall(VecDestroy(&ytref));
     if (nov > nov0) {
