@@ -4,20 +4,20 @@
 
    One MatMult per column reads the whole matrix k times; here a group of L lanes of one warp takes a
    block row (WARP_ROW's access pattern: each lane whole block columns, bs contiguous values) and
-   walks it once per tile of kTile columns, holding the row's bs x kTile sums in registers: every
-   value loaded is multiplied into kTile columns of X. The first tile reads the row's blocks from
-   memory; the later tiles of the same row find them in L1/L2 (a 27-block row of 5x5 blocks is 5.4
-   KB), so DRAM sees the matrix once however many columns there are. The group's sums are reduced by
-   the halving butterfly of WARP_ROW (reduce_scatter, bsrcuda_warp.cuh), at most 32 accumulators:
+   walks it in chunks of a few items a lane, each chunk once per tile of kTile columns, holding the
+   chunk's bs x kTile sums in registers: every value loaded is multiplied into kTile columns of X.
+   The first tile reads a chunk's blocks from memory; the later tiles find them in L1 (a chunk is
+   8 block columns a lane), so DRAM sees the matrix once however many columns there are, even for
+   rows far longer than L1 (later chunks of a row add into Y). The group's sums are reduced by
+   WARP_ROW's halving butterfly (spmm_butterfly, written for up to 32 accumulators), at most 32:
    tiles of 8 columns for bs 1-4 (padded rows <= 4), of 4 for bs 5-8 and for larger blocks, which
    run in passes of 8 block rows.
 
    Lanes per row: WARP_ROW's choice for the matrix (about one lane per two scalar columns of the mean
-   row, 4-32). The product is the same bits for any launch; the order of the sums differs from the
-   single-column kernels', so the two agree to rounding.
+   row, 4-32). No atomics: the same matrix and columns give the same bits every time; the sums run
+   in another order than the single-column kernels', so the two agree to rounding.
 */
 #include "bsrcuda_matrix.cuh"
-#include "bsrcuda_warp.cuh"
 
 #include <algorithm>
 
@@ -29,6 +29,13 @@ constexpr int kSpmmGenericRows      = 8;   /* bs > 8: rows of a block per pass *
 constexpr int kSpmmMaxBs            = 8;   /* 1..8 compiled as constants, larger ones generic */
 constexpr int kSpmmLaneSlots        = 4;   /* 4, 8, 16, 32 lanes a row */
 constexpr int kSpmmOversubscription = 8;   /* grid: resident thread blocks x this, then grid-stride */
+constexpr int kSpmmChunkItems       = 8;   /* items (block columns) a lane takes per chunk of a row (spmm_kernel) */
+
+/* Smallest power of two >= n (n >= 1). */
+__host__ __device__ constexpr int spmm_pow2(int n)
+{
+  return n <= 1 ? 1 : 2 * spmm_pow2((n + 1) / 2);
+}
 
 /* Rows of a block one pass holds, and the tile of columns: accumulators <= 32. */
 __host__ __device__ constexpr int spmm_rows(int BS)
@@ -37,7 +44,7 @@ __host__ __device__ constexpr int spmm_rows(int BS)
 }
 __host__ __device__ constexpr int spmm_tile(int BS)
 {
-  return pow2_ceil(spmm_rows(BS)) <= 4 ? 8 : 4;
+  return spmm_pow2(spmm_rows(BS)) <= 4 ? 8 : 4;
 }
 
 struct spmm_args {
@@ -50,19 +57,57 @@ struct spmm_args {
   double         *Y;
 };
 
-/* The sums of block row `row` (blocks [s, e)) for columns [j0, j0 + nt) and block rows
-   [r0, r0 + nr) by a group of L lanes, stored by the lane that ends up holding each. All 32 lanes of
-   the warp call it (inactive ones with s == e). */
-template <int BS, int L>
-__device__ __forceinline__ void spmm_tile_rows(const spmm_args &a, int bs, int64_t row, bool active, bsrk_idx s, bsrk_idx e, int lane, int64_t j0, int nt, int r0, int nr)
+/* Sums the N accumulators (a power of two) of each lane over the W lanes of its aligned group, as
+   WARP_ROW's reduce_scatter does (a butterfly that halves the accumulators a lane keeps at each step:
+   N - 1 shuffles instead of log2(W) per accumulator), written as a recursion on the step so that
+   every index is a compile-time constant for any N (with loops, 32 accumulators went to local
+   memory). Call with KEPT = N and OFFSET = W / 2. On return a lane holds the sums of accumulators
+   first .. first + spmm_kept(N, W) - 1 in acc[0 ..]; lanes sharing a sum differ in their low bits
+   below W / min(N, W), and the one with those bits zero stores it (spmm_stores). */
+__host__ __device__ constexpr int spmm_kept(int N, int W)
 {
-  constexpr int kRows = spmm_rows(BS), kPad = pow2_ceil(kRows), kTile = spmm_tile(BS), kAcc = kPad * kTile;
+  return N > W ? N / W : 1;
+}
+template <int W, int N>
+__device__ __forceinline__ bool spmm_stores(int lane)
+{
+  return (lane & (W / (N < W ? N : W) - 1)) == 0;
+}
+template <int N, int KEPT, int W, int OFFSET>
+__device__ __forceinline__ void spmm_butterfly(double (&acc)[N], int lane, int &first)
+{
+  if constexpr (OFFSET >= 1) {
+    if constexpr (KEPT > 1) {
+      const bool upper = (lane & OFFSET) != 0;
+#pragma unroll
+      for (int i = 0; i < KEPT / 2; ++i) {
+        const double send = upper ? acc[i] : acc[i + KEPT / 2];
+        const double keep = upper ? acc[i + KEPT / 2] : acc[i];
+        acc[i]            = keep + __shfl_xor_sync(0xffffffffu, send, OFFSET, W);
+      }
+      if (upper) first += KEPT / 2;
+      spmm_butterfly<N, KEPT / 2, W, OFFSET / 2>(acc, lane, first);
+    } else {
+      acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], OFFSET, W);
+      spmm_butterfly<N, 1, W, OFFSET / 2>(acc, lane, first);
+    }
+  }
+}
+
+/* The sums of items [i0, i1) (item i: block s + i / bs, its block column i % bs) of block row `row`
+   for columns [j0, j0 + nt) and block rows [r0, r0 + nr), by a group of L lanes; the lane that ends
+   up holding a sum stores it: first (the row's first chunk) as alpha*sum + beta*Y, later chunks
+   add alpha*sum to what the same lane stored before. All 32 lanes of the warp call it (inactive
+   ones, and groups whose row has no items left, with i0 >= i1). */
+template <int BS, int L>
+__device__ __forceinline__ void spmm_chunk(const spmm_args &a, int bs, int64_t row, bool active, bsrk_idx s, int64_t i0, int64_t i1, bool first, int lane, int64_t j0, int nt, int r0, int nr)
+{
+  constexpr int kRows = spmm_rows(BS), kPad = spmm_pow2(kRows), kTile = spmm_tile(BS), kAcc = kPad * kTile;
   double        acc[kAcc];
 #pragma unroll
   for (int q = 0; q < kAcc; ++q) acc[q] = 0.0;
-  const double *X     = a.X + j0 * a.ldx;
-  const int64_t items = (int64_t)(e - s) * bs; /* (block, block column) pairs of the row */
-  for (int64_t i = lane; i < items; i += L) {
+  const double *X = a.X + j0 * a.ldx;
+  for (int64_t i = i0 + lane; i < i1; i += L) {
     const int64_t q   = i / bs;
     const int     c   = (int)(i - q * bs);
     const int64_t blk = s + q;
@@ -79,35 +124,54 @@ __device__ __forceinline__ void spmm_tile_rows(const spmm_args &a, int bs, int64
       for (int j = 0; j < kTile; ++j) acc[j * kPad + r] += v * xv[j];
     }
   }
-  const reduce_scatter<kAcc, L> red(acc, lane);
-  if (active && red.stores(lane)) {
+  int held = 0; /* the first accumulator whose sum this lane holds */
+  spmm_butterfly<kAcc, kAcc, L, L / 2>(acc, lane, held);
+  if (active && (first || i0 < i1) && spmm_stores<L, kAcc>(lane)) {
 #pragma unroll
-    for (int i = 0; i < red.kept; ++i) {
-      const int idx = red.first + i, r = idx % kPad, j = idx / kPad;
+    for (int i = 0; i < spmm_kept(kAcc, L); ++i) {
+      const int idx = held + i, r = idx % kPad, j = idx / kPad;
       if (r < nr && j < nt) {
         const int64_t y = row * bs + r0 + r + (j0 + j) * a.ldy;
-        a.Y[y]          = a.beta == 0.0 ? a.alpha * acc[i] : a.alpha * acc[i] + a.beta * a.Y[y];
+        if (!first) a.Y[y] += a.alpha * acc[i];
+        else a.Y[y] = a.beta == 0.0 ? a.alpha * acc[i] : a.alpha * acc[i] + a.beta * a.Y[y];
       }
     }
   }
 }
 
+/* The largest of v over the 32 lanes of the warp (all of them call it). */
+__device__ __forceinline__ int64_t warp_max(int64_t v)
+{
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) v = max(v, (int64_t)__shfl_xor_sync(0xffffffffu, (long long)v, offset));
+  return v;
+}
+
+/* A group of L lanes per block row. The row is walked in chunks of kSpmmChunkItems items a lane, and
+   each chunk once per tile of columns (and pass of block rows): a chunk (8 KB of 5x5 blocks with 32
+   lanes) is still in L1 when the next tile reads it, so a long row (the thesis band: 64 KB of
+   values) comes from DRAM once however many tiles there are, where walking the whole row once per
+   tile would read it from DRAM again. The warp's groups walk as many chunks as its longest row has,
+   so that all 32 lanes take part in every reduction. */
 template <int BS, int L>
 __global__ void __launch_bounds__(kSpmmThreads) spmm_kernel(const spmm_args a)
 {
-  constexpr int kRows = spmm_rows(BS), kTile = spmm_tile(BS);
-  const int     bs   = BS > 0 ? BS : (int)a.bs;
-  const int     lane = threadIdx.x % L;
-  const int     rpb  = blockDim.x / L; /* block rows a thread block takes at once */
+  constexpr int     kRows = spmm_rows(BS), kTile = spmm_tile(BS);
+  constexpr int64_t kChunk = (int64_t)L * kSpmmChunkItems;
+  const int         bs     = BS > 0 ? BS : (int)a.bs;
+  const int         lane   = threadIdx.x % L;
+  const int         rpb    = blockDim.x / L; /* block rows a thread block takes at once */
   for (int64_t base = (int64_t)blockIdx.x * rpb; base < a.nbrows; base += (int64_t)gridDim.x * rpb) {
     const int64_t  row    = base + threadIdx.x / L;
     const bool     active = row < a.nbrows;
     const bsrk_idx s      = active ? a.rowptr[row] : 0;
-    const bsrk_idx e      = active ? a.rowptr[row + 1] : 0;
-    for (int64_t j0 = 0; j0 < a.k; j0 += kTile) {
-      const int nt = (int)min((int64_t)kTile, a.k - j0);
-      for (int r0 = 0; r0 < bs; r0 += kRows) spmm_tile_rows<BS, L>(a, bs, row, active, s, e, lane, j0, nt, r0, BS > 0 ? BS : min(kRows, bs - r0));
-    }
+    const int64_t  items  = active ? (int64_t)(a.rowptr[row + 1] - s) * bs : 0;
+    const int64_t  most   = warp_max(items);
+    for (int64_t c0 = 0; c0 == 0 || c0 < most; c0 += kChunk)
+      for (int64_t j0 = 0; j0 < a.k; j0 += kTile) {
+        const int nt = (int)min((int64_t)kTile, a.k - j0);
+        for (int r0 = 0; r0 < bs; r0 += kRows) spmm_chunk<BS, L>(a, bs, row, active, s, c0, min(c0 + kChunk, items), c0 == 0, lane, j0, nt, r0, BS > 0 ? BS : min(kRows, bs - r0));
+      }
   }
 }
 
@@ -259,7 +323,8 @@ extern "C" bsrc_cuda_status bsrc_cuda_spmm_device_on(bsrc_cuda_matrix *M, bsrc_c
 
 extern "C" bsrc_cuda_status bsrc_cuda_spmm_split_begin(bsrc_cuda_matrix *L, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx)
 {
-  bsrc_cuda_status s = check_spmm_args(L, k, X, ldx, 0.0, L && L->nbrows > 0 ? X : nullptr, L ? (bsrk_idx)std::max<int64_t>((int64_t)L->nbrows * L->bs, 1) : 1, "spmm_split_begin");
+  /* Y is given at the end: a placeholder that passes the checks stands for it here */
+  bsrc_cuda_status s = check_spmm_args(L, k, X, ldx, 0.0, &alpha, L ? (bsrk_idx)std::max<int64_t>((int64_t)L->nbrows * L->bs, 1) : 1, "spmm_split_begin");
   if (s != BSRC_CUDA_OK) return s;
   if (L->split_open || L->spmm_open) return fail(sink(L), BSRC_CUDA_ERR_ARG, "spmm_split_begin: the previous split product was not ended");
   device_scope ds(L->device);
