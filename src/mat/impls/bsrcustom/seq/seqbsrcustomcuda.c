@@ -327,6 +327,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C)
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, B, C, 0));
   PetscCall(LogSpMMFlops(A, &M, k, PETSC_TRUE));
   b->gpu_spmm_products++;
+  PetscCall(PetscInfo(A, "Block SpMM on the GPU, one pass for all %" PetscInt_FMT " columns, on %s arrays\n", k, device ? "device (queued on PETSc's stream)" : "host (copied through the device)"));
   if (plain) {
     PetscCall(MatDenseRestoreArrayRead(B, &x));
     PetscCall(MatDenseRestoreArrayWrite(C, &y));
