@@ -1361,7 +1361,20 @@ static PetscErrorCode BenchSpMM(Mat A, Vec x, Vec y, PetscInt k, PetscInt seed, 
   PetscCall(MatGetLocalSize(A, NULL, &m));
   PetscCall(MatGetSize(A, NULL, &N));
   PetscCall(MatGetOwnershipRangeColumn(A, &rs, NULL));
-  PetscCall(MatCreateDense(PetscObjectComm((PetscObject)A), m, PETSC_DECIDE, N, k, NULL, &B));
+  {
+    VecType   vtype;
+    PetscBool cuda;
+    /* on CUDA vectors (a GPU backend of a CUDA PETSc) a MATDENSECUDA B, whose device arrays the GPU
+       SpMM uses as MatMult uses the vectors' */
+    PetscCall(VecGetType(x, &vtype));
+    PetscCall(PetscStrbeginswith(vtype, VECCUDA, &cuda));
+    if (!cuda) PetscCall(PetscStrbeginswith(vtype, VECSEQCUDA, &cuda));
+    if (!cuda) PetscCall(PetscStrbeginswith(vtype, VECMPICUDA, &cuda));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+    PetscCall(MatSetSizes(B, m, PETSC_DECIDE, N, k));
+    PetscCall(MatSetType(B, cuda ? MATDENSECUDA : MATDENSE));
+    PetscCall(MatSetUp(B));
+  }
   PetscCall(MatDenseGetLDA(B, &lda));
   PetscCall(MatDenseGetArrayWrite(B, &b));
   for (PetscInt j = 0; j < k; j++)
