@@ -2,7 +2,7 @@ static const char help[] = "Products with dense matrices (MatMatMult, MatProduct
                            "SpMM on the GPU against MATBAIJ, each case reported by name (skipped without a GPU):\n"
                            "  gpu_spmm_vs_baij   bs 1, 2, 3, 5, 8, 11; k = 1, 2, 3, 8, 17, 64; B with a leading dimension larger\n"
                            "                     than its rows; empty block rows and a very long one; MatMatMult, MAT_REUSE_MATRIX\n"
-                           "                     after new values, MatProduct AB by hand; the result type is B's; one kernel call\n"
+                           "                     after new values (MatScale, MatDiagonalScale), MatProduct AB by hand; the result type is B's; one kernel call\n"
                            "                     (per block) and the GPU SpMM's count in MatView; flops logged once\n"
                            "  gpu_spmm_cusparse  the same products on the cusparse backend (k > 1 runs our SpMM there too)\n"
                            "  gpu_spmm_densecuda MATDENSECUDA B (a PETSc configured with CUDA; skipped otherwise): device arrays,\n"
@@ -197,6 +197,24 @@ static PetscErrorCode CheckSpMM(TestContext *ctx, MatBSRCustomBackend backend, M
       TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, ctx->failures, "MatProduct AB bs %" PetscInt_FMT " k %" PetscInt_FMT ": relative difference %g", bs, k, (double)worst);
       PetscCall(GPUSpMMCount(A, &n0, text, sizeof(text)));
       TEST_CHECK(PETSC_COMM_WORLD, n0 == n1 + 2, ctx->failures, "MatMatMult reuse and MatProduct AB bs %" PetscInt_FMT " k %" PetscInt_FMT ": GPU SpMM count %" PetscInt_FMT ", expected %" PetscInt_FMT, bs, k, n0, n1 + 2);
+      /* new values through MatDiagonalScale (MPIBAIJ scales its blocks through their operations,
+         leaving their states behind): the device copies must follow */
+      {
+        Vec          l;
+        PetscScalar *la;
+        PetscInt     rs;
+        PetscCall(MatCreateVecs(Ref, NULL, &l));
+        PetscCall(VecGetOwnershipRange(l, &rs, NULL));
+        PetscCall(VecGetArray(l, &la));
+        for (PetscInt i = 0; i < nrows; i++) la[i] = 1.0 + (PetscScalar)((rs + i) % 3) / 8.0;
+        PetscCall(VecRestoreArray(l, &la));
+        PetscCall(MatDiagonalScale(A, l, NULL));
+        PetscCall(MatDiagonalScale(Ref, l, NULL));
+        PetscCall(VecDestroy(&l));
+      }
+      PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, 2.0, &C));
+      PetscCall(CompareDenseProduct(C, Ref, B, &worst));
+      TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, ctx->failures, "MatMatMult reuse after MatDiagonalScale bs %" PetscInt_FMT " k %" PetscInt_FMT ": relative difference %g", bs, k, (double)worst);
       PetscCall(MatDestroy(&D));
       PetscCall(MatDestroy(&C));
       PetscCall(MatDestroy(&B));

@@ -92,6 +92,23 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscVie
   PetscFunctionReturn(0);
 }
 
+/* On a GPU backend, as before a GPU MatMult (MatMPIBSRCustomApply): a change of A's state reaches both
+   blocks, whose device copies then upload their values again (MPIBAIJ changes its blocks through
+   their operations directly at times, MatDiagonalScale does, leaving their states behind). */
+static PetscErrorCode MatMPIBSRCustomBlockStatesFollow(Mat A, Mat_MPIBSRCustom *c)
+{
+  PetscObjectState st;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+  if (st != c->blocks_state) {
+    PetscCall(PetscObjectStateIncrease((PetscObject)c->local));
+    PetscCall(PetscObjectStateIncrease((PetscObject)c->ghost));
+    c->blocks_state = st;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* the product's own: an SF that moves B's ghost rows for all k columns, and its buffers */
 typedef struct {
   PetscSF       sf;
@@ -176,6 +193,7 @@ static PetscErrorCode MatProductNumeric_MPIBSRCustom_MPIDense(Mat C)
     PetscCall(PetscInfo(A, "MatProduct AB with %s: one MatMult per column (blocks that are not %s)\n", ((PetscObject)B)->type_name, MATSEQBSRCUSTOM));
     PetscCall(MatBSRCustomProductByColumns_Private(A, B, C));
   } else if (!cpu) { /* GPU backends: both blocks' SpMMs on the GPU, C brought back once */
+    PetscCall(MatMPIBSRCustomBlockStatesFollow(A, c));
     PetscCall(MatGetSize(B, NULL, &k));
     m = B->rmap->n;
     PetscCall(MPIDenseProductSetUp(A, c, p, k, m));
