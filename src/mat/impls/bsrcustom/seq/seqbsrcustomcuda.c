@@ -326,7 +326,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C)
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, B, C, 0));
   PetscCall(LogSpMMFlops(A, &M, k, PETSC_TRUE));
-  b->gpu_spmm_products++;
+  b->gpu_spmms++;
   PetscCall(PetscInfo(A, "Block SpMM on the GPU, one pass for all %" PetscInt_FMT " columns, on %s arrays\n", k, device ? "device (queued on PETSc's stream)" : "host (copied through the device)"));
   if (plain) {
     PetscCall(MatDenseRestoreArrayRead(B, &x));
@@ -361,7 +361,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitBegin(Mat Ad, Mat Ao, Pe
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, 0, 0, 0));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * M.nbcols * M.bs * sizeof(PetscScalar)));
   PetscCall(LogSpMMFlops(Ad, &M, k, PETSC_TRUE));
-  b->gpu_spmm_products++;
+  b->gpu_spmms++;
   PetscFunctionReturn(0);
 }
 
@@ -381,7 +381,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitEnd(Mat Ad, Mat Ao, Pets
     PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * Ao->cmap->n * sizeof(PetscScalar)));
     PetscCall(LogSpMMFlops(Ao, &G, k, PETSC_FALSE));
-    g->gpu_spmm_products++;
+    g->gpu_spmms++;
   }
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)k * Ad->rmap->n * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
@@ -394,8 +394,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_
 
   PetscFunctionBegin;
   if (b->gpu && bsrc_cuda_spmm_launch_info((bsrc_cuda_matrix *)b->gpu, &lanes, &tile, NULL, NULL) != BSRC_CUDA_OK) lanes = 0; /* no structure on the device: the short line */
-  if (lanes) PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (%d lanes a block row, tiles of %d columns; %" PetscInt_FMT " product(s) so far)", lanes, tile, b->gpu_spmm_products));
-  else PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (not on the device yet; %" PetscInt_FMT " product(s) so far)", b->gpu_spmm_products));
+  if (lanes) PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (%d lanes a block row, tiles of %d columns; %" PetscInt_FMT " product(s) so far)", lanes, tile, b->gpu_spmms));
+  else PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (not on the device yet; %" PetscInt_FMT " product(s) so far)", b->gpu_spmms));
   PetscFunctionReturn(0);
 }
 

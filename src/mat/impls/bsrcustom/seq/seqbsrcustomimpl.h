@@ -50,10 +50,10 @@ typedef struct {
 
   /* the device copy (GPU backends): a bsrc_cuda_matrix, and what it holds */
   void            *gpu;
-  PetscInt         gpu_device;        /* the device it lives on */
-  PetscInt         gpu_structure;     /* structure_generation it was uploaded for, -1: none */
-  PetscObjectState gpu_values_state;  /* A's object state when the values were uploaded */
-  PetscInt         gpu_spmm_products; /* block SpMMs run on the GPU (MatProduct AB with a dense matrix), for MatView */
+  PetscInt         gpu_device;       /* the device it lives on */
+  PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
+  PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
+  PetscInt         gpu_spmms;        /* block SpMMs run on the GPU (MatProduct AB with a dense matrix), for MatView */
 
   /* transpose products and products with dense matrices (seqbsrcustomtranspose.c) */
   MatBSRCustomTransposeOps baij_transpose_ops;
