@@ -241,14 +241,16 @@ bsrc_cuda_status spmm_buffer(bsrc_cuda_matrix *M, dev_buffer &b, size_t bytes, c
   return dev_alloc(b, bytes, what, &M->bytes, sink(M));
 }
 
-/* rows x k doubles from host src (leading dimension ld) into the device buffer (packed), on s. */
+/* rows x k doubles from host src (leading dimension ld) into the device buffer (packed), on s, by one
+   pageable 2D copy: the ghost rows of the split SpMM (few; X and Y go through pinned buffers). */
 cudaError_t upload_columns(double *dev, const double *src, int64_t rows, int64_t k, int64_t ld, cudaStream_t s)
 {
   if (rows == 0 || k == 0) return cudaSuccess;
   return cudaMemcpy2DAsync(dev, (size_t)rows * sizeof(double), src, (size_t)ld * sizeof(double), (size_t)rows * sizeof(double), (size_t)k, cudaMemcpyHostToDevice, s);
 }
 
-/* Uploads X (and Y when beta != 0) into M's buffers and queues M's SpMM into spmm_y on M's stream. */
+/* Uploads X (and Y when beta != 0) into M's device buffers through its pinned ones (spmm_stage_up)
+   and queues M's SpMM into spmm_y on M's stream. */
 bsrc_cuda_status stage_spmm(bsrc_cuda_matrix *M, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, const double *Y, bsrk_idx ldy, const char *what)
 {
   const int64_t ncols = (int64_t)M->nbcols * M->bs, nrows = (int64_t)M->nbrows * M->bs;
@@ -257,31 +259,20 @@ bsrc_cuda_status stage_spmm(bsrc_cuda_matrix *M, bsrk_idx k, double alpha, const
   bsrc_cuda_status st = spmm_buffer(M, M->spmm_x, xb, "block SpMM: device copy of X");
   if (st == BSRC_CUDA_OK) st = spmm_buffer(M, M->spmm_y, yb, "block SpMM: device copy of Y");
   if (st != BSRC_CUDA_OK) return st;
-  cudaError_t err = upload_columns((double *)M->spmm_x.ptr, X, ncols, k, ldx, M->stream);
-  if (err == cudaSuccess && beta != 0.0) err = upload_columns((double *)M->spmm_y.ptr, Y, nrows, k, ldy, M->stream);
-  if (err != cudaSuccess) {
-    (void)cudaStreamSynchronize(M->stream);
-    (void)cudaGetLastError();
-    return fail_cuda(sink(M), err, "block SpMM: host-to-device copy of X / Y");
-  }
+  st = spmm_stage_up(M, (double *)M->spmm_x.ptr, X, ncols, k, ldx, false);
+  if (st == BSRC_CUDA_OK && beta != 0.0) st = spmm_stage_up(M, (double *)M->spmm_y.ptr, Y, nrows, k, ldy, true);
+  if (st != BSRC_CUDA_OK) return st;
   st = queue_spmm(M, M->stream, k, alpha, (const double *)M->spmm_x.ptr, ncols, beta, (double *)M->spmm_y.ptr, nrows);
   if (st != BSRC_CUDA_OK) (void)cudaStreamSynchronize(M->stream);
   return st;
 }
 
-/* spmm_y (nrows x k, packed) back into host Y (leading dimension ldy); waits for M's stream. */
+/* spmm_y (nrows x k, packed) back into host Y (leading dimension ldy); waits for M's stream (errors
+   of the SpMM surface here). */
 bsrc_cuda_status download_y(bsrc_cuda_matrix *M, bsrk_idx k, double *Y, bsrk_idx ldy)
 {
-  const int64_t nrows = (int64_t)M->nbrows * M->bs;
-  cudaError_t   err   = cudaSuccess;
-  if (nrows > 0 && k > 0) err = cudaMemcpy2DAsync(Y, (size_t)ldy * sizeof(double), M->spmm_y.ptr, (size_t)nrows * sizeof(double), (size_t)nrows * sizeof(double), (size_t)k, cudaMemcpyDeviceToHost, M->stream);
-  const cudaError_t wait = cudaStreamSynchronize(M->stream); /* errors of the SpMM surface here */
-  if (err == cudaSuccess) err = wait;
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return fail_cuda(sink(M), err, "block SpMM (host entry)");
-  }
-  return BSRC_CUDA_OK;
+  M->own_queued = false;
+  return spmm_stage_down(M, Y, ldy, (const double *)M->spmm_y.ptr, (int64_t)M->nbrows * M->bs, k);
 }
 
 } // namespace
@@ -301,7 +292,6 @@ extern "C" bsrc_cuda_status bsrc_cuda_spmm_host(bsrc_cuda_matrix *M, bsrc_cuda_k
   s = join_caller(M, "block SpMM: ordering after queued products");
   if (s == BSRC_CUDA_OK) s = stage_spmm(M, k, alpha, X, ldx, beta, Y, ldy, "spmm_host");
   if (s != BSRC_CUDA_OK) return s;
-  M->own_queued = false;
   return download_y(M, k, Y, ldy);
 }
 
@@ -368,7 +358,6 @@ extern "C" bsrc_cuda_status bsrc_cuda_spmm_split_end(bsrc_cuda_matrix *L, bsrc_c
     (void)cudaStreamSynchronize(L->stream);
     return s;
   }
-  L->own_queued = false;
   return download_y(L, k, Y, ldy);
 }
 
