@@ -36,8 +36,13 @@
    "default" the built-in ones), against the kernel alone (events) and the pinned cudaMemcpy
    bandwidth for the same byte counts: bound = kernel + bytes moved / pinned bandwidth.
 
+   --spmm times products with k = 1, 4, 8, 32 dense columns instead (bench_spmm): our block SpMM
+   against one product per column and cuSPARSE's SpMM paths (cusparseDbsrmm, cusparseSpMM on CSR),
+   with TARGET lines (ours >= 1.1x cuSPARSE's best; k = 8 per column <= 0.3x one product); thesis and
+   stencil27_bs3 unless --only names others.
+
    Usage: bench_cuda [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--pair-calls N] [--csv FILE]
-                     [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]
+                     [--json FILE] [--jacobian FILE[:bs]] [--staging] [--spmm] [--describe]
    (--warmup 0 --reps 1 under a profiler: each product then runs twice, its check and one timed call)
 */
 #include <cuda_runtime.h>
@@ -79,6 +84,7 @@ struct options {
   bool        sweep_all = false; /* sweep every matrix, not only thesis and stencil27_bs3 */
   std::string csv, json, jacobian;
   bool        staging = false, describe = false; /* --describe: list the selected matrices (no GPU needed) */
+  bool        spmm       = false;                /* --spmm: products with 1, 4, 8, 32 columns (bench_spmm) */
   int         pair_calls = 1;                    /* --pair-calls: at least this many calls a span in the alternating measurement */
   bool        wants(const std::string &name) const { return only.empty() || ("," + only + ",").find("," + name + ",") != std::string::npos; }
 };
@@ -753,6 +759,140 @@ void bench_staging(const dataset &D, const options &o)
   bsrc_cuda_destroy(M);
 }
 
+/* Median ms per call of call() (queued on stream s, returning false on an error) over o.reps spans
+   between two events, after o.warmup calls; spans of enough calls for about kSpanMs where one call
+   is shorter than kShortCallMs (as time_product). NaN on an error. */
+template <class F>
+double time_spans(cudaStream_t s, const options &o, F call)
+{
+  for (int i = 0; i < o.warmup; ++i)
+    if (!call()) return NAN;
+  CUDA_OK(cudaStreamSynchronize(s));
+  int         calls = 1;
+  cudaEvent_t e0, e1;
+  CUDA_OK(cudaEventCreate(&e0));
+  CUDA_OK(cudaEventCreate(&e1));
+  double result = NAN;
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<double> ms;
+    bool                ok = true;
+    for (int i = 0; i < o.reps && ok; ++i) {
+      CUDA_OK(cudaEventRecord(e0, s));
+      for (int c = 0; c < calls && ok; ++c) ok = call();
+      CUDA_OK(cudaEventRecord(e1, s));
+      CUDA_OK(cudaEventSynchronize(e1));
+      float f = 0;
+      CUDA_OK(cudaEventElapsedTime(&f, e0, e1));
+      ms.push_back(f / calls);
+    }
+    if (!ok) break;
+    result = median(ms);
+    if (calls > 1 || result >= kShortCallMs) break;
+    calls = (int)std::ceil(kSpanMs / std::max(result, 1e-4));
+  }
+  CUDA_OK(cudaEventDestroy(e0));
+  CUDA_OK(cudaEventDestroy(e1));
+  return result;
+}
+
+/* --spmm: products with k dense columns. Our block SpMM (bsrc_cuda_spmm_device_on: one pass over the
+   matrix for all columns) against one product (auto) per column and cuSPARSE's ways: cusparseDbsrmm
+   (legacy BSR, column-major blocks in place) and cusparseSpMM on the expanded CSR copy (ALG1-3),
+   for k = 1, 4, 8, 32; X and Y column-major on the device with leading dimensions of their rows.
+   Every product is checked against bsrk_reference_multadd on the first and last column first. */
+void bench_spmm(const dataset &D, const options &o)
+{
+  const int64_t ncols = (int64_t)D.nbcols * D.bs, nrows = (int64_t)D.nbrows * D.bs;
+  const int     ks[] = {1, 4, 8, 32};
+  const int     kmax = 32;
+  printf("\n== SpMM, %s: %lld x %lld, bs %lld, %lld blocks (%.1f blocks/row), values %.1f MB ==\n", D.name.c_str(), (long long)nrows, (long long)ncols, (long long)D.bs, (long long)D.nblocks(), (double)D.nblocks() / std::max<bsrk_idx>(D.nbrows, 1),
+         D.values.size() * 8e-6);
+  bsrc_cuda_matrix *M = device_matrix(D);
+  cudaStream_t      s = (cudaStream_t)bsrc_cuda_stream(M);
+  if (bench_baselines_create(M, &g_baselines) != BSRC_CUDA_OK) {
+    fprintf(stderr, "baselines: %s\n", bsrc_cuda_last_error(M));
+    exit(2);
+  }
+  std::vector<double> X((size_t)(ncols * kmax));
+  rng64               rng{777};
+  for (double &v : X) v = 2.0 * rng.uniform() - 1.0;
+  double *dX, *dY;
+  CUDA_OK(cudaMalloc(&dX, X.size() * sizeof(double)));
+  CUDA_OK(cudaMalloc(&dY, (size_t)(nrows * kmax) * sizeof(double)));
+  CUDA_OK(cudaMemcpy(dX, X.data(), X.size() * sizeof(double), cudaMemcpyHostToDevice));
+  /* references of the columns checked: 0 and k - 1 of each k */
+  const bsrk_matrix   A    = D.view();
+  dataset             Dabs = D;
+  std::vector<double> absX(X.size());
+  for (double &v : Dabs.values) v = std::fabs(v);
+  for (size_t i = 0; i < X.size(); ++i) absX[i] = std::fabs(X[i]);
+  const bsrk_matrix                Aa = Dabs.view();
+  std::vector<std::vector<double>> ref(kmax), scale(kmax);
+  for (int j : {0, 3, 7, 31}) {
+    ref[j].resize(nrows);
+    scale[j].resize(nrows);
+    bsrk_reference_multadd(&A, 1.0, X.data() + j * ncols, 0.0, nullptr, ref[j].data());
+    bsrk_reference_multadd(&Aa, 1.0, absX.data() + j * ncols, 0.0, nullptr, scale[j].data());
+  }
+  const double matmult_ms = time_spans(s, o, [&] { return bsrc_cuda_multadd_device_async(M, BSRC_CUDA_KERNEL_AUTO, 1.0, dX, 0.0, nullptr, dY) == BSRC_CUDA_OK; });
+  int          lanes = 0, tile = 0;
+  (void)bsrc_cuda_spmm_launch_info(M, &lanes, &tile, nullptr, nullptr);
+  printf("one product (auto: %s): %.4f ms; our SpMM: %d lanes a block row, tiles of %d columns\n", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)], matmult_ms, lanes, tile);
+  struct path {
+    const char                          *label;
+    std::function<bsrc_cuda_status(int)> run;
+  };
+  const std::vector<path> paths = {
+    {"ours (block SpMM)", [&](int k) { return bsrc_cuda_spmm_device_on(M, BSRC_CUDA_KERNEL_AUTO, s, k, 1.0, dX, ncols, 0.0, dY, nrows); }},
+    {"cusparse_bsrmm", [&](int k) { return bench_cusparse_bsrmm(g_baselines, k, 1.0, dX, ncols, 0.0, dY, nrows); }},
+    {"cusparse_spmm_csr_alg1", [&](int k) { return bench_cusparse_spmm_csr(g_baselines, 1, k, 1.0, dX, ncols, 0.0, dY, nrows); }},
+    {"cusparse_spmm_csr_alg2", [&](int k) { return bench_cusparse_spmm_csr(g_baselines, 2, k, 1.0, dX, ncols, 0.0, dY, nrows); }},
+    {"cusparse_spmm_csr_alg3", [&](int k) { return bench_cusparse_spmm_csr(g_baselines, 3, k, 1.0, dX, ncols, 0.0, dY, nrows); }},
+  };
+  printf("%4s %-24s %10s %12s %12s %10s  %s\n", "k", "product", "ms", "ms/column", "/ MatMult", "vs ours", "check");
+  for (int k : ks) {
+    std::vector<double>      ms(paths.size(), NAN);
+    std::vector<std::string> notes(paths.size());
+    for (size_t p = 0; p < paths.size(); ++p) {
+      /* check: Y poisoned, columns 0 and k - 1 against the reference */
+      CUDA_OK(cudaMemset(dY, 0xff, (size_t)(nrows * k) * sizeof(double)));
+      CUDA_OK(cudaDeviceSynchronize());
+      if (paths[p].run(k) != BSRC_CUDA_OK) {
+        notes[p] = std::string("FAILED: ") + bsrc_cuda_last_error(M);
+        (void)cudaGetLastError();
+        continue;
+      }
+      CUDA_OK(cudaStreamSynchronize(s));
+      notes[p] = "ok";
+      for (int j : {0, k - 1}) {
+        std::vector<double> y(nrows);
+        CUDA_OK(cudaMemcpy(y.data(), dY + (size_t)j * nrows, (size_t)nrows * sizeof(double), cudaMemcpyDeviceToHost));
+        for (int64_t i = 0; i < nrows && notes[p] == "ok"; ++i)
+          if (!(std::fabs(y[i] - ref[j][i]) <= 1e-13 * scale[j][i] + 1e-300)) {
+            char buf[160];
+            snprintf(buf, sizeof(buf), "WRONG: column %d entry %lld: %.17g vs %.17g", j, (long long)i, y[i], ref[j][i]);
+            notes[p] = buf;
+          }
+      }
+      if (notes[p] == "ok") ms[p] = time_spans(s, o, [&] { return paths[p].run(k) == BSRC_CUDA_OK; });
+    }
+    double best = NAN;
+    for (size_t p = 1; p < paths.size(); ++p)
+      if (!std::isnan(ms[p]) && (std::isnan(best) || ms[p] < best)) best = ms[p];
+    for (size_t p = 0; p < paths.size(); ++p) printf("%4d %-24s %10.4f %12.4f %12.3f %10.2f  %s\n", k, paths[p].label, ms[p], ms[p] / k, ms[p] / k / matmult_ms, ms[p] / ms[0], notes[p].c_str());
+    if (!std::isnan(ms[0])) {
+      if (!std::isnan(best)) add_target(D.name + ": SpMM k=" + std::to_string(k) + ", ours vs cuSPARSE's best", best / ms[0], 1.10, true, "x");
+      if (k == 8) add_target(D.name + ": SpMM k=8, time per column / one product", ms[0] / k / matmult_ms, 0.30, false, "x");
+    } else add_target(D.name + ": SpMM k=" + std::to_string(k) + ", ours ran and was right", 0.0, 1.0, true, "");
+    fflush(stdout);
+  }
+  CUDA_OK(cudaFree(dX));
+  CUDA_OK(cudaFree(dY));
+  bench_baselines_destroy(g_baselines);
+  g_baselines = nullptr;
+  bsrc_cuda_destroy(M);
+}
+
 struct target {
   std::string what;
   double      value, threshold;
@@ -940,9 +1080,10 @@ int main(int argc, char **argv)
     else if (a == "--json" && i + 1 < argc) o.json = argv[++i];
     else if (a == "--jacobian" && i + 1 < argc) o.jacobian = argv[++i];
     else if (a == "--staging") o.staging = true;
+    else if (a == "--spmm") o.spmm = true;
     else if (a == "--describe") o.describe = true;
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--pair-calls N] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging] [--describe]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--pair-calls N] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging] [--spmm] [--describe]\n", argv[0]);
       return 2;
     }
   }
@@ -1029,6 +1170,14 @@ int main(int argc, char **argv)
       fflush(stdout);
     }
     return 0;
+  }
+  if (o.spmm) {
+    for (const spec &sp : specs)
+      if ((o.only.empty() && (sp.name == "thesis" || sp.name == "stencil27_bs3")) || (!o.only.empty() && o.wants(sp.name))) bench_spmm(sp.make(), o);
+    if (!o.json.empty()) write_json(o.json, prop.name, NAN, peak_gbs, {}, {}, o);
+    bool miss = false;
+    for (const target &t : g_targets) miss = miss || (t.what.find("ran and was right") != std::string::npos && !t.pass);
+    return miss ? 1 : 0;
   }
   if (o.staging) {
     for (const spec &sp : specs)

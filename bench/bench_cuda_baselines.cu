@@ -4,6 +4,9 @@
    stream, ordering and error reporting), but keep their own cuSPARSE handle and copies, so the
    production library holds nothing for them.
 */
+/* cusparseDbsrmm is deprecated since CUDA 12.8 (cusparseSpMM replaces it); it stays here as the
+   legacy BSR baseline of the block SpMM, so its deprecation warning is turned off for this file */
+#define DISABLE_CUSPARSE_DEPRECATED
 #include "bench_cuda_baselines.h"
 
 #include "bsrcuda_matrix.cuh"
@@ -27,8 +30,18 @@ enum spmv_slot {
   SLOT_CSR_ALG1 = 0,
   SLOT_CSR_ALG2,
   SLOT_CSR_BS1,
+  /* cusparseSpMM: CSR ALG1-3 on the expanded copy, and on the BAIJ arrays for bs 1 */
+  SLOT_SPMM_ALG1,
+  SLOT_SPMM_ALG2,
+  SLOT_SPMM_ALG3,
+  SLOT_SPMM_BS1,
   SLOT_COUNT
 };
+
+bool on_baij_arrays(spmv_slot slot)
+{
+  return slot == SLOT_CSR_BS1 || slot == SLOT_SPMM_BS1;
+}
 
 int grid_for(int64_t n)
 {
@@ -117,6 +130,7 @@ struct bench_baselines {
   cusparseConstSpMatDescr_t mat[SLOT_COUNT] = {};
   dev_buffer                work[SLOT_COUNT];
   uint64_t                  prepared_epoch[SLOT_COUNT] = {};
+  int64_t                   prepared_k[SLOT_COUNT]     = {}; /* SpMM slots: the columns preprocessed for */
 };
 
 namespace {
@@ -197,7 +211,7 @@ bsrc_cuda_status ensure_descriptor(bench_baselines *B, const matrix_view &A, cud
 {
   if (B->mat[slot]) return BSRC_CUDA_OK;
   const int64_t nrows = (int64_t)A.nbrows * A.bs, ncols = (int64_t)A.nbcols * A.bs;
-  if (slot == SLOT_CSR_BS1) { /* bs == 1: the BAIJ arrays are CSR */
+  if (on_baij_arrays(slot)) { /* bs == 1: the BAIJ arrays are CSR */
     BSRC_CUSPARSE_CHECK(cusparseCreateConstCsr(&B->mat[slot], nrows, ncols, A.nblocks, A.rowptr, A.colidx, A.values, kIdxType, kIdxType, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), e, "cusparseCreateConstCsr (bs 1)");
     return BSRC_CUDA_OK;
   }
@@ -211,10 +225,10 @@ bsrc_cuda_status ensure_descriptor(bench_baselines *B, const matrix_view &A, cud
 /* One cusparseSpMV of slot `slot` (buffer sized on every call, preprocessed once per values epoch). */
 bsrc_cuda_status run_spmv(bench_baselines *B, const matrix_view &A, cudaStream_t s, spmv_slot slot, double alpha, const double *x, double beta, double *y, error_sink e)
 {
-  static const cusparseSpMVAlg_t algs[SLOT_COUNT] = {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2, CUSPARSE_SPMV_ALG_DEFAULT};
-  static const char *const       what[SLOT_COUNT] = {"cusparseSpMV (CSR ALG1)", "cusparseSpMV (CSR ALG2)", "cusparseSpMV (CSR, bs 1)"};
-  bsrc_cuda_status               r                = ensure_descriptor(B, A, s, slot, e);
-  if (r == BSRC_CUDA_OK && slot != SLOT_CSR_BS1) r = ensure_csr(B, A, s, e); /* values may have changed since the descriptor was made */
+  static const cusparseSpMVAlg_t algs[SLOT_CSR_BS1 + 1] = {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2, CUSPARSE_SPMV_ALG_DEFAULT};
+  static const char *const       what[SLOT_CSR_BS1 + 1] = {"cusparseSpMV (CSR ALG1)", "cusparseSpMV (CSR ALG2)", "cusparseSpMV (CSR, bs 1)"};
+  bsrc_cuda_status               r                      = ensure_descriptor(B, A, s, slot, e);
+  if (r == BSRC_CUDA_OK && !on_baij_arrays(slot)) r = ensure_csr(B, A, s, e); /* values may have changed since the descriptor was made */
   if (r != BSRC_CUDA_OK) return r;
   const cusparseSpMVAlg_t   alg   = algs[slot];
   cusparseConstDnVecDescr_t vx    = nullptr;
@@ -241,34 +255,61 @@ bsrc_cuda_status run_spmv(bench_baselines *B, const matrix_view &A, cudaStream_t
   return BSRC_CUDA_OK;
 }
 
+/* One cusparseSpMM of slot `slot` (buffer sized on every call, preprocessed once per values epoch and
+   column count). */
+bsrc_cuda_status run_spmm(bench_baselines *B, const matrix_view &A, cudaStream_t s, spmv_slot slot, int64_t k, double alpha, const double *X, int64_t ldx, double beta, double *Y, int64_t ldy, error_sink e)
+{
+  static const cusparseSpMMAlg_t algs[] = {CUSPARSE_SPMM_CSR_ALG1, CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_CSR_ALG3, CUSPARSE_SPMM_ALG_DEFAULT};
+  static const char *const       what[] = {"cusparseSpMM (CSR ALG1)", "cusparseSpMM (CSR ALG2)", "cusparseSpMM (CSR ALG3)", "cusparseSpMM (CSR, bs 1)"};
+  const int                      i      = (int)slot - (int)SLOT_SPMM_ALG1;
+  bsrc_cuda_status               r      = ensure_descriptor(B, A, s, slot, e);
+  if (r == BSRC_CUDA_OK && !on_baij_arrays(slot)) r = ensure_csr(B, A, s, e);
+  if (r != BSRC_CUDA_OK) return r;
+  const int64_t             nrows = (int64_t)A.nbrows * A.bs, ncols = (int64_t)A.nbcols * A.bs;
+  cusparseConstDnMatDescr_t mx    = nullptr;
+  cusparseDnMatDescr_t      my    = nullptr;
+  bsrc_cuda_status          alloc = BSRC_CUDA_OK;
+  cusparseStatus_t          cs    = cusparseCreateConstDnMat(&mx, ncols, k, std::max<int64_t>(ldx, 1), X, CUDA_R_64F, CUSPARSE_ORDER_COL);
+  if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseCreateDnMat(&my, nrows, k, ldy, Y, CUDA_R_64F, CUSPARSE_ORDER_COL);
+  size_t need = 0;
+  if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseSpMM_bufferSize(B->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, B->mat[slot], mx, &beta, my, CUDA_R_64F, algs[i], &need);
+  if (cs == CUSPARSE_STATUS_SUCCESS && need > B->work[slot].bytes) {
+    alloc = dev_alloc(B->work[slot], need, "cusparseSpMM work buffer", &B->M->bytes, e);
+    if (alloc != BSRC_CUDA_OK) cs = CUSPARSE_STATUS_ALLOC_FAILED;
+    else B->prepared_epoch[slot] = 0;
+  }
+  if (cs == CUSPARSE_STATUS_SUCCESS && (B->prepared_epoch[slot] != A.values_epoch || B->prepared_k[slot] != k)) {
+    cs = cusparseSpMM_preprocess(B->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, B->mat[slot], mx, &beta, my, CUDA_R_64F, algs[i], B->work[slot].ptr);
+    if (cs == CUSPARSE_STATUS_SUCCESS) {
+      B->prepared_epoch[slot] = A.values_epoch;
+      B->prepared_k[slot]     = k;
+    }
+  }
+  if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseSpMM(B->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, B->mat[slot], mx, &beta, my, CUDA_R_64F, algs[i], B->work[slot].ptr);
+  if (mx) (void)cusparseDestroyDnMat(mx);
+  if (my) (void)cusparseDestroyDnMat(my);
+  if (alloc != BSRC_CUDA_OK) return alloc;
+  BSRC_CUSPARSE_CHECK(cs, e, what[i]);
+  return BSRC_CUDA_OK;
+}
+
 enum baseline {
   ROWMAJOR_BSRMV,
   CSR_ALG1,
   CSR_ALG2
 };
 
-/* out = alpha*A*x + beta*in by one baseline, queued on M's stream after what was queued there. */
-bsrc_cuda_status run(bench_baselines *B, baseline which, double alpha, const double *x, double beta, const double *in, double *out)
+/* What every baseline does first, on the device of M (current when called): orders itself after
+   products queued on M's caller streams, drops copies made for another structure, makes the
+   handle and puts it on M's stream. */
+bsrc_cuda_status prepare(bench_baselines *B)
 {
-  if (!B) return BSRC_CUDA_ERR_ARG;
-  bsrc_cuda_matrix *M = B->M;
-  bsrc_cuda_status  s = check_product_args(M, BSRC_CUDA_KERNEL_CUSPARSE_BSRMV, x, beta, in, out);
+  bsrc_cuda_matrix      *M = B->M;
+  const bsrc_cuda_status s = join_caller(M, "benchmark baseline: ordering after queued products");
   if (s != BSRC_CUDA_OK) return s;
-  device_scope ds(M->device);
-  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
-  if (M->nbrows == 0) return BSRC_CUDA_OK;
-  s = join_caller(M, "benchmark baseline: ordering after queued products");
-  if (s != BSRC_CUDA_OK) return s;
-  M->own_queued = true;
-
-  const matrix_view  A  = view(M);
-  const cudaStream_t st = M->stream;
-  const error_sink   e  = sink(M);
-  const int64_t      n  = (int64_t)A.nbrows * A.bs;
-  if (A.nblocks == 0) { /* nothing for cuSPARSE to do: out = alpha*0 + beta*in */
-    BSRC_CUDA_CHECK(launch_scale(n, alpha, beta, in, out, st), e, "scale (empty matrix)");
-    return BSRC_CUDA_OK;
-  }
+  M->own_queued       = true;
+  const matrix_view A = view(M);
+  const error_sink  e = sink(M);
   if (A.rowptr != B->rowptr || A.nbrows != B->nbrows || A.nbcols != B->nbcols || A.bs != B->bs || A.nblocks != B->nblocks) {
     drop_copies(B);
     B->rowptr  = A.rowptr;
@@ -284,7 +325,34 @@ bsrc_cuda_status run(bench_baselines *B, baseline which, double alpha, const dou
     if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseSetMatIndexBase(B->legacy, CUSPARSE_INDEX_BASE_ZERO);
     BSRC_CUSPARSE_CHECK(cs, e, "cusparseCreate");
   }
-  BSRC_CUSPARSE_CHECK(cusparseSetStream(B->handle, st), e, "cusparseSetStream");
+  BSRC_CUSPARSE_CHECK(cusparseSetStream(B->handle, M->stream), e, "cusparseSetStream");
+  return BSRC_CUDA_OK;
+}
+
+/* out = alpha*A*x + beta*in by one baseline, queued on M's stream after what was queued there. */
+bsrc_cuda_status run(bench_baselines *B, baseline which, double alpha, const double *x, double beta, const double *in, double *out)
+{
+  if (!B) return BSRC_CUDA_ERR_ARG;
+  bsrc_cuda_matrix *M = B->M;
+  bsrc_cuda_status  s = check_product_args(M, BSRC_CUDA_KERNEL_CUSPARSE_BSRMV, x, beta, in, out);
+  if (s != BSRC_CUDA_OK) return s;
+  device_scope ds(M->device);
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
+  if (M->nbrows == 0) return BSRC_CUDA_OK;
+
+  const matrix_view  A  = view(M);
+  const cudaStream_t st = M->stream;
+  const error_sink   e  = sink(M);
+  const int64_t      n  = (int64_t)A.nbrows * A.bs;
+  if (A.nblocks == 0) { /* nothing for cuSPARSE to do: out = alpha*0 + beta*in */
+    s = join_caller(M, "benchmark baseline: ordering after queued products");
+    if (s != BSRC_CUDA_OK) return s;
+    M->own_queued = true;
+    BSRC_CUDA_CHECK(launch_scale(n, alpha, beta, in, out, st), e, "scale (empty matrix)");
+    return BSRC_CUDA_OK;
+  }
+  s = prepare(B);
+  if (s != BSRC_CUDA_OK) return s;
   if (beta != 0.0 && in != out) BSRC_CUDA_CHECK(cudaMemcpyAsync(out, in, (size_t)n * sizeof(double), cudaMemcpyDeviceToDevice, st), e, "copy of in to out");
 
   if (which == CSR_ALG1) return run_spmv(B, A, st, SLOT_CSR_ALG1, alpha, x, beta, out, e);
@@ -332,4 +400,47 @@ bsrc_cuda_status bench_cusparse_spmv_csr(bench_baselines *B, int alg, double alp
 {
   if (B && alg != 1 && alg != 2) return fail(sink(B->M), BSRC_CUDA_ERR_ARG, "bench_cusparse_spmv_csr: alg %d (1 or 2)", alg);
   return run(B, alg == 1 ? CSR_ALG1 : CSR_ALG2, alpha, x_dev, beta, in_dev, out_dev);
+}
+
+namespace {
+/* Y = alpha*A*X + beta*Y by one SpMM baseline (slot: an SpMM slot, or -1 for cusparseDbsrmm). */
+bsrc_cuda_status run_spmm_baseline(bench_baselines *B, int slot, int64_t k, double alpha, const double *X, int64_t ldx, double beta, double *Y, int64_t ldy)
+{
+  if (!B) return BSRC_CUDA_ERR_ARG;
+  bsrc_cuda_matrix *M = B->M;
+  if (!M->has_structure || !M->has_values) return fail(sink(M), BSRC_CUDA_ERR_ARG, "SpMM baseline: no structure or values set");
+  const int64_t nrows = (int64_t)M->nbrows * M->bs, ncols = (int64_t)M->nbcols * M->bs;
+  if (k < 1 || ldy < nrows || (ncols > 0 && ldx < ncols) || !Y || (ncols > 0 && !X))
+    return fail(sink(M), BSRC_CUDA_ERR_ARG, "SpMM baseline: %lld columns, ldx %lld for %lld rows, ldy %lld for %lld rows", (long long)k, (long long)ldx, (long long)ncols, (long long)ldy, (long long)nrows);
+  if (M->nbrows == 0) return BSRC_CUDA_OK;
+  if (M->nblocks == 0) return fail(sink(M), BSRC_CUDA_ERR_ARG, "SpMM baseline: the matrix has no blocks");
+  device_scope ds(M->device);
+  BSRC_CUDA_CHECK(ds.error(), sink(M), "cudaSetDevice");
+  bsrc_cuda_status s = prepare(B);
+  if (s != BSRC_CUDA_OK) return s;
+  const matrix_view A = view(M);
+  const error_sink  e = sink(M);
+  if (slot >= 0) return run_spmm(B, A, M->stream, (spmv_slot)slot, k, alpha, X, ldx, beta, Y, ldy, e);
+  if (A.bs == 1) return run_spmm(B, A, M->stream, SLOT_SPMM_BS1, k, alpha, X, ldx, beta, Y, ldy, e); /* bsrmm needs bs > 1 */
+  if (k > INT_MAX || ldx > INT_MAX || ldy > INT_MAX) return fail(e, BSRC_CUDA_ERR_ARG, "cusparseDbsrmm takes 32-bit sizes");
+  s = ensure_idx32(B, A, M->stream, e);
+  if (s != BSRC_CUDA_OK) return s;
+  const int *rowptr32 = sizeof(bsrk_idx) == sizeof(int) ? (const int *)A.rowptr : (const int *)B->rowptr32.ptr;
+  const int *colidx32 = sizeof(bsrk_idx) == sizeof(int) ? (const int *)A.colidx : (const int *)B->colidx32.ptr;
+  BSRC_CUSPARSE_CHECK(cusparseDbsrmm(B->handle, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, (int)A.nbrows, (int)k, (int)A.nbcols, (int)A.nblocks, &alpha, B->legacy, A.values, rowptr32, colidx32,
+                                     (int)A.bs, X, (int)std::max<int64_t>(ldx, 1), &beta, Y, (int)ldy),
+                      e, "cusparseDbsrmm (column-major blocks)");
+  return BSRC_CUDA_OK;
+}
+} // namespace
+
+bsrc_cuda_status bench_cusparse_bsrmm(bench_baselines *B, int64_t k, double alpha, const double *X, int64_t ldx, double beta, double *Y, int64_t ldy)
+{
+  return run_spmm_baseline(B, -1, k, alpha, X, ldx, beta, Y, ldy);
+}
+
+bsrc_cuda_status bench_cusparse_spmm_csr(bench_baselines *B, int alg, int64_t k, double alpha, const double *X, int64_t ldx, double beta, double *Y, int64_t ldy)
+{
+  if (B && (alg < 1 || alg > 3)) return fail(sink(B->M), BSRC_CUDA_ERR_ARG, "bench_cusparse_spmm_csr: alg %d (1, 2 or 3)", alg);
+  return run_spmm_baseline(B, B && B->M->bs == 1 ? (int)SLOT_SPMM_BS1 : (int)SLOT_SPMM_ALG1 + alg - 1, k, alpha, X, ldx, beta, Y, ldy);
 }

@@ -5,7 +5,8 @@
      rowmajor_bsrmv  cusparseDbsrmv with CUSPARSE_DIRECTION_ROW on a copy of the values with every
                      block transposed (row-major blocks);
      spmv_csr        cusparseSpMV on an expanded scalar CSR copy (alg 1: CUSPARSE_SPMV_CSR_ALG1,
-                     2: CUSPARSE_SPMV_CSR_ALG2).
+                     2: CUSPARSE_SPMV_CSR_ALG2);
+   and, for the block SpMM (several columns), cusparseDbsrmm and cusparseSpMM (below).
    With bs == 1 rowmajor_bsrmv runs cusparseSpMV on the BAIJ arrays as CSR (bsrmv needs bs > 1).
    A product is queued on the matrix's stream like bsrc_cuda_multadd_device_async (same contract,
    errors in bsrc_cuda_last_error(M)). The copies are built on first use, rebuilt once the values
@@ -27,5 +28,13 @@ void bench_baselines_destroy(bench_baselines *B);
 
 bsrc_cuda_status bench_cusparse_rowmajor_bsrmv(bench_baselines *B, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
 bsrc_cuda_status bench_cusparse_spmv_csr(bench_baselines *B, int alg, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev);
+
+/* SpMM baselines for bsrc_cuda_spmm_*: Y = alpha*A*X + beta*Y for k columns, X and Y column-major on
+   the device with leading dimensions ldx, ldy, queued on M's stream like the products above.
+     bsrmm     cusparseDbsrmm (the legacy BSR routine) with CUSPARSE_DIRECTION_COLUMN on the BAIJ
+               values in place; bs 1: cusparseSpMM on the BAIJ arrays as CSR (bsrmm needs bs > 1);
+     spmm_csr  cusparseSpMM on the expanded scalar CSR copy, alg 1, 2 or 3 (CUSPARSE_SPMM_CSR_ALG1-3). */
+bsrc_cuda_status bench_cusparse_bsrmm(bench_baselines *B, int64_t k, double alpha, const double *X, int64_t ldx, double beta, double *Y, int64_t ldy);
+bsrc_cuda_status bench_cusparse_spmm_csr(bench_baselines *B, int alg, int64_t k, double alpha, const double *X, int64_t ldx, double beta, double *Y, int64_t ldy);
 
 #endif

@@ -49,6 +49,8 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
   -bench_target_transpose_gpu <0.85> : target (GPU backends): MatMultTranspose (the transposed copy on the GPU) throughput at least\n\
                              this times MatMult's\n\
   -bench_target_spmm <0.4> : target (cpu backend): MatMatMult with 8 columns at most this times a MatMult per column\n\
+  -bench_target_gpu_spmm <0.3> : target (GPU backends, -mat_bsrcustom_backend cuda): the GPU block SpMM with 8 columns\n\
+                             at most this times the same backend's MatMult per column\n\
 Block rows are split evenly over the MPI ranks. The STREAM triad runs on all ranks at once, each with\n\
 omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth is the aggregate of all ranks.\n\n";
 
@@ -1292,9 +1294,10 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
 /* ---------------------------------------------------------------- transposes and SpMM (-bench_transpose, -bench_spmm) */
 typedef struct {
   char        type[64];
-  PetscBool   cpu_bsr; /* a bsrcustom type on the cpu backend: the cpu targets are about these */
-  PetscBool   gpu_bsr; /* a bsrcustom type on a GPU backend, its transposed copy on the device: the GPU target */
-  const char *path;    /* where its MatMultTranspose runs */
+  PetscBool   cpu_bsr;  /* a bsrcustom type on the cpu backend: the cpu targets are about these */
+  PetscBool   gpu_bsr;  /* a bsrcustom type on a GPU backend, its transposed copy on the device: the GPU transpose target */
+  PetscBool   gpu_spmm; /* a bsrcustom type on a GPU backend: the GPU SpMM target is about these */
+  const char *path;     /* where its MatMultTranspose runs */
   double      t_mult, t_trans, diff;
 } TransposeRow;
 
@@ -1388,7 +1391,20 @@ static PetscErrorCode BenchSpMM(Mat A, Vec x, Vec y, PetscInt k, PetscInt seed, 
   PetscCall(MatGetLocalSize(A, NULL, &m));
   PetscCall(MatGetSize(A, NULL, &N));
   PetscCall(MatGetOwnershipRangeColumn(A, &rs, NULL));
-  PetscCall(MatCreateDense(PetscObjectComm((PetscObject)A), m, PETSC_DECIDE, N, k, NULL, &B));
+  {
+    VecType   vtype;
+    PetscBool cuda;
+    /* on CUDA vectors (a GPU backend of a CUDA PETSc) a MATDENSECUDA B, whose device arrays the GPU
+       SpMM uses as MatMult uses the vectors' */
+    PetscCall(VecGetType(x, &vtype));
+    PetscCall(PetscStrbeginswith(vtype, VECCUDA, &cuda));
+    if (!cuda) PetscCall(PetscStrbeginswith(vtype, VECSEQCUDA, &cuda));
+    if (!cuda) PetscCall(PetscStrbeginswith(vtype, VECMPICUDA, &cuda));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+    PetscCall(MatSetSizes(B, m, PETSC_DECIDE, N, k));
+    PetscCall(MatSetType(B, cuda ? MATDENSECUDA : MATDENSE));
+    PetscCall(MatSetUp(B));
+  }
   PetscCall(MatDenseGetLDA(B, &lda));
   PetscCall(MatDenseGetArrayWrite(B, &b));
   for (PetscInt j = 0; j < k; j++)
@@ -1426,8 +1442,21 @@ static PetscErrorCode BenchSpMM(Mat A, Vec x, Vec y, PetscInt k, PetscInt seed, 
   PetscFunctionReturn(0);
 }
 
-/* The transpose and SpMM tables of one matrix, and their TARGET lines (cpu backend; the transpose's on the GPU backends too) */
-static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_type[], PetscInt ntypes, const TransposeRow tr[], PetscBool dotranspose, const SpMMRow sp[], PetscInt nk, PetscBool gpu_run, PetscReal target_transpose, PetscReal target_transpose_gpu, PetscReal target_spmm)
+/* whether A is a bsrcustom type whose products run on a GPU backend */
+static PetscErrorCode IsGPUBSRCustom(Mat A, PetscBool *gpu_bsr)
+{
+  MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, gpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
+  if (*gpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
+  *gpu_bsr = (PetscBool)(*gpu_bsr && backend != MAT_BSRCUSTOM_BACKEND_CPU);
+  PetscFunctionReturn(0);
+}
+
+/* The transpose and SpMM tables of one matrix, and their TARGET lines (cpu backend; on a GPU run the
+   GPU transposed copy's and the GPU block SpMM's) */
+static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_type[], PetscInt ntypes, const TransposeRow tr[], PetscBool dotranspose, const SpMMRow sp[], PetscInt nk, PetscBool gpu_run, PetscReal target_transpose, PetscReal target_transpose_gpu, PetscReal target_spmm, PetscReal target_gpu_spmm)
 {
   PetscFunctionBeginUser;
   if (dotranspose) {
@@ -1459,6 +1488,12 @@ static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_typ
         if (!tr[it].cpu_bsr || r->k != 8) continue;
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s MatMatMult with 8 columns at most %.2fx a MatMult per column: %.3fx (MatMatMult %.3f ms = %.4f ms per column, MatMult %.3f ms): %s\n", matrix, tr[it].type, (double)target_spmm, r->t_spmm / 8.0 / r->t_mult, 1e3 * r->t_spmm, 1e3 * r->t_spmm / 8.0, 1e3 * r->t_mult, r->t_spmm / 8.0 / r->t_mult <= target_spmm ? "PASS" : "MISS"));
       }
+    for (PetscInt it = 0; it < ntypes && gpu_run; it++) /* the block SpMM on the GPU, against the same backend's MatMult */
+      for (PetscInt ik = 0; ik < nk; ik++) {
+        const SpMMRow *r = &sp[it * MAX_LIST + ik];
+        if (!tr[it].gpu_spmm || r->k != 8) continue;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGET %-10s %s GPU block SpMM: MatMatMult with 8 columns at most %.2fx a MatMult per column: %.3fx (MatMatMult %.3f ms = %.4f ms per column, MatMult %.3f ms): %s\n", matrix, tr[it].type, (double)target_gpu_spmm, r->t_spmm / 8.0 / r->t_mult, 1e3 * r->t_spmm, 1e3 * r->t_spmm / 8.0, 1e3 * r->t_mult, r->t_spmm / 8.0 / r->t_mult <= target_gpu_spmm ? "PASS" : "MISS"));
+      }
   }
   PetscFunctionReturn(0);
 }
@@ -1477,7 +1512,7 @@ int main(int argc, char **argv)
   PetscBool     dotranspose      = PETSC_TRUE;
   PetscInt      spmm_k[MAX_LIST] = {1, 4, 8, 32}, nspmm = MAX_LIST;
   PetscBool     setk;
-  PetscReal     target_transpose = 0.7, target_transpose_gpu = 0.85, target_spmm = 0.4;
+  PetscReal     target_transpose = 0.7, target_transpose_gpu = 0.85, target_spmm = 0.4, target_gpu_spmm = 0.3;
   TransposeRow *trow;
   SpMMRow      *srow;
   PetscMPIInt   size;
@@ -1528,6 +1563,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_target_transpose", "Target (cpu backend): MatMultTranspose throughput / MatMult's", "bench_matmult.c", target_transpose, &target_transpose, NULL));
   PetscCall(PetscOptionsReal("-bench_target_transpose_gpu", "Target (GPU backends): MatMultTranspose throughput / MatMult's", "bench_matmult.c", target_transpose_gpu, &target_transpose_gpu, NULL));
   PetscCall(PetscOptionsReal("-bench_target_spmm", "Target (cpu backend): MatMatMult with 8 columns per column / one MatMult", "bench_matmult.c", target_spmm, &target_spmm, NULL));
+  PetscCall(PetscOptionsReal("-bench_target_gpu_spmm", "Target (GPU backends): the GPU block SpMM with 8 columns per column / one MatMult", "bench_matmult.c", target_gpu_spmm, &target_gpu_spmm, NULL));
   PetscOptionsEnd();
   if (!setk) nspmm = 4;
   for (k = 0; k < (int)nspmm; k++) PetscCheck(spmm_k[k] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_spmm: columns must be >= 1, got %" PetscInt_FMT, spmm_k[k]);
@@ -1657,6 +1693,7 @@ int main(int argc, char **argv)
         PetscCall(PetscStrncpy(trow[it].type, mtype, sizeof(trow[it].type)));
         PetscCall(IsCPUBSRCustom(A, &trow[it].cpu_bsr));
       }
+      PetscCall(IsGPUBSRCustom(A, &trow[it].gpu_spmm));
       for (PetscInt ik = 0; ik < nspmm; ik++) PetscCall(BenchSpMM(A, x, y, spmm_k[ik], seed, warmup, reps, trials, budget, &srow[it * MAX_LIST + ik]));
       PetscCall(VecCopy(xref, x)); /* BenchSpMM used x */
 
@@ -1689,7 +1726,7 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&z));
       if (A != base) PetscCall(MatDestroy(&A));
     }
-    PetscCall(PrintTransposeSpMM(spec.name, types[0], ntypes, trow, dotranspose, srow, nspmm, gpu_run, target_transpose, target_transpose_gpu, target_spmm));
+    PetscCall(PrintTransposeSpMM(spec.name, types[0], ntypes, trow, dotranspose, srow, nspmm, gpu_run, target_transpose, target_transpose_gpu, target_spmm, target_gpu_spmm));
     PetscCall(VecDestroy(&xtref));
     PetscCall(VecDestroy(&ytref));
     if (nov > nov0) {

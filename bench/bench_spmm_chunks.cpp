@@ -101,10 +101,10 @@ std::vector<int> parse_list(const char *s)
 
 int main(int argc, char **argv)
 {
-  const int        grid = argc > 1 ? std::atoi(argv[1]) : 48, band_rows = argc > 2 ? std::atoi(argv[2]) : 3200, reps = argc > 3 ? std::atoi(argv[3]) : 9;
-  const std::vector<int> ks = parse_list(argc > 4 ? argv[4] : "8,32");
-  const bool       avx2     = bsrk_spmm_use_avx2(1) == 1;
-  int              status   = 0;
+  const int              grid = argc > 1 ? std::atoi(argv[1]) : 48, band_rows = argc > 2 ? std::atoi(argv[2]) : 3200, reps = argc > 3 ? std::atoi(argv[3]) : 9;
+  const std::vector<int> ks     = parse_list(argc > 4 ? argv[4] : "8,32");
+  const bool             avx2   = bsrk_spmm_use_avx2(1) == 1;
+  int                    status = 0;
   if (grid < 2 || band_rows < 1 || reps < 1 || ks.empty() || *std::min_element(ks.begin(), ks.end()) < 1) {
     std::fprintf(stderr, "usage: bench_spmm_chunks [grid_n>=2] [band_block_rows>=1] [reps>=1] [k,k,...>=1]\n");
     return 2;

@@ -13,6 +13,8 @@
 #                  Table 13 of the thesis (gpu.json, gpu.log); a Jacobian of PETSc's snes ex19 is saved
 #                  with -ksp_view_mat binary and included when the example was built
 #   gpu-staging    bench_cuda --staging: host-vector products against kernel + pinned transfers
+#   gpu-spmm       bench_cuda --spmm: the block SpMM (k = 1, 4, 8, 32) against a product per column and
+#                  cuSPARSE's SpMM paths (gpu-spmm.json, gpu-spmm.log)
 #   gpu-petsc      bench_matmult with -mat_bsrcustom_backend cuda: PETSc MatMult with host vectors
 #   ksp-*          end to end: the main job (CG + PBJacobi, 3D elasticity) with MATBAIJ on nproc ranks,
 #                  bsrcustom on the CPU (1 rank x nproc threads), bsrcustom cuda on 1 rank and on 4 ranks
@@ -103,6 +105,9 @@ if ((gpu)); then
   echo "    $build/bench/bench_cuda --staging"
   OMP_NUM_THREADS=$ncpu "$build/bench/bench_cuda" --staging 2>&1 | tee "$out/gpu-staging.log"
   logs+=("$out/gpu-staging.log")
+  echo "    $build/bench/bench_cuda --spmm --json $out/gpu-spmm.json"
+  "$build/bench/bench_cuda" --spmm --json "$out/gpu-spmm.json" 2>&1 | tee "$out/gpu-spmm.log" || echo "    (bench_cuda --spmm failed, see $out/gpu-spmm.log)"
+  logs+=("$out/gpu-spmm.log")
   # PETSc MatMult with host vectors on the same two matrices as the staging run (stencil: 52^3 grid, bs 3)
   run gpu-petsc 1 "$ncpu" -bench_sweep false -bench_matrices thesis,stencil27 -stencil_n 52 -mat_bsrcustom_backend cuda
 

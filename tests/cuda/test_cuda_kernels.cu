@@ -1219,6 +1219,204 @@ void test_split(rng_t &rng)
   }
 }
 
+/* ---- block SpMM (bsrc_cuda_spmm_*) ---- */
+
+/* Y = alpha*A*X + beta*Y0 column by column with the reference product, against the GPU's Y (leading
+   dimension ldy); the padding rows of Y (beyond A's rows) must be untouched (pad). */
+bool compare_spmm(const host_matrix &A, int64_t k, double alpha, const std::vector<double> &X, int64_t ldx, double beta, const std::vector<double> &Y0, const std::vector<double> &Y, int64_t ldy, double pad, std::string &why)
+{
+  const int64_t     nrows = (int64_t)A.nbrows * A.bs, ncols = (int64_t)A.nbcols * A.bs;
+  const bsrk_matrix V    = A.view();
+  host_matrix       Aabs = A;
+  for (double &v : Aabs.values) v = std::fabs(v);
+  const bsrk_matrix   Va = Aabs.view();
+  std::vector<double> xc(ncols), xa(ncols), in(nrows), ref(nrows), scale(nrows);
+  for (int64_t j = 0; j < k; ++j) {
+    for (int64_t i = 0; i < ncols; ++i) {
+      xc[i] = X[j * ldx + i];
+      xa[i] = std::fabs(xc[i]);
+    }
+    for (int64_t i = 0; i < nrows; ++i) in[i] = Y0[j * ldy + i];
+    bsrk_reference_multadd(&V, alpha, xc.data(), beta, beta != 0.0 ? in.data() : nullptr, ref.data());
+    for (double &v : in) v = std::fabs(v);
+    bsrk_reference_multadd(&Va, std::fabs(alpha), xa.data(), std::fabs(beta), beta != 0.0 ? in.data() : nullptr, scale.data());
+    for (int64_t i = 0; i < ldy; ++i) {
+      const double got = Y[j * ldy + i];
+      if (i >= nrows) {
+        if (!(got == pad)) {
+          char buf[160];
+          snprintf(buf, sizeof(buf), "column %lld: padding row %lld written (%.17g)", (long long)j, (long long)i, got);
+          why = buf;
+          return false;
+        }
+      } else if (!(std::fabs(got - ref[i]) <= 1e-13 * scale[i] + 1e-300)) {
+        char buf[200];
+        snprintf(buf, sizeof(buf), "column %lld of %lld, row %lld: %.17g vs reference %.17g", (long long)j, (long long)k, (long long)i, got, ref[i]);
+        why = buf;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* One SpMM of A (uploaded to M) with k columns, alpha, beta, on the device (entry `device`) or on
+   host arrays; X and Y with leading dimensions larger than their rows, Y's padding poisoned. */
+bool check_spmm(bsrc_cuda_matrix *M, const host_matrix &A, int64_t k, double alpha, double beta, bool device, rng_t &rng, std::string &why)
+{
+  const int64_t       nrows = (int64_t)A.nbrows * A.bs, ncols = (int64_t)A.nbcols * A.bs;
+  const int64_t       ldx = ncols + 3, ldy = nrows + 5;
+  const double        pad = -777.0;
+  std::vector<double> X((size_t)(ldx * k)), Y0((size_t)(ldy * k)), Y;
+  for (int64_t j = 0; j < k; ++j) {
+    for (int64_t i = 0; i < ldx; ++i) X[j * ldx + i] = i < ncols ? uniform(rng, -1, 1) : NAN;                        /* padding of X: never read */
+    for (int64_t i = 0; i < ldy; ++i) Y0[j * ldy + i] = i < nrows ? (beta != 0.0 ? uniform(rng, -1, 1) : NAN) : pad; /* beta 0: Y not read */
+  }
+  Y                  = Y0;
+  bsrc_cuda_status s = BSRC_CUDA_OK;
+  if (device) {
+    double *dX, *dY;
+    CUDA_OK(cudaMalloc(&dX, X.size() * sizeof(double)));
+    CUDA_OK(cudaMalloc(&dY, Y.size() * sizeof(double)));
+    CUDA_OK(cudaMemcpy(dX, X.data(), X.size() * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dY, Y.data(), Y.size() * sizeof(double), cudaMemcpyHostToDevice));
+    cudaStream_t st;
+    CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    s = bsrc_cuda_spmm_device_on(M, BSRC_CUDA_KERNEL_AUTO, st, k, alpha, dX, ldx, beta, dY, ldy);
+    CUDA_OK(cudaStreamSynchronize(st));
+    CUDA_OK(cudaStreamDestroy(st));
+    CUDA_OK(cudaMemcpy(Y.data(), dY, Y.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaFree(dX));
+    CUDA_OK(cudaFree(dY));
+  } else s = bsrc_cuda_spmm_host(M, BSRC_CUDA_KERNEL_AUTO, k, alpha, X.data(), ldx, beta, Y.data(), ldy);
+  if (s != BSRC_CUDA_OK) {
+    why = std::string("status ") + std::to_string((int)s) + ": " + bsrc_cuda_last_error(M);
+    return false;
+  }
+  return compare_spmm(A, k, alpha, X, ldx, beta, Y0, Y, ldy, pad, why);
+}
+
+void test_spmm(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  const bsrk_idx bss[] = {1, 2, 3, 4, 5, 8, 11};
+  const int64_t  ks[]  = {1, 2, 3, 8, 17, 64};
+  for (bsrk_idx bs : bss) {
+    std::vector<host_matrix> cases;
+    cases.push_back(random_matrix("spmm_random", 61, 57, bs, 5, 0.2, rng)); /* empty rows among them */
+    cases.push_back(heavy_row_matrix("spmm_heavy_row", 45, 400, bs, rng));  /* one very long row */
+    cases.push_back(stencil_matrix("spmm_stencil27", 5, bs, true, rng));
+    for (const host_matrix &A : cases) {
+      if (!upload(M, A, case_name(A))) continue;
+      for (int64_t k : ks)
+        for (int variant = 0; variant < 4; ++variant) {
+          if (g_quick && variant != 0 && k != 17) continue;
+          const bool   device = variant % 2 == 0;
+          const double alpha = variant < 2 ? 1.0 : -1.5, beta = variant < 2 ? 0.0 : 0.75;
+          std::string  why;
+          char         name[256];
+          snprintf(name, sizeof(name), "spmm/%s/k=%lld/%s/alpha=%g,beta=%g", case_name(A).c_str(), (long long)k, device ? "device" : "host", alpha, beta);
+          expect(check_spmm(M, A, k, alpha, beta, device, rng, why), name, why.c_str());
+        }
+    }
+  }
+  /* bad leading dimensions and a NULL X are errors, not crashes */
+  const host_matrix A = random_matrix("spmm_errors", 10, 12, 3, 3, 0.0, rng);
+  if (upload(M, A, "spmm_errors")) {
+    std::vector<double> X(36 * 4), Y(30 * 4);
+    expect(bsrc_cuda_spmm_host(M, BSRC_CUDA_KERNEL_AUTO, 4, 1.0, X.data(), 35, 0.0, Y.data(), 30) == BSRC_CUDA_ERR_ARG, "spmm/errors/ldx_too_small", bsrc_cuda_last_error(M));
+    expect(bsrc_cuda_spmm_host(M, BSRC_CUDA_KERNEL_AUTO, 4, 1.0, X.data(), 36, 0.0, Y.data(), 29) == BSRC_CUDA_ERR_ARG, "spmm/errors/ldy_too_small", bsrc_cuda_last_error(M));
+    expect(bsrc_cuda_spmm_host(M, BSRC_CUDA_KERNEL_AUTO, 4, 1.0, nullptr, 36, 0.0, Y.data(), 30) == BSRC_CUDA_ERR_ARG, "spmm/errors/null_x", bsrc_cuda_last_error(M));
+    expect(bsrc_cuda_spmm_host(M, BSRC_CUDA_KERNEL_AUTO, -1, 1.0, X.data(), 36, 0.0, Y.data(), 30) == BSRC_CUDA_ERR_ARG, "spmm/errors/negative_k", bsrc_cuda_last_error(M));
+    expect(bsrc_cuda_spmm_split_end(M, nullptr, 4, 1.0, nullptr, 1, Y.data(), 30) == BSRC_CUDA_ERR_ARG, "spmm/errors/end_without_begin", bsrc_cuda_last_error(M));
+    /* the matrix still works after the refused calls */
+    std::string why;
+    expect(check_spmm(M, A, 4, 1.0, 0.0, false, rng, why), "spmm/errors/after", why.c_str());
+  }
+}
+
+/* One rank's split SpMM: Y = alpha*(L*X + G*Xg) against the reference of the two products. */
+void test_spmm_split(rng_t &rng)
+{
+  for (bsrk_idx bs : {1, 3, 5, 11}) {
+    const host_matrix L = random_matrix("spmm_split_local", 40, 40, bs, 4, 0.1, rng), G = random_matrix("spmm_split_ghost", 40, 9, bs, 1, 0.6, rng);
+    bsrc_cuda_matrix *Ml = nullptr, *Mg = nullptr;
+    if (bsrc_cuda_create(0, &Ml) != BSRC_CUDA_OK || bsrc_cuda_create(0, &Mg) != BSRC_CUDA_OK) {
+      failf("spmm_split/create", "%s", bsrc_cuda_last_error(nullptr));
+      bsrc_cuda_destroy(Ml);
+      return;
+    }
+    if (upload(Ml, L, "spmm_split") && upload(Mg, G, "spmm_split"))
+      for (int64_t k : {1, 5, 17}) {
+        const int64_t       nl = 40 * bs, ng = 9 * bs, ldx = nl + 2, ldg = ng + 1, ldy = nl + 4;
+        const double        alpha = 1.25, pad = -5.0;
+        std::vector<double> X(ldx * k), Xg(ldg * k), Y(ldy * k, pad), Zero(ldy * k, pad), YL(ldy * k, pad);
+        for (double &v : X) v = uniform(rng, -1, 1);
+        for (double &v : Xg) v = uniform(rng, -1, 1);
+        for (int64_t j = 0; j < k; ++j)
+          for (int64_t i = 0; i < nl; ++i) Zero[j * ldy + i] = 0.0;
+        char name[128];
+        snprintf(name, sizeof(name), "spmm_split/bs=%lld/k=%lld", (long long)bs, (long long)k);
+        bsrc_cuda_status s = bsrc_cuda_spmm_split_begin(Ml, k, alpha, X.data(), ldx);
+        if (s == BSRC_CUDA_OK) s = bsrc_cuda_spmm_split_end(Ml, Mg, k, alpha, Xg.data(), ldg, Y.data(), ldy);
+        if (s != BSRC_CUDA_OK) {
+          failf(name, "status %d: %s", (int)s, bsrc_cuda_last_error(Ml));
+          continue;
+        }
+        /* reference: YL = alpha L X, then Y_ref = alpha G Xg + 1 * YL */
+        std::string why;
+        if (bsrc_cuda_spmm_host(Ml, BSRC_CUDA_KERNEL_AUTO, k, alpha, X.data(), ldx, 0.0, YL.data(), ldy) != BSRC_CUDA_OK) {
+          failf(name, "local reference: %s", bsrc_cuda_last_error(Ml));
+          continue;
+        }
+        bool ok = compare_spmm(L, k, alpha, X, ldx, 0.0, Zero, YL, ldy, pad, why);
+        if (ok) ok = compare_spmm(G, k, alpha, Xg, ldg, 1.0, YL, Y, ldy, pad, why);
+        expect(ok, name, why.c_str());
+      }
+    bsrc_cuda_destroy(Mg);
+    bsrc_cuda_destroy(Ml);
+  }
+}
+
+/* The benchmark's cuSPARSE SpMM baselines give the reference product too. */
+void test_spmm_baselines(bsrc_cuda_matrix *M, rng_t &rng)
+{
+  for (bsrk_idx bs : {1, 3, 4}) {
+    const host_matrix A = random_matrix("spmm_baselines", 50, 47, bs, 4, 0.1, rng);
+    if (!upload(M, A, "spmm_baselines")) continue;
+    bench_baselines *B = nullptr;
+    if (bench_baselines_create(M, &B) != BSRC_CUDA_OK) {
+      failf("spmm_baselines/create", "%s", bsrc_cuda_last_error(M));
+      continue;
+    }
+    const int64_t       k = 6, ncols = 47 * bs, nrows = 50 * bs, ldx = ncols + 1, ldy = nrows + 2;
+    std::vector<double> X(ldx * k), Y0(ldy * k, 0.0), Y(ldy * k);
+    for (double &v : X) v = uniform(rng, -1, 1);
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t i = nrows; i < ldy; ++i) Y0[j * ldy + i] = -3.0;
+    double *dX, *dY;
+    CUDA_OK(cudaMalloc(&dX, X.size() * sizeof(double)));
+    CUDA_OK(cudaMalloc(&dY, Y.size() * sizeof(double)));
+    CUDA_OK(cudaMemcpy(dX, X.data(), X.size() * sizeof(double), cudaMemcpyHostToDevice));
+    for (int which = 0; which < 4; ++which) {
+      CUDA_OK(cudaMemcpy(dY, Y0.data(), Y0.size() * sizeof(double), cudaMemcpyHostToDevice));
+      const bsrc_cuda_status s = which == 0 ? bench_cusparse_bsrmm(B, k, 1.0, dX, ldx, 0.0, dY, ldy) : bench_cusparse_spmm_csr(B, which, k, 1.0, dX, ldx, 0.0, dY, ldy);
+      char                   name[128];
+      snprintf(name, sizeof(name), "spmm_baselines/bs=%lld/%s", (long long)bs, which == 0 ? "bsrmm" : which == 1 ? "spmm_csr_alg1" : which == 2 ? "spmm_csr_alg2" : "spmm_csr_alg3");
+      if (s != BSRC_CUDA_OK) {
+        failf(name, "status %d: %s", (int)s, bsrc_cuda_last_error(M));
+        continue;
+      }
+      CUDA_OK(cudaStreamSynchronize((cudaStream_t)bsrc_cuda_stream(M)));
+      CUDA_OK(cudaMemcpy(Y.data(), dY, Y.size() * sizeof(double), cudaMemcpyDeviceToHost));
+      std::string why;
+      expect(compare_spmm(A, k, 1.0, X, ldx, 0.0, Y0, Y, ldy, -3.0, why), name, why.c_str());
+    }
+    CUDA_OK(cudaFree(dX));
+    CUDA_OK(cudaFree(dY));
+    bench_baselines_destroy(B);
+  }
+}
+
 int main()
 {
   if (bsrc_cuda_device_count() == 0) {
@@ -1252,9 +1450,12 @@ int main()
     test_host_staging(M, rng);
     test_registered_host(M, rng);
     test_task_ranges_host(M, rng);
+    test_spmm(M, rng);
+    test_spmm_baselines(M, rng);
     bsrc_cuda_destroy(M);
   }
   test_split(rng);
+  test_spmm_split(rng);
   if (!g_quick) test_leaks(rng);
   printf("%d passed, %d failed, %d skipped\n", g_passed, g_failed, g_skipped);
   return g_failed == 0 ? 0 : 1;

@@ -35,7 +35,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomOnCPU_Private(Mat A, PetscBool *cpu);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeView_Private(Mat A, PetscViewer viewer);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscViewer viewer);
 
-/* C = A B, B dense, by one MatMult per column (the GPU backends, whose SpMM is not there yet) */
+/* C = A B, B dense, by one MatMult per column (an MPI matrix whose blocks are not seqbsrcustom) */
 PETSC_INTERN PetscErrorCode MatBSRCustomProductByColumns_Private(Mat A, Mat B, Mat C);
 
 #endif

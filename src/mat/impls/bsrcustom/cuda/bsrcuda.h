@@ -144,6 +144,31 @@ int bsrc_cuda_spmv_bsr_layout(const bsrc_cuda_matrix *M);
 bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda_kernel kl, double alpha, const double *x, double beta, const double *in);
 bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_matrix *G, bsrc_cuda_kernel kg, double alpha, const double *ghost_x, double *out);
 
+/* ---- Block SpMM: products with k dense columns (bsrcuda_spmm.cu) ----
+   Y = alpha*A*X + beta*Y for X (block columns x bs rows) and Y (block rows x bs rows) of k columns,
+   column-major with leading dimensions ldx >= A's columns and ldy >= A's rows (entries beyond them
+   are neither read nor written). One pass over A for all k columns: a group of lanes per block row
+   keeps the row's sums for a tile of columns in registers, so each block is read from memory once
+   and applied to several columns. beta == 0 does not read Y. k == 1 runs kernel `one` (the product
+   of bsrc_cuda_multadd_*: a single column is a MatMult); larger k always our SpMM kernel. */
+/* Host arrays: X (and Y, beta != 0) copied to device buffers of M on M's stream, Y copied back;
+   returns once Y holds the result. */
+bsrc_cuda_status bsrc_cuda_spmm_host(bsrc_cuda_matrix *M, bsrc_cuda_kernel one, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, double *Y, bsrk_idx ldy);
+/* Device arrays, queued on the caller's stream (a cudaStream_t as void *; NULL the legacy default
+   stream) as bsrc_cuda_multadd_device_on queues a product: nothing waits on the host, only launch
+   errors are reported here, and M orders its own later work after it. */
+bsrc_cuda_status bsrc_cuda_spmm_device_on(bsrc_cuda_matrix *M, bsrc_cuda_kernel one, void *stream, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx, double beta, double *Y, bsrk_idx ldy);
+/* One MPI rank's SpMM on host arrays around the caller's gather of X's ghost rows, as
+   bsrc_cuda_split_begin/end for one column: Y = alpha*(L*X + G*Xg). begin copies X to L's device
+   buffer and queues L's SpMM (beta 0) without waiting; end copies Xg (G's columns x bs rows, k
+   columns, leading dimension ldg) to G's buffer, queues G's SpMM adding into L's device Y on L's
+   stream, and copies Y back once. G may be NULL or have no columns. Every begin needs its end. */
+bsrc_cuda_status bsrc_cuda_spmm_split_begin(bsrc_cuda_matrix *L, bsrk_idx k, double alpha, const double *X, bsrk_idx ldx);
+bsrc_cuda_status bsrc_cuda_spmm_split_end(bsrc_cuda_matrix *L, bsrc_cuda_matrix *G, bsrk_idx k, double alpha, const double *Xg, bsrk_idx ldg, double *Y, bsrk_idx ldy);
+/* The SpMM's launch on M: lanes per block row, columns per tile, threads per thread block and grid
+   (any output may be NULL; valid after set_structure). */
+bsrc_cuda_status bsrc_cuda_spmm_launch_info(const bsrc_cuda_matrix *M, int *lanes, int *tile, int *threads, int *grid);
+
 /* bsrc_cuda_last_error(NULL) returns the message of the calling thread's last failed call that had
    no matrix to hold it (bsrc_cuda_create, or any call given M == NULL). */
 

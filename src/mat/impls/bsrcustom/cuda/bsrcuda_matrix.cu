@@ -65,6 +65,26 @@ bsrc_cuda_status join_caller(bsrc_cuda_matrix *M, const char *what)
   return BSRC_CUDA_OK;
 }
 
+/* The caller's stream s waits for async work left on M's stream (the async and benchmark entry
+   points), so a product queued on s never overlaps another product of M. */
+bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
+{
+  if (!M->own_queued) return BSRC_CUDA_OK;
+  if (!M->own_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->own_done, cudaEventDisableTiming), sink(M), what);
+  BSRC_CUDA_CHECK(cudaEventRecord(M->own_done, M->stream), sink(M), what);
+  BSRC_CUDA_CHECK(cudaStreamWaitEvent(s, M->own_done, 0), sink(M), what);
+  M->own_queued = false;
+  return BSRC_CUDA_OK;
+}
+
+bsrc_cuda_status mark_caller(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
+{
+  if (!M->caller_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->caller_done, cudaEventDisableTiming), sink(M), what);
+  BSRC_CUDA_CHECK(cudaEventRecord(M->caller_done, s), sink(M), what);
+  M->caller_queued = true;
+  return BSRC_CUDA_OK;
+}
+
 namespace {
 
 /* Threads of the host copies: omp_get_max_threads(), at most this many (a few cores already reach
@@ -83,8 +103,13 @@ void release_staging(bsrc_cuda_matrix *M)
 {
   dev_free(M->d_x, &M->bytes);
   dev_free(M->d_y, &M->bytes);
+  dev_free(M->spmm_x, &M->bytes);
+  dev_free(M->spmm_y, &M->bytes);
   free_pinned(M->h_x);
   free_pinned(M->h_y);
+  free_pinned(M->spmm_hx);
+  free_pinned(M->spmm_hy);
+  M->spmm_hx_bytes = M->spmm_hy_bytes = 0;
 }
 
 void release_structure(bsrc_cuda_matrix *M)
@@ -120,23 +145,30 @@ void destroy_events(bsrc_cuda_matrix *M)
   M->have_events = false;
 }
 
-/* Pinned host and device staging for bsrc_cuda_multadd_host, allocated on first use; the events of
-   the download ring outlive set_structure (they do not depend on the sizes). */
+/* The events of the download ring and the download stream, created on first use; they outlive
+   set_structure (they do not depend on the sizes). */
+bsrc_cuda_status ensure_events(bsrc_cuda_matrix *M)
+{
+  if (M->have_events) return BSRC_CUDA_OK;
+  cudaError_t err = cudaSuccess;
+  for (cudaEvent_t &e : M->piece_done)
+    if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+  if (err == cudaSuccess) err = cudaEventCreateWithFlags(&M->split_mark, cudaEventDisableTiming);
+  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&M->down_stream, cudaStreamNonBlocking);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    destroy_events(M);
+    return fail_cuda(sink(M), err, "staging events and stream (cudaEventCreate, cudaStreamCreate)");
+  }
+  M->have_events = true;
+  return BSRC_CUDA_OK;
+}
+
+/* Pinned host and device staging for bsrc_cuda_multadd_host, allocated on first use. */
 bsrc_cuda_status ensure_staging(bsrc_cuda_matrix *M)
 {
-  if (!M->have_events) {
-    cudaError_t err = cudaSuccess;
-    for (cudaEvent_t &e : M->piece_done)
-      if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
-    if (err == cudaSuccess) err = cudaEventCreateWithFlags(&M->split_mark, cudaEventDisableTiming);
-    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&M->down_stream, cudaStreamNonBlocking);
-    if (err != cudaSuccess) {
-      (void)cudaGetLastError();
-      destroy_events(M);
-      return fail_cuda(sink(M), err, "staging events and stream (cudaEventCreate, cudaStreamCreate)");
-    }
-    M->have_events = true;
-  }
+  const bsrc_cuda_status e = ensure_events(M);
+  if (e != BSRC_CUDA_OK) return e;
   if (M->h_x) return BSRC_CUDA_OK;
   const size_t     xbytes = x_bytes(M), ybytes = y_bytes(M);
   bsrc_cuda_status s = dev_alloc(M->d_x, xbytes, "device staging of x", &M->bytes, sink(M));
@@ -334,18 +366,6 @@ bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double a
     return BSRC_CUDA_OK;
   }
   return cusparse_multadd(&M->cus, view(M), s, d.cusparse, alpha, x, beta, in, out, &M->bytes, sink(M));
-}
-
-/* The caller's stream s waits for async work left on M's stream (the async and benchmark entry
-   points), so a product queued on s never overlaps another product of M. */
-bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what)
-{
-  if (!M->own_queued) return BSRC_CUDA_OK;
-  if (!M->own_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->own_done, cudaEventDisableTiming), sink(M), what);
-  BSRC_CUDA_CHECK(cudaEventRecord(M->own_done, M->stream), sink(M), what);
-  BSRC_CUDA_CHECK(cudaStreamWaitEvent(s, M->own_done, 0), sink(M), what);
-  M->own_queued = false;
-  return BSRC_CUDA_OK;
 }
 
 bsrc_cuda_status finish(bsrc_cuda_matrix *M, const char *what)
@@ -620,6 +640,63 @@ bsrc_cuda_status stage_inputs(bsrc_cuda_matrix *M, const staging_plan &plan, con
   return BSRC_CUDA_OK;
 }
 } // namespace
+
+/* ---- the block SpMM's host arrays (bsrcuda_spmm.cu): k columns through pinned buffers ---- */
+
+/* *p (pinned, *have bytes) at least `bytes`; false (CUDA's error cleared) where page-locked memory
+   is refused: the caller then copies from pageable memory instead. */
+static bool spmm_pinned(double *&p, size_t &have, size_t bytes)
+{
+  if (have >= bytes) return true;
+  free_pinned(p);
+  have = 0;
+  if (cudaMallocHost((void **)&p, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    p = nullptr;
+    return false;
+  }
+  have = bytes;
+  return true;
+}
+
+bsrc_cuda_status spmm_stage_up(bsrc_cuda_matrix *M, double *dev, const double *src, int64_t rows, int64_t k, int64_t ld, bool y)
+{
+  if (rows == 0 || k == 0) return BSRC_CUDA_OK;
+  const size_t col = (size_t)rows * sizeof(double), bytes = col * (size_t)k;
+  double     *&pinned = y ? M->spmm_hy : M->spmm_hx;
+  cudaError_t  err    = cudaSuccess;
+  if (!spmm_pinned(pinned, y ? M->spmm_hy_bytes : M->spmm_hx_bytes, bytes)) err = cudaMemcpy2DAsync(dev, col, src, (size_t)ld * sizeof(double), col, (size_t)k, cudaMemcpyHostToDevice, M->stream);
+  else {
+    const staging_plan plan = staging_settings();
+    if (ld == rows) err = stage_up(M, plan, dev, pinned, src, bytes);
+    for (int64_t j = 0; ld != rows && j < k && err == cudaSuccess; ++j) err = stage_up(M, plan, dev + j * rows, pinned + j * rows, src + j * ld, col);
+  }
+  if (err != cudaSuccess) return abandon(M, err, "block SpMM: host-to-device copy of X / Y");
+  return BSRC_CUDA_OK;
+}
+
+bsrc_cuda_status spmm_stage_down(bsrc_cuda_matrix *M, double *dst, int64_t ld, const double *dev, int64_t rows, int64_t k)
+{
+  bsrc_cuda_status s = ensure_events(M);
+  if (s != BSRC_CUDA_OK) {
+    (void)cudaStreamSynchronize(M->stream);
+    return s;
+  }
+  const size_t col = (size_t)rows * sizeof(double), bytes = col * (size_t)k;
+  if (rows == 0 || k == 0) return finish(M, "block SpMM (host entry)");
+  if (!spmm_pinned(M->spmm_hy, M->spmm_hy_bytes, bytes)) {
+    cudaError_t err = cudaMemcpy2DAsync(dst, (size_t)ld * sizeof(double), dev, col, col, (size_t)k, cudaMemcpyDeviceToHost, M->stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(M->stream);
+    return err == cudaSuccess ? BSRC_CUDA_OK : abandon(M, err, "block SpMM (host entry)");
+  }
+  const staging_plan plan = staging_settings();
+  if (ld == rows) return stage_down(M, plan, dst, M->spmm_hy, dev, bytes);
+  for (int64_t j = 0; j < k && s == BSRC_CUDA_OK; ++j) s = stage_down(M, plan, dst + j * ld, M->spmm_hy + j * rows, dev + j * rows, col);
+  return s;
+}
+
+namespace {
+} // namespace
 } // namespace bsrc
 
 extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out)
@@ -748,10 +825,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_device_on(bsrc_cuda_matrix *M, bsr
   if (st != BSRC_CUDA_OK) return st;
   st = queue_product(M, k, alpha, x_dev, beta, in_dev, out_dev, cs);
   if (st != BSRC_CUDA_OK) return st;
-  if (!M->caller_done) BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&M->caller_done, cudaEventDisableTiming), sink(M), "device product: recording its completion");
-  BSRC_CUDA_CHECK(cudaEventRecord(M->caller_done, cs), sink(M), "device product: recording its completion");
-  M->caller_queued = true;
-  return BSRC_CUDA_OK;
+  return mark_caller(M, cs, "device product: recording its completion");
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_multadd_device(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x_dev, double beta, const double *in_dev, double *out_dev)

@@ -123,6 +123,13 @@ struct bsrc_cuda_matrix {
   bool        own_queued    = false;   /* async work queued on M's stream since the last synchronisation */
 
   bsrc::cusparse_state *cus = nullptr;
+
+  /* the block SpMM's device copies of X and Y for its host entry points (bsrcuda_spmm.cu), grown
+     to the largest k seen and freed with the staging buffers; spmm_open: a split SpMM is begun */
+  bsrc::dev_buffer spmm_x, spmm_y;
+  double          *spmm_hx = nullptr, *spmm_hy = nullptr; /* pinned staging of X and Y (spmm_stage_up/down) */
+  size_t           spmm_hx_bytes = 0, spmm_hy_bytes = 0;
+  bool             spmm_open = false;
 };
 
 namespace bsrc {
@@ -181,6 +188,18 @@ bsrc_cuda_status check_product_args(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, con
 /* M's own stream waits for products queued on a caller's stream (no host wait): every entry point
    that works on M's stream, or changes what a queued product reads, calls this first. */
 bsrc_cuda_status join_caller(bsrc_cuda_matrix *M, const char *what);
+/* The caller's stream s waits for async work left on M's own stream, so that a product queued on s
+   never overlaps another product of M. */
+bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what);
+/* After a product queued on a caller's stream s: records it, so that M's later work waits for it. */
+bsrc_cuda_status mark_caller(bsrc_cuda_matrix *M, cudaStream_t s, const char *what);
+/* The block SpMM's host arrays (bsrcuda_spmm.cu), as bsrc_cuda_multadd_host stages its vectors:
+   through pinned buffers of M in pieces, the host copies overlapping the DMAs (a page-locked array
+   goes by one DMA; pageable copies where page-locked memory is refused). up: rows x k doubles of
+   host src (leading dimension ld) into device dev (packed), queued on M's stream (y: through the
+   buffer of Y, else of X); down: the same back into host dst once M's stream has run, waiting. */
+bsrc_cuda_status spmm_stage_up(bsrc_cuda_matrix *M, double *dev, const double *src, int64_t rows, int64_t k, int64_t ld, bool y);
+bsrc_cuda_status spmm_stage_down(bsrc_cuda_matrix *M, double *dst, int64_t ld, const double *dev, int64_t rows, int64_t k);
 
 } // namespace bsrc
 

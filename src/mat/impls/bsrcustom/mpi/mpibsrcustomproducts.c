@@ -20,7 +20,10 @@
    MatProduct AB with MPIDENSE: the rows of B at this rank's ghost block columns are gathered for all
    k columns at once through an SF made from the halo's (each halo leaf becomes k leaves, one per
    column), while the local block's SpMM runs on B's local rows; then the ghost block's SpMM adds
-   its part. The SF is kept with the product and rebuilt when the halo or k changes.
+   its part. The SF is kept with the product and rebuilt when the halo or k changes. On the GPU
+   backends both SpMMs run on the GPU: B's local rows are copied up and the local SpMM queued before
+   the gather ends, the ghost rows follow, the ghost SpMM adds into the same device C, and C comes
+   back once (host arrays: an MPIDENSECUDA B of a CUDA PETSc is read through its host copy).
 */
 #include "mpibsrcustomimpl.h"
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
@@ -187,7 +190,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscVie
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound || c->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ ? "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs" : "cached transposed copies on the GPU, our kernels: ghost block's, reverse scatter ADD of the ghost part while the local block's runs",
-                                   MatBSRCustomTransposeModes[c->set.transpose], c->transpose_path ? c->transpose_path : "none yet", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's" : "one MatMult per column (GPU backend)"));
+                                   MatBSRCustomTransposeModes[c->set.transpose], c->transpose_path ? c->transpose_path : "none yet", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's" : "block SpMM on the GPU, one pass for all columns: the local block's while B's ghost rows arrive, then the ghost block's into the same device C"));
   PetscFunctionReturn(0);
 }
 
@@ -262,16 +265,39 @@ static PetscErrorCode MatProductNumeric_MPIBSRCustom_MPIDense(Mat C)
   Mat                A = C->product->A, B = C->product->B;
   MPIDenseProduct   *p = (MPIDenseProduct *)C->product->data;
   Mat_MPIBSRCustom  *c;
-  PetscBool          cpu;
+  PetscBool          cpu, ours[2] = {PETSC_FALSE, PETSC_FALSE};
   const PetscScalar *x, *root;
   PetscScalar       *y;
   PetscInt           ldx, ldy, k, m;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomProductsContext(A, &c, &cpu));
-  if (!cpu) {
-    PetscCall(PetscInfo(A, "MatProduct AB with %s: one MatMult per column (a GPU backend, or blocks that are not %s)\n", ((PetscObject)B)->type_name, MATSEQBSRCUSTOM));
+  PetscCall(PetscObjectTypeCompare((PetscObject)c->local, MATSEQBSRCUSTOM, &ours[0]));
+  PetscCall(PetscObjectTypeCompare((PetscObject)c->ghost, MATSEQBSRCUSTOM, &ours[1]));
+  if (!ours[0] || !ours[1]) {
+    PetscCall(PetscInfo(A, "MatProduct AB with %s: one MatMult per column (blocks that are not %s)\n", ((PetscObject)B)->type_name, MATSEQBSRCUSTOM));
     PetscCall(MatBSRCustomProductByColumns_Private(A, B, C));
+  } else if (!cpu) { /* GPU backends: both blocks' SpMMs on the GPU, C brought back once */
+    PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, c->local, c->ghost));
+    PetscCall(MatGetSize(B, NULL, &k));
+    m = B->rmap->n;
+    PetscCall(MPIDenseProductSetUp(A, c, p, k, m));
+    PetscCall(MatDenseGetLDA(B, &ldx));
+    PetscCall(MatDenseGetLDA(C, &ldy));
+    PetscCall(MatDenseGetArrayRead(B, &x));
+    root = x;
+    if (ldx != m && k > 1) {
+      if (!p->root) PetscCall(PetscMalloc1(m * k, &p->root));
+      for (PetscInt j = 0; j < k; j++) PetscCall(PetscArraycpy(p->root + j * m, x + j * ldx, m));
+      root = p->root;
+    }
+    PetscCall(PetscSFBcastBegin(p->sf, MPIU_SCALAR, root, p->ghost, MPI_REPLACE));
+    PetscCall(MatSeqBSRCustomCUDASpMMSplitBegin(c->local, c->ghost, k, x, ldx));
+    PetscCall(PetscSFBcastEnd(p->sf, MPIU_SCALAR, root, p->ghost, MPI_REPLACE));
+    PetscCall(MatDenseGetArrayWrite(C, &y));
+    PetscCall(MatSeqBSRCustomCUDASpMMSplitEnd(c->local, c->ghost, k, p->ghost, PetscMax(p->nghost_rows, 1), y, ldy));
+    PetscCall(MatDenseRestoreArrayWrite(C, &y));
+    PetscCall(MatDenseRestoreArrayRead(B, &x));
   } else {
     PetscCall(MatGetSize(B, NULL, &k));
     m = B->rmap->n;
@@ -316,7 +342,8 @@ static PetscErrorCode MatProductSymbolic_MPIBSRCustom_MPIDense(Mat C)
   C->product->destroy     = MPIDenseProductDestroy;
   C->ops->productsymbolic = MatProductSymbolic_MPIBSRCustom_MPIDense;
   C->ops->productnumeric  = MatProductNumeric_MPIBSRCustom_MPIDense;
-  PetscCall(PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): block SpMM of the local and ghost blocks, ghost rows of B gathered by one SF for all columns\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N));
+  PetscCall(PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): block SpMM%s of the local and ghost blocks, ghost rows of B gathered by one SF for all columns\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N,
+                      ((Mat_MPIBSRCustom *)A->spptr)->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || ((Mat_MPIBSRCustom *)A->spptr)->bound ? " on the task partition" : " on the GPU, one pass for all columns,"));
   PetscFunctionReturn(0);
 }
 
@@ -345,12 +372,14 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomProductsInstall_Private(Mat A, PetscB
     A->ops->multhermitiantransposeadd = MatMultTransposeAdd_MPIBSRCustom;
 #endif
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpidense_C", MatProductSetFromOptions_MPIBSRCustom_MPIDense));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpidensecuda_C", MatProductSetFromOptions_MPIBSRCustom_MPIDense));
   } else {
     if (A->ops->multtranspose == MatMultTranspose_MPIBSRCustom) A->ops->multtranspose = ops->multtranspose;
     if (A->ops->multtransposeadd == MatMultTransposeAdd_MPIBSRCustom) A->ops->multtransposeadd = ops->multtransposeadd;
     if (A->ops->multhermitiantranspose == MatMultTranspose_MPIBSRCustom) A->ops->multhermitiantranspose = ops->multhermitiantranspose;
     if (A->ops->multhermitiantransposeadd == MatMultTransposeAdd_MPIBSRCustom) A->ops->multhermitiantransposeadd = ops->multhermitiantransposeadd;
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpidense_C", NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpidensecuda_C", NULL));
   }
   PetscFunctionReturn(0);
 }

@@ -326,6 +326,149 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscSca
   PetscFunctionReturn(0);
 }
 
+/* Flops of a block SpMM of k columns (beta 0: the first product of each nonempty row is no add),
+   counted once: as GPU flops (PETSc adds them to the total too), or, where this PETSc keeps no GPU
+   log (3.18 without a device), as plain flops */
+static PetscErrorCode LogSpMMFlops(Mat A, const bsrk_matrix *M, PetscInt k, PetscBool beta_zero)
+{
+  Mat_SeqBSRCustom    *b     = (Mat_SeqBSRCustom *)A->spptr;
+  const PetscLogDouble flops = (PetscLogDouble)k * (2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta_zero ? (PetscLogDouble)b->nonzero_block_rows * M->bs : 0.0));
+
+  PetscFunctionBegin;
+  #if defined(PETSC_HAVE_DEVICE)
+  PetscCall(PetscLogGpuFlops(flops));
+  #else
+  PetscCall(PetscLogFlops(flops));
+  #endif
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C)
+{
+  Mat_SeqBSRCustom  *b   = (Mat_SeqBSRCustom *)A->spptr;
+  bsrc_cuda_kernel   one = MatSeqBSRCustomCUDAKernelChoice(&b->set);
+  bsrk_matrix        M;
+  const PetscScalar *x;
+  PetscScalar       *y;
+  PetscInt           k, ldx, ldy;
+  PetscBool          device = PETSC_FALSE, plain = PETSC_TRUE;
+  #if defined(BSRC_HAVE_PETSC_CUDA)
+  PetscMemType mx = PETSC_MEMTYPE_HOST, my = PETSC_MEMTYPE_HOST;
+  #endif
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(B, NULL, &k));
+  PetscCall(MatDenseGetLDA(B, &ldx));
+  PetscCall(MatDenseGetLDA(C, &ldy));
+  PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
+  PetscCall(MatSeqBSRCustomCUDAUpdate(A, &M));
+  #if defined(BSRC_HAVE_PETSC_CUDA)
+  /* device arrays where both matrices have them (seqdensecuda), host arrays otherwise */
+  PetscCall(MatDenseGetArrayReadAndMemType(B, &x, &mx));
+  PetscCall(MatDenseGetArrayWriteAndMemType(C, &y, &my));
+  device = (PetscBool)(!PetscMemTypeHost(mx) && !PetscMemTypeHost(my));
+  plain  = PETSC_FALSE;
+  if (!device && (!PetscMemTypeHost(mx) || !PetscMemTypeHost(my))) { /* mixed: host arrays for both */
+    PetscCall(MatDenseRestoreArrayReadAndMemType(B, &x));
+    PetscCall(MatDenseRestoreArrayWriteAndMemType(C, &y));
+    plain = PETSC_TRUE;
+  }
+  #endif
+  if (plain) {
+    PetscCall(MatDenseGetArrayRead(B, &x));
+    PetscCall(MatDenseGetArrayWrite(C, &y));
+  }
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, B, C, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (device) {
+    void    *stream;
+    PetscInt petsc_device;
+
+    PetscCall(MatBSRCustomPETScDeviceId_Private(&petsc_device));
+    PetscCheck(petsc_device < 0 || petsc_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The dense matrices live on CUDA device %" PetscInt_FMT " (PETSc's) and the matrix on device %" PetscInt_FMT " (-mat_bsrcustom_cuda_device): leave the option out or give PETSc the same device (-device_select_cuda)", petsc_device, b->gpu_device);
+    PetscCall(MatBSRCustomPETScStream_Private(&stream));
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_spmm_device_on((bsrc_cuda_matrix *)b->gpu, one, stream, (bsrk_idx)k, 1.0, x, (bsrk_idx)ldx, 0.0, y, (bsrk_idx)ldy), "the block SpMM on the GPU"));
+  } else {
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_spmm_host((bsrc_cuda_matrix *)b->gpu, one, (bsrk_idx)k, 1.0, x, (bsrk_idx)ldx, 0.0, y, (bsrk_idx)ldy), "the block SpMM on the GPU (host arrays)"));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * M.nbcols * M.bs * sizeof(PetscScalar)));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)k * M.nbrows * M.bs * sizeof(PetscScalar)));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, B, C, 0));
+  PetscCall(LogSpMMFlops(A, &M, k, PETSC_TRUE));
+  b->gpu_spmms++;
+  PetscCall(PetscInfo(A, "Block SpMM on the GPU, one pass for all %" PetscInt_FMT " columns, on %s arrays\n", k, device ? "device (queued on PETSc's stream)" : "host (copied through the device)"));
+  if (plain) {
+    PetscCall(MatDenseRestoreArrayRead(B, &x));
+    PetscCall(MatDenseRestoreArrayWrite(C, &y));
+  }
+  #if defined(BSRC_HAVE_PETSC_CUDA)
+  else {
+    PetscCall(MatDenseRestoreArrayReadAndMemType(B, &x));
+    PetscCall(MatDenseRestoreArrayWriteAndMemType(C, &y));
+  }
+  #endif
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitBegin(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *X, PetscInt ldx)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
+  bsrk_matrix       M, G;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomPrepare_Private(Ad, &M));
+  PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, &M));
+  if (Ao->cmap->n > 0) {
+    PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
+    PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, &G));
+    PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
+  }
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_spmm_split_begin((bsrc_cuda_matrix *)b->gpu, (bsrk_idx)k, 1.0, X, (bsrk_idx)ldx), "the block SpMM on the GPU of the local block"));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, 0, 0, 0));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * M.nbcols * M.bs * sizeof(PetscScalar)));
+  PetscCall(LogSpMMFlops(Ad, &M, k, PETSC_TRUE));
+  b->gpu_spmms++;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitEnd(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
+  const PetscBool   ghosts = (PetscBool)(Ao->cmap->n > 0 && g->gpu);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ao, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_spmm_split_end((bsrc_cuda_matrix *)b->gpu, ghosts ? (bsrc_cuda_matrix *)g->gpu : NULL, (bsrk_idx)k, 1.0, Xg, (bsrk_idx)ldg, Y, (bsrk_idx)ldy), "the block SpMM on the GPU of the ghost block"));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ao, 0, 0, 0));
+  if (ghosts) {
+    bsrk_matrix G;
+    PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * Ao->cmap->n * sizeof(PetscScalar)));
+    PetscCall(LogSpMMFlops(Ao, &G, k, PETSC_FALSE));
+    g->gpu_spmms++;
+  }
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)k * Ad->rmap->n * sizeof(PetscScalar)));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_t len)
+{
+  Mat_SeqBSRCustom *b     = (Mat_SeqBSRCustom *)A->spptr;
+  int               lanes = 0, tile = 0;
+
+  PetscFunctionBegin;
+  if (b->gpu && bsrc_cuda_spmm_launch_info((bsrc_cuda_matrix *)b->gpu, &lanes, &tile, NULL, NULL) != BSRC_CUDA_OK) lanes = 0; /* no structure on the device: the short line */
+  if (lanes) PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (%d lanes a block row, tiles of %d columns; %" PetscInt_FMT " product(s) so far)", lanes, tile, b->gpu_spmms));
+  else PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (not on the device yet; %" PetscInt_FMT " product(s) so far)", b->gpu_spmms));
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat A)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
@@ -424,6 +567,38 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCu
   (void)A, (void)d;
   *kernel = "none (no CUDA in this build)";
   *mib    = 0.0;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C)
+{
+  PetscFunctionBegin;
+  (void)B, (void)C;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMatMult"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitBegin(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *X, PetscInt ldx)
+{
+  PetscFunctionBegin;
+  (void)Ao, (void)k, (void)X, (void)ldx;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMatMult"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitEnd(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy)
+{
+  PetscFunctionBegin;
+  (void)Ao, (void)k, (void)Xg, (void)ldg, (void)Y, (void)ldy;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMatMult"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_t len)
+{
+  PetscFunctionBegin;
+  (void)A;
+  PetscCall(PetscSNPrintf(text, len, "no GPU backend in this build"));
   PetscFunctionReturn(0);
 }
 

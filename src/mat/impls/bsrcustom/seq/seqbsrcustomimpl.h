@@ -53,6 +53,7 @@ typedef struct {
   PetscInt         gpu_device;       /* the device it lives on */
   PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
   PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
+  PetscInt         gpu_spmms;        /* block SpMMs run on the GPU (MatProduct AB with a dense matrix), for MatView */
 
   /* transpose products and products with dense matrices (seqbsrcustomtranspose.c) */
   MatBSRCustomTransposeOps baij_transpose_ops;
@@ -84,6 +85,16 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeDeviceFree_Private(Mat A);
 /* MATMPIBSRCUSTOM's GPU product of one rank's local (Ad) and ghost (Ao) blocks around the halo exchange */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, PetscBool *split);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out);
+/* C = A B with B and C dense (seqdense, or seqdensecuda on a CUDA PETSc): the block SpMM on the GPU,
+   one pass over A for all columns, on device arrays where both have them, else on host arrays
+   staged through the device; GPU flops logged */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C);
+/* MATMPIBSRCUSTOM's SpMM of one rank on host arrays: Y = Ad X + Ao Xg, begun before B's ghost rows Xg
+   have arrived (X: B's local rows, leading dimension ldx; k columns) and ended with them */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitBegin(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *X, PetscInt ldx);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitEnd(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy);
+/* MatView: how products with dense matrices run on the GPU */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_t len);
 /* the BSR view of A after the bookkeeping a product does first (tasks, structure generation) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M);
 /* kernel-layer status -> PETSc error naming what failed */

@@ -21,7 +21,9 @@
    device).
 
    MatProduct AB with a seqdense B (MatMatMult, KSPMatSolve): the block SpMM of the kernel layer, one
-   pass over the matrix for the k columns, on A's own tasks, honouring both leading dimensions.
+   pass over the matrix for the k columns, on A's own tasks, honouring both leading dimensions; on
+   the GPU backends the GPU's block SpMM (seqbsrcustomcuda.c, cuda/bsrcuda_spmm.cu), on device arrays
+   for a seqdensecuda B of a CUDA PETSc.
 */
 #include "seqbsrcustomimpl.h"
 #include "bsrk_products.h"
@@ -219,19 +221,21 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeView_Private(Mat A, PetscVie
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   SeqTransposeCopy *t = (SeqTransposeCopy *)b->transpose;
   PetscBool         cpu;
+  char              spmm[256] = "";
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
+  if (!cpu) PetscCall(MatSeqBSRCustomCUDASpMMView(A, spmm, sizeof(spmm)));
   if (b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s%s (-mat_bsrcustom_transpose baij, no extra memory); MatMatMult with a dense matrix: %s\n", TransposePaths[1], cpu ? "" : " on the host", cpu ? "block SpMM, one pass for all columns" : "one MatMult per column"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s%s (-mat_bsrcustom_transpose baij, no extra memory); MatMatMult with a dense matrix: %s\n", TransposePaths[1], cpu ? "" : " on the host", cpu ? "block SpMM, one pass for all columns" : spmm));
   else if (!cpu) {
     const char *kernel = NULL;
     double      mib    = 0.0;
     if (t && t->built && t->dev.gpu) PetscCall(MatSeqBSRCustomCUDAKeptInfo(A, &t->dev, &kernel, &mib));
-    if (!kernel) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built and uploaded at the first transpose product); MatMatMult with a dense matrix: one MatMult per column\n", TransposePaths[2]));
+    if (!kernel) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built and uploaded at the first transpose product); MatMatMult with a dense matrix: %s\n", TransposePaths[2], spmm));
     else
-      PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (kernel %s; %" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %.3g MiB on the device; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s), %" PetscInt_FMT " product(s) on the GPU); MatMatMult with a dense matrix: one MatMult per column\n", TransposePaths[2], kernel,
-                                       (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, mib, t->builds, t->refreshes, t->dev.products));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (kernel %s; %" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %.3g MiB on the device; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s), %" PetscInt_FMT " product(s) on the GPU); MatMatMult with a dense matrix: %s\n", TransposePaths[2], kernel,
+                                       (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, mib, t->builds, t->refreshes, t->dev.products, spmm));
   } else if (!t || !t->built) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built at the first transpose product); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0]));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (%" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %" PetscInt_FMT " tasks, %.3g MiB; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s)); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0],
@@ -300,7 +304,7 @@ static PetscErrorCode MatProductNumeric_SeqBSRCustom_SeqDense(Mat C)
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
-  if (!cpu) PetscCall(MatBSRCustomProductByColumns_Private(A, B, C));
+  if (!cpu) PetscCall(MatSeqBSRCustomCUDAProductDense(A, B, C)); /* GPU backends: the SpMM on the GPU */
   else {
     PetscCall(MatGetSize(B, NULL, &k));
     PetscCall(MatDenseGetLDA(B, &ldx));
@@ -330,11 +334,12 @@ static PetscErrorCode MatProductSymbolic_SeqBSRCustom_SeqDense(Mat C)
   C->ops->productsymbolic = MatProductSymbolic_SeqBSRCustom_SeqDense;
   C->ops->productnumeric  = MatProductNumeric_SeqBSRCustom_SeqDense;
   PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
-  PetscCall(PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): %s\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N, cpu ? "block SpMM on the task partition, one pass over the matrix" : "one MatMult per column (GPU backend)"));
+  PetscCall(PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): %s\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N, cpu ? "block SpMM on the task partition, one pass over the matrix" : "block SpMM on the GPU, one pass for all columns"));
   PetscFunctionReturn(0);
 }
 
-/* composed as MatProductSetFromOptions_seqbsrcustom_seqdense_C: AB is ours, the other types PETSc's
+/* composed as MatProductSetFromOptions_seqbsrcustom_seqdense_C (and _seqdensecuda_C: a CUDA PETSc's
+   dense matrices, whose device arrays the GPU backends use): AB is ours, the other types PETSc's
    fallbacks (AtB runs MatMultTranspose per column, which is ours) */
 static PetscErrorCode MatProductSetFromOptions_SeqBSRCustom_SeqDense(Mat C)
 {
@@ -362,12 +367,14 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomProductsInstall_Private(Mat A, PetscB
     A->ops->multhermitiantransposeadd = MatMultTransposeAdd_SeqBSRCustom;
 #endif
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqdense_C", MatProductSetFromOptions_SeqBSRCustom_SeqDense));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqdensecuda_C", MatProductSetFromOptions_SeqBSRCustom_SeqDense));
   } else {
     if (A->ops->multtranspose == MatMultTranspose_SeqBSRCustom) A->ops->multtranspose = ops->multtranspose;
     if (A->ops->multtransposeadd == MatMultTransposeAdd_SeqBSRCustom) A->ops->multtransposeadd = ops->multtransposeadd;
     if (A->ops->multhermitiantranspose == MatMultTranspose_SeqBSRCustom) A->ops->multhermitiantranspose = ops->multhermitiantranspose;
     if (A->ops->multhermitiantransposeadd == MatMultTransposeAdd_SeqBSRCustom) A->ops->multhermitiantransposeadd = ops->multhermitiantransposeadd;
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqdense_C", NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqdensecuda_C", NULL));
     PetscCall(SeqTransposeCopyFree(A, PETSC_TRUE));
   }
   PetscFunctionReturn(0);
