@@ -29,6 +29,9 @@
 #   scale-325   multi-GPU scaling on CUDA vectors, one rank per GPU: MatMult (bench_matmult, weak and
 #               strong, the halo/local/ghost split) and KSPSolve (the main job, weak and strong), both
 #               against MATAIJCUSPARSE; results in $OUT/scale.tgz (SCALE_KSP=0 / SCALE_MULT=0 skip a part)
+#   products-325 transposes and products with dense matrices on 1 GPU (bench_matmult -bench_transpose
+#               -bench_spmm, CUDA vectors, against MATAIJCUSPARSE) and bench_cuda --spmm (against cuSPARSE's
+#               SpMM paths); results in $OUT/products
 #   nvml        copies nvml.h and the NVML stub library to $OUT (to build PETSc with CUDA elsewhere)
 # A device call holds the machine while it runs and 30 s after: put petsc-cuda, build-325 and run-325
 # in one call (`bash scripts/gpu-host.sh petsc-cuda build-325 run-325`), or chain calls at once.
@@ -63,7 +66,7 @@ prepare-cuda)
   scripts/petsc-build.sh cuda /tmp/petsc-3.25.4-cuda
   "$0" prepare
   ;;
-petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | nvml)
+petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | products-325 | nvml)
   : "${OUT:=/tmp/out}"
   mkdir -p "$OUT"
   export KIT_MPI_ONLY=1 PATH=/usr/local/cuda/bin:$PATH
@@ -93,7 +96,7 @@ petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | nvml)
       # a failing test must not stop the rest (set -e)
       (cd "$B" && { ctest -L gpu -j4 --output-on-failure --timeout 300 > "$OUT/ctest-325-gpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout|Skipped" "$OUT/ctest-325-gpu.log" | tail -40)
       S=/usr/local/cuda/bin/compute-sanitizer
-      [[ ${SANITIZE:-1} == 1 ]] && for t in test_gpu_backend test_device_vectors; do
+      [[ ${SANITIZE:-1} == 1 ]] && for t in test_gpu_backend test_device_vectors test_gpu_spmm test_transpose_products; do
         $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1 || true; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
         $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/racecheck-325-$t.log" 2>&1 || true; echo "racecheck $t: $(tail -1 "$OUT/racecheck-325-$t.log")"
       done
@@ -169,6 +172,19 @@ petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | nvml)
         done
       fi
       tar -czf "$OUT/scale.tgz" -C "$OUT" scale && rm -rf "$OUT/scale"
+      ;;
+    products-325)
+      # transposes and products with dense matrices on 1 GPU, CUDA vectors and MATDENSECUDA: MATAIJCUSPARSE
+      # against bsrcustom (the transposed copy on the device, the GPU block SpMM), about 1 GB of matrix;
+      # then the block SpMM against cuSPARSE's SpMM paths (bsrmm, CSR SpMM) in bench_cuda
+      mkdir -p "$OUT/products"
+      "$B/bench/bench_matmult" -bench_types aijcusparse,bsrcustom -mat_bsrcustom_backend cuda -bench_sweep false -bench_loaded false \
+        -bench_one_rank false -bench_trials 5 -bench_time_budget 1 -bench_warmup 3 -bench_matrices thesis,stencil27 -stream_mb 40 \
+        -thesis_rows 80000 -thesis_density 0.02 -stencil_n 82 -bench_transpose true -bench_spmm 1,4,8,32 \
+        -bench_json "$OUT/products/products-1gpu.json" > "$OUT/products/products-1gpu.log" 2>&1 || echo "   (failed: products-1gpu.log)"
+      grep -E "MultT|MatMatMult|TARGET.*(Transpose|SpMM|MatMatMult)|^(thesis|stencil27) " "$OUT/products/products-1gpu.log" | head -60
+      timeout "${PRODUCTS_CUDA_TIMEOUT:-240}" "$B/bench/bench_cuda" --spmm --json "$OUT/products/gpu-spmm.json" > "$OUT/products/gpu-spmm.log" 2>&1 || echo "   (failed: gpu-spmm.log)"
+      grep -E "TARGET|spmm|SpMM" "$OUT/products/gpu-spmm.log" | head -40
       ;;
     nvml)
       cp /usr/local/cuda/include/nvml.h "$OUT/" 2>/dev/null || find / -name nvml.h -path "*cuda*" -exec cp {} "$OUT/" \; -quit
