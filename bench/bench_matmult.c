@@ -374,13 +374,15 @@ static PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev)
   PetscFunctionReturn(0);
 }
 
-/* Waits for the work queued on PETSc's current device stream (no-op for host vectors). */
-static PetscErrorCode SyncDevice(Vec v)
+/* Waits for the work queued on PETSc's current device stream when op writes device memory (a CUDA
+   vector y, or a MATDENSECUDA product B of OP_MATMATMULT); a no-op on host memory. */
+static PetscErrorCode SyncDevice(const Op *op)
 {
   PetscBool dev;
 
   PetscFunctionBeginUser;
-  PetscCall(IsDeviceVec(v, &dev));
+  PetscCall(IsDeviceVec(op->y, &dev));
+  if (!dev && op->B) PetscCall(PetscObjectTypeCompareAny((PetscObject)op->B, &dev, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
 #if defined(BENCH_DEVICE_VECTORS)
   if (dev) {
     PetscDeviceContext dctx;
@@ -398,11 +400,11 @@ static PetscErrorCode TimeOnAllRanks(MPI_Comm comm, const Op *op, PetscInt n, do
   double t0, mine;
 
   PetscFunctionBeginUser;
-  PetscCall(SyncDevice(op->y));
+  PetscCall(SyncDevice(op));
   PetscCallMPI(MPI_Barrier(comm));
   t0 = MPI_Wtime();
   for (PetscInt i = 0; i < n; i++) PetscCall(RunOp(op));
-  PetscCall(SyncDevice(op->y));
+  PetscCall(SyncDevice(op));
   mine = (MPI_Wtime() - t0) / (double)n;
   PetscCallMPI(MPI_Allreduce(&mine, dt, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscFunctionReturn(0);

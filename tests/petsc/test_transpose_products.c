@@ -582,7 +582,11 @@ static PetscErrorCode CaseGPUTransposeRefresh(TestContext *ctx)
   /* a new block in an empty block row (every third is empty): a new structure */
   row = rs / bs + 2 - (rs / bs) % 3;
   if (row * bs >= re) row = rs / bs;
-  col = rs / bs + (row - rs / bs + 5) % ((re - rs) / bs); /* in this rank's own columns: the local block gets it */
+  { /* in this rank's own columns (A is 23 block columns wide on any number of ranks): the local block gets it */
+    PetscInt cs, ce;
+    PetscCall(MatGetOwnershipRangeColumn(A, &cs, &ce));
+    col = ce > cs ? cs / bs + (row - rs / bs + 5) % ((ce - cs) / bs) : 0;
+  }
   PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));

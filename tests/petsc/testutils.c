@@ -1,4 +1,6 @@
 #include "testutils.h"
+
+#include <unistd.h> /* getpid */
 #include <stdarg.h>
 #include <string.h>
 
@@ -211,7 +213,8 @@ PetscErrorCode TestViewInfoText(Mat A, char *text, size_t len)
   PetscFunctionBegin;
   PetscCheck(len > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "no room for the text");
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "view_info_%d.txt", (int)rank));
+  /* the process id too: the np1, np2 and np4 runs of a test share the directory and run at once */
+  PetscCall(PetscSNPrintf(name, sizeof(name), "view_info_%d_%d.txt", (int)getpid(), (int)rank));
   PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &v));
   PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
   PetscCall(MatView(A, v));
