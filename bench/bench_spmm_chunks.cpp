@@ -6,10 +6,12 @@
 //
 //   usage: bench_spmm_chunks [grid_n=48] [band_block_rows=3200] [reps=9] [k=8,32]
 //
-// Datasets: "stencil", a 27-point stencil on a grid_n^3 grid of block rows, 3x3 blocks; "band",
-// the thesis's block band: 5x5 blocks, 320 a block row in a band around the diagonal.
+// Datasets (bench_datasets.h): "stencil", a 27-point stencil on a grid_n^3 grid of block rows, 3x3
+// blocks; "thesis", the thesis's block band: 5x5 blocks, 320 a block row (5 % of 6,400 block columns
+// when band_block_rows is 6,400; 320 or all of them otherwise) in a band around the diagonal.
 // Timing: the minimum of `reps` runs of each after one warm-up (the VMs this runs on are shared:
 // the minimum is the least disturbed run), omp_get_wtime.
+#include "bench_datasets.h" /* the thesis dataset and the stencils of bench_cuda */
 #include "bsrk_products.h"
 #include "bsrkernels.h"
 
@@ -23,55 +25,6 @@
 #include <vector>
 
 namespace {
-
-struct Matrix {
-  std::string           name;
-  bsrk_idx              nbrows = 0, bs = 1;
-  std::vector<bsrk_idx> rowptr, colidx;
-  std::vector<double>   values;
-  bsrk_matrix           view() const { return bsrk_matrix{nbrows, nbrows, bs, rowptr.data(), colidx.data(), values.data()}; }
-};
-
-Matrix stencil(int n)
-{
-  Matrix A;
-  A.name   = "stencil";
-  A.bs     = 3;
-  A.nbrows = (bsrk_idx)n * n * n;
-  A.rowptr.push_back(0);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      for (int l = 0; l < n; ++l) {
-        for (int di = -1; di <= 1; ++di)
-          for (int dj = -1; dj <= 1; ++dj)
-            for (int dl = -1; dl <= 1; ++dl) {
-              const int a = i + di, b = j + dj, c = l + dl;
-              if (a >= 0 && a < n && b >= 0 && b < n && c >= 0 && c < n) A.colidx.push_back((bsrk_idx)((a * n + b) * n + c));
-            }
-        A.rowptr.push_back((bsrk_idx)A.colidx.size());
-      }
-  A.values.resize(A.colidx.size() * 9);
-  for (size_t q = 0; q < A.values.size(); ++q) A.values[q] = 1.0 / (1.0 + (double)(q % 17));
-  return A;
-}
-
-Matrix band(bsrk_idx nbrows)
-{
-  Matrix         A;
-  const bsrk_idx w = std::min<bsrk_idx>(320, nbrows);
-  A.name           = "band";
-  A.bs             = 5;
-  A.nbrows         = nbrows;
-  A.rowptr.push_back(0);
-  for (bsrk_idx i = 0; i < nbrows; ++i) {
-    const bsrk_idx first = std::min(std::max<bsrk_idx>(0, i - w / 2), nbrows - w);
-    for (bsrk_idx j = 0; j < w; ++j) A.colidx.push_back(first + j);
-    A.rowptr.push_back((bsrk_idx)A.colidx.size());
-  }
-  A.values.resize(A.colidx.size() * 25);
-  for (size_t q = 0; q < A.values.size(); ++q) A.values[q] = 1.0 / (1.0 + (double)(q % 13));
-  return A;
-}
 
 template <class F>
 double time_min(int reps, const F &f)
@@ -110,10 +63,10 @@ int main(int argc, char **argv)
     return 2;
   }
   std::printf("AVX2 + FMA chunks: %s\n", avx2 ? "available" : "not available on this CPU (portable chunks only)");
-  for (const Matrix &A : {stencil(grid), band(band_rows)}) {
+  for (const dataset &A : {stencil_dataset("stencil", grid, 3, 27), thesis_dataset("thesis", (bsrk_idx)band_rows * 5, std::min(1.0, 320.0 / band_rows))}) {
     const bsrk_matrix M = A.view();
     const int64_t     n = (int64_t)A.nbrows * A.bs;
-    std::printf("%s: %d block rows of bs %d, %zu blocks, %.1f MB of values\n", A.name.c_str(), (int)A.nbrows, (int)A.bs, A.colidx.size(), A.values.size() * 8e-6);
+    std::printf("%s: %d block rows of bs %d, %zu blocks, %.1f MB of values\n", A.name.c_str(), (int)A.nbrows, (int)A.bs, (size_t)A.nblocks(), A.values.size() * 8e-6);
     for (int threads : {1, omp_get_max_threads()}) {
       bsrk_partition p;
       if (bsrk_partition_build(A.nbrows, A.rowptr.data(), 8 * threads, &p) != BSRK_OK) return 1;

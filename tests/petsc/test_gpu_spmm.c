@@ -105,35 +105,6 @@ static PetscErrorCode RelDiffAnyType(Vec a, Vec b, PetscReal *rel)
   PetscFunctionReturn(0);
 }
 
-/* max over columns of ||C(:,j) - Ref B(:,j)|| / ||Ref B(:,j)|| (C and B read through host copies) */
-static PetscErrorCode CompareDenseProduct(Mat C, Mat Ref, Mat B, PetscReal *worst)
-{
-  PetscInt k;
-  Mat      Ch, Bh;
-
-  PetscFunctionBegin;
-  *worst = 0.0;
-  PetscCall(MatConvert(C, MATDENSE, MAT_INITIAL_MATRIX, &Ch));
-  PetscCall(MatConvert(B, MATDENSE, MAT_INITIAL_MATRIX, &Bh));
-  PetscCall(MatGetSize(B, NULL, &k));
-  for (PetscInt j = 0; j < k; j++) {
-    Vec       b, c, r;
-    PetscReal rel;
-    PetscCall(MatCreateVecs(Ref, NULL, &r));
-    PetscCall(MatDenseGetColumnVecRead(Bh, j, &b));
-    PetscCall(MatMult(Ref, b, r));
-    PetscCall(MatDenseRestoreColumnVecRead(Bh, j, &b));
-    PetscCall(MatDenseGetColumnVecRead(Ch, j, &c));
-    PetscCall(TestRelDiff(c, r, &rel));
-    PetscCall(MatDenseRestoreColumnVecRead(Ch, j, &c));
-    *worst = PetscMax(*worst, rel);
-    PetscCall(VecDestroy(&r));
-  }
-  PetscCall(MatDestroy(&Ch));
-  PetscCall(MatDestroy(&Bh));
-  PetscFunctionReturn(0);
-}
-
 /* The products of A (on `backend`) with dense matrices of `dtype` against Ref (MATBAIJ). */
 static PetscErrorCode CheckSpMM(TestContext *ctx, MatBSRCustomBackend backend, MatType dtype, PetscInt nbrows, const PetscInt *bss, size_t nbs, const PetscInt *ks, size_t nk)
 {
@@ -166,7 +137,7 @@ static PetscErrorCode CheckSpMM(TestContext *ctx, MatBSRCustomBackend backend, M
       PetscCall(PetscGetFlops(&f1));
       PetscCall(TestEventCount("BSRCustomKernel", &e1));
       PetscCall(GPUSpMMCount(A, &n1, text, sizeof(text)));
-      PetscCall(CompareDenseProduct(C, Ref, B, &worst));
+      PetscCall(TestCompareDenseProduct(C, Ref, B, &worst));
       TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, ctx->failures, "MatMatMult bs %" PetscInt_FMT " k %" PetscInt_FMT " lda rows + %" PetscInt_FMT ": relative difference %g", bs, k, extra, (double)worst);
       TEST_CHECK(PETSC_COMM_WORLD, e1 - e0 == (ctx->size > 1 ? 2.0 : 1.0), ctx->failures, "MatMatMult bs %" PetscInt_FMT " k %" PetscInt_FMT ": %g kernel calls, expected %d (one pass, not one per column)", bs, k, e1 - e0, ctx->size > 1 ? 2 : 1);
       TEST_CHECK(PETSC_COMM_WORLD, n0 >= 0 && n1 == n0 + 1, ctx->failures, "MatMatMult bs %" PetscInt_FMT " k %" PetscInt_FMT ": MatView's GPU SpMM count went from %" PetscInt_FMT " to %" PetscInt_FMT " (-1: no GPU SpMM line):\n%s", bs, k, n0, n1, text);
@@ -185,7 +156,7 @@ static PetscErrorCode CheckSpMM(TestContext *ctx, MatBSRCustomBackend backend, M
       PetscCall(MatScale(A, 3.0));
       PetscCall(MatScale(Ref, 3.0));
       PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, 2.0, &C));
-      PetscCall(CompareDenseProduct(C, Ref, B, &worst));
+      PetscCall(TestCompareDenseProduct(C, Ref, B, &worst));
       TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, ctx->failures, "MatMatMult reuse after MatScale bs %" PetscInt_FMT " k %" PetscInt_FMT ": relative difference %g", bs, k, (double)worst);
       /* MatProduct AB by hand */
       PetscCall(MatProductCreate(A, B, NULL, &D));
@@ -193,7 +164,7 @@ static PetscErrorCode CheckSpMM(TestContext *ctx, MatBSRCustomBackend backend, M
       PetscCall(MatProductSetFromOptions(D));
       PetscCall(MatProductSymbolic(D));
       PetscCall(MatProductNumeric(D));
-      PetscCall(CompareDenseProduct(D, Ref, B, &worst));
+      PetscCall(TestCompareDenseProduct(D, Ref, B, &worst));
       TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, ctx->failures, "MatProduct AB bs %" PetscInt_FMT " k %" PetscInt_FMT ": relative difference %g", bs, k, (double)worst);
       PetscCall(GPUSpMMCount(A, &n0, text, sizeof(text)));
       TEST_CHECK(PETSC_COMM_WORLD, n0 == n1 + 2, ctx->failures, "MatMatMult reuse and MatProduct AB bs %" PetscInt_FMT " k %" PetscInt_FMT ": GPU SpMM count %" PetscInt_FMT ", expected %" PetscInt_FMT, bs, k, n0, n1 + 2);
@@ -213,7 +184,7 @@ static PetscErrorCode CheckSpMM(TestContext *ctx, MatBSRCustomBackend backend, M
         PetscCall(VecDestroy(&l));
       }
       PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, 2.0, &C));
-      PetscCall(CompareDenseProduct(C, Ref, B, &worst));
+      PetscCall(TestCompareDenseProduct(C, Ref, B, &worst));
       TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, ctx->failures, "MatMatMult reuse after MatDiagonalScale bs %" PetscInt_FMT " k %" PetscInt_FMT ": relative difference %g", bs, k, (double)worst);
       PetscCall(MatDestroy(&D));
       PetscCall(MatDestroy(&C));

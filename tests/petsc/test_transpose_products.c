@@ -251,30 +251,6 @@ static PetscErrorCode DenseWithLDA(Mat A, PetscInt k, PetscInt extra, PetscScala
   PetscFunctionReturn(0);
 }
 
-/* max over columns of ||C(:,j) - Ref B(:,j)|| / ||Ref B(:,j)|| */
-static PetscErrorCode CompareDenseProduct(Mat C, Mat Ref, Mat B, PetscReal *worst)
-{
-  PetscInt k;
-
-  PetscFunctionBegin;
-  *worst = 0.0;
-  PetscCall(MatGetSize(B, NULL, &k));
-  for (PetscInt j = 0; j < k; j++) {
-    Vec       b, c, r;
-    PetscReal rel;
-    PetscCall(MatCreateVecs(Ref, NULL, &r));
-    PetscCall(MatDenseGetColumnVecRead(B, j, &b));
-    PetscCall(MatMult(Ref, b, r));
-    PetscCall(MatDenseRestoreColumnVecRead(B, j, &b));
-    PetscCall(MatDenseGetColumnVecRead(C, j, &c));
-    PetscCall(TestRelDiff(c, r, &rel));
-    PetscCall(MatDenseRestoreColumnVecRead(C, j, &c));
-    *worst = PetscMax(*worst, rel);
-    PetscCall(VecDestroy(&r));
-  }
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode CaseMatMatMult(PetscInt nbrows, PetscInt max_threads)
 {
   const PetscInt ks[] = {1, 2, 3, 8, 17, 64}, bss[] = {1, 2, 3, 5, 8, 11};
@@ -300,7 +276,7 @@ static PetscErrorCode CaseMatMatMult(PetscInt nbrows, PetscInt max_threads)
       PetscCall(TestEventCount("BSRCustomKernel", &e0));
       PetscCall(MatMatMult(A, B, MAT_INITIAL_MATRIX, 2.0, &C));
       PetscCall(TestEventCount("BSRCustomKernel", &e1));
-      PetscCall(CompareDenseProduct(C, Ref, B, &worst));
+      PetscCall(TestCompareDenseProduct(C, Ref, B, &worst));
       TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, failures, "MatMatMult bs %" PetscInt_FMT " k %" PetscInt_FMT " lda rows + %" PetscInt_FMT ": relative difference %g", bs, k, 3 + k % 5, (double)worst);
       /* one pass: the local block's SpMM (and the ghost block's), not one kernel per column */
       TEST_CHECK(PETSC_COMM_WORLD, e1 - e0 == (size > 1 ? 2.0 : 1.0), failures, "MatMatMult bs %" PetscInt_FMT " k %" PetscInt_FMT ": %g kernel calls, expected %d", bs, k, e1 - e0, size > 1 ? 2 : 1);
@@ -308,7 +284,7 @@ static PetscErrorCode CaseMatMatMult(PetscInt nbrows, PetscInt max_threads)
       PetscCall(MatScale(A, 3.0));
       PetscCall(MatScale(Ref, 3.0));
       PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, 2.0, &C));
-      PetscCall(CompareDenseProduct(C, Ref, B, &worst));
+      PetscCall(TestCompareDenseProduct(C, Ref, B, &worst));
       TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, failures, "MatMatMult reuse bs %" PetscInt_FMT " k %" PetscInt_FMT ": relative difference %g", bs, k, (double)worst);
       /* MatProduct AB by hand */
       PetscCall(MatProductCreate(A, B, NULL, &D));
@@ -316,7 +292,7 @@ static PetscErrorCode CaseMatMatMult(PetscInt nbrows, PetscInt max_threads)
       PetscCall(MatProductSetFromOptions(D));
       PetscCall(MatProductSymbolic(D));
       PetscCall(MatProductNumeric(D));
-      PetscCall(CompareDenseProduct(D, Ref, B, &worst));
+      PetscCall(TestCompareDenseProduct(D, Ref, B, &worst));
       TEST_CHECK(PETSC_COMM_WORLD, worst <= tol, failures, "MatProduct AB bs %" PetscInt_FMT " k %" PetscInt_FMT ": relative difference %g", bs, k, (double)worst);
       PetscCall(MatDestroy(&D));
       PetscCall(MatDestroy(&C));

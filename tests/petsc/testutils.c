@@ -427,3 +427,31 @@ done:
   for (PetscInt k = 0; k < nsel; k++) PetscCall(PetscFree(sel[k]));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestCompareDenseProduct(Mat C, Mat Ref, Mat B, PetscReal *worst)
+{
+  PetscInt k;
+  Mat      Ch, Bh;
+
+  PetscFunctionBegin;
+  *worst = 0.0;
+  PetscCall(MatConvert(C, MATDENSE, MAT_INITIAL_MATRIX, &Ch));
+  PetscCall(MatConvert(B, MATDENSE, MAT_INITIAL_MATRIX, &Bh));
+  PetscCall(MatGetSize(B, NULL, &k));
+  for (PetscInt j = 0; j < k; j++) {
+    Vec       b, c, r;
+    PetscReal rel;
+    PetscCall(MatCreateVecs(Ref, NULL, &r));
+    PetscCall(MatDenseGetColumnVecRead(Bh, j, &b));
+    PetscCall(MatMult(Ref, b, r));
+    PetscCall(MatDenseRestoreColumnVecRead(Bh, j, &b));
+    PetscCall(MatDenseGetColumnVecRead(Ch, j, &c));
+    PetscCall(TestRelDiff(c, r, &rel));
+    PetscCall(MatDenseRestoreColumnVecRead(Ch, j, &c));
+    *worst = PetscMax(*worst, rel);
+    PetscCall(VecDestroy(&r));
+  }
+  PetscCall(MatDestroy(&Ch));
+  PetscCall(MatDestroy(&Bh));
+  PetscFunctionReturn(0);
+}

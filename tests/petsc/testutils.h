@@ -28,6 +28,10 @@ PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *fail
 /* The same, on A's own vectors only when own_vectors is true. */
 PetscErrorCode TestCompareProductsOn(Mat A, Mat Ref, PetscReal tol, PetscBool own_vectors, PetscInt *failures, const char *what);
 
+/* worst = max over columns j of ||C(:,j) - Ref B(:,j)|| / ||Ref B(:,j)||, C and B dense (host or CUDA:
+   read through host copies), Ref the reference matrix's MatMult. */
+PetscErrorCode TestCompareDenseProduct(Mat C, Mat Ref, Mat B, PetscReal *worst);
+
 /* How often the log event `name` has run (logging must be on: PetscLogDefaultBegin()). */
 PetscErrorCode TestEventCount(const char *name, PetscLogDouble *count);
 
