@@ -20,6 +20,20 @@
 #if defined(BSRCUSTOM_HAVE_CUDA)
   #include "bsrcuda.h"
 
+/* Flops of a GPU product, counted once: as GPU flops (PETSc adds them to the total too), or, where
+   this PETSc keeps no GPU log (Debian's 3.18 has no PETSc device, and there PetscLogGpuFlops counts
+   nothing), as plain flops, so that -log_view shows them on either */
+static PetscErrorCode LogDeviceFlops(PetscLogDouble flops)
+{
+  PetscFunctionBegin;
+  #if defined(PETSC_HAVE_DEVICE)
+  PetscCall(PetscLogGpuFlops(flops));
+  #else
+  PetscCall(PetscLogFlops(flops));
+  #endif
+  PetscFunctionReturn(0);
+}
+
 /* CUDA layer status -> PETSc error, with the layer's message (CUDA / cuSPARSE text included); g: the
    device matrix the call was on (NULL: none) */
 static PetscErrorCode BSRCudaCheckOn(const void *g, bsrc_cuda_status st, const char *what)
@@ -196,8 +210,8 @@ static PetscErrorCode MatSeqBSRCustomCUDARun(Mat A, void *g, PetscInt gpu_device
     PetscCall(PetscLogCpuToGpu((M->nbcols * M->bs + (beta != (PetscScalar)0.0 ? M->nbrows * M->bs : 0)) * sizeof(PetscScalar)));
     PetscCall(PetscLogGpuToCpu(M->nbrows * M->bs * sizeof(PetscScalar)));
   }
-  /* counted once, as GPU flops (which PETSc adds to the total too); the same count as the CPU kernel's */
-  PetscCall(PetscLogGpuFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)nonzero_block_rows * M->bs : 0.0)));
+  /* counted once (LogDeviceFlops); the same count as the CPU kernel's */
+  PetscCall(LogDeviceFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)nonzero_block_rows * M->bs : 0.0)));
   if (plain) {
     PetscCall(VecRestoreArrayRead(x, &xa));
     if (beta == (PetscScalar)0.0) PetscCall(VecRestoreArrayWrite(out, &outa));
@@ -295,7 +309,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscS
   if (beta != (PetscScalar)0.0) PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
   if (!*split) PetscFunctionReturn(0); /* device vectors: the caller runs the blocks' own products */
   PetscCall(PetscLogCpuToGpu((M.nbcols * M.bs + (beta != (PetscScalar)0.0 ? M.nbrows * M.bs : 0)) * sizeof(PetscScalar)));
-  PetscCall(PetscLogGpuFlops(2.0 * M.rowptr[M.nbrows] * M.bs * M.bs));
+  PetscCall(LogDeviceFlops(2.0 * M.rowptr[M.nbrows] * M.bs * M.bs));
   PetscFunctionReturn(0);
 }
 
@@ -320,26 +334,21 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscSca
     PetscCall(VecRestoreArrayRead(ghost_x, &ga));
     PetscCall(PetscLogCpuToGpu(Ao->cmap->n * sizeof(PetscScalar)));
     PetscCall(MatGetInfo(Ao, MAT_LOCAL, &info));
-    PetscCall(PetscLogGpuFlops(2.0 * info.nz_used));
+    PetscCall(LogDeviceFlops(2.0 * info.nz_used));
   }
   PetscCall(PetscLogGpuToCpu(Ad->rmap->n * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }
 
 /* Flops of a block SpMM of k columns (beta 0: the first product of each nonempty row is no add),
-   counted once: as GPU flops (PETSc adds them to the total too), or, where this PETSc keeps no GPU
-   log (3.18 without a device), as plain flops */
+   counted once (LogDeviceFlops) */
 static PetscErrorCode LogSpMMFlops(Mat A, const bsrk_matrix *M, PetscInt k, PetscBool beta_zero)
 {
   Mat_SeqBSRCustom    *b     = (Mat_SeqBSRCustom *)A->spptr;
   const PetscLogDouble flops = (PetscLogDouble)k * (2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta_zero ? (PetscLogDouble)b->nonzero_block_rows * M->bs : 0.0));
 
   PetscFunctionBegin;
-  #if defined(PETSC_HAVE_DEVICE)
-  PetscCall(PetscLogGpuFlops(flops));
-  #else
-  PetscCall(PetscLogFlops(flops));
-  #endif
+  PetscCall(LogDeviceFlops(flops));
   PetscFunctionReturn(0);
 }
 
