@@ -190,25 +190,13 @@ static PetscErrorCode ReassemblyUploads(TestContext *ctx)
     row--;
   }
   for (int k = 0; k < 9; k++) v[k] = 1.0 + k;
-  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
-  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(TestSetBlockInBoth(A, Ref, row, col, v, ADD_VALUES, PETSC_FALSE));
   PetscCall(TestEventCount("BSRCustomUpload", &u2));
   PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "after a value-only reassembly"));
   /* structure: a block in an empty block row (every third one is empty) */
   row = rs / 3 + 2 - (rs / 3) % 3;
   col = row;
-  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
-  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(TestSetBlockInBoth(A, Ref, row, col, v, ADD_VALUES, PETSC_TRUE));
   PetscCall(TestCompareProducts(A, Ref, 1e-13, &ctx->failures, "after a structural reassembly"));
   PetscCall(TestEventCount("BSRCustomUpload", &u3));
   TEST_CHECK(PETSC_COMM_WORLD, u3 > u2, ctx->failures, "a structural change was not uploaded (%g -> %g)", u2, u3);

@@ -169,14 +169,7 @@ static PetscErrorCode CaseTransposeRefresh(PetscInt nbrows)
   PetscCall(MatGetSize(A, NULL, &N));
   col = (row + 5) % (N / bs);
   for (PetscInt k = 0; k < 9; k++) v[k] = 0.5 + (PetscScalar)k;
-  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
-  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(TestSetBlockInBoth(A, Ref, row, col, v, ADD_VALUES, PETSC_TRUE));
   PetscCall(CompareTransposes(A, Ref, "refresh: after a new block"));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Ref));
@@ -548,12 +541,7 @@ static PetscErrorCode CaseGPUTransposeRefresh(TestContext *ctx)
     col = cols[0] / bs;
     PetscCall(MatRestoreRow(Ref, row * bs, &ncols, &cols, NULL));
   }
-  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, INSERT_VALUES));
-  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, INSERT_VALUES));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(TestSetBlockInBoth(A, Ref, row, col, v, INSERT_VALUES, PETSC_FALSE));
   PetscCall(GPUCompare(A, Ref, "gpu refresh: after MatSetValues"));
   /* a new block in an empty block row (every third is empty): a new structure */
   row = rs / bs + 2 - (rs / bs) % 3;
@@ -563,14 +551,7 @@ static PetscErrorCode CaseGPUTransposeRefresh(TestContext *ctx)
     PetscCall(MatGetOwnershipRangeColumn(A, &cs, &ce));
     col = ce > cs ? cs / bs + (row - rs / bs + 5) % ((ce - cs) / bs) : 0;
   }
-  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(MatSetOption(Ref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(MatSetValuesBlocked(A, 1, &row, 1, &col, v, ADD_VALUES));
-  PetscCall(MatSetValuesBlocked(Ref, 1, &row, 1, &col, v, ADD_VALUES));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyBegin(Ref, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(Ref, MAT_FINAL_ASSEMBLY));
+  PetscCall(TestSetBlockInBoth(A, Ref, row, col, v, ADD_VALUES, PETSC_TRUE));
   PetscCall(GPUCompare(A, Ref, "gpu refresh: after a new block"));
   PetscCall(GPUTransposeProducts(A, &count, text, sizeof(text)));
   TEST_CHECK(PETSC_COMM_SELF, strstr(text, "built 2 time(s)") != NULL, failures, "gpu refresh: after a new block the copy should be built again:\n%s", text);

@@ -455,3 +455,17 @@ PetscErrorCode TestCompareDenseProduct(Mat C, Mat Ref, Mat B, PetscReal *worst)
   PetscCall(MatDestroy(&Bh));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestSetBlockInBoth(Mat A, Mat Ref, PetscInt row, PetscInt col, const PetscScalar v[], InsertMode mode, PetscBool new_block)
+{
+  Mat M[2] = {A, Ref};
+
+  PetscFunctionBegin;
+  for (int i = 0; i < 2; i++) {
+    if (new_block) PetscCall(MatSetOption(M[i], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetValuesBlocked(M[i], 1, &row, 1, &col, v, mode));
+    PetscCall(MatAssemblyBegin(M[i], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M[i], MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}

@@ -28,6 +28,11 @@ PetscErrorCode TestCompareProducts(Mat A, Mat Ref, PetscReal tol, PetscInt *fail
 /* The same, on A's own vectors only when own_vectors is true. */
 PetscErrorCode TestCompareProductsOn(Mat A, Mat Ref, PetscReal tol, PetscBool own_vectors, PetscInt *failures, const char *what);
 
+/* The same change to a matrix and its reference: block (row, col) (global block indices) set to or
+   added with the bs x bs values v, then both assembled (MAT_FINAL_ASSEMBLY). new_block: the block may
+   be a new nonzero (MAT_NEW_NONZERO_ALLOCATION_ERR is turned off on both first). */
+PetscErrorCode TestSetBlockInBoth(Mat A, Mat Ref, PetscInt row, PetscInt col, const PetscScalar v[], InsertMode mode, PetscBool new_block);
+
 /* worst = max over columns j of ||C(:,j) - Ref B(:,j)|| / ||Ref B(:,j)||, C and B dense (host or CUDA:
    read through host copies), Ref the reference matrix's MatMult. */
 PetscErrorCode TestCompareDenseProduct(Mat C, Mat Ref, Mat B, PetscReal *worst);
