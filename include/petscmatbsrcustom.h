@@ -25,6 +25,7 @@
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
 .  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_mpi_progress <true,false> - several ranks, cpu backend: MPI progress between the local product's tasks, so that the halo exchange moves while it runs (default true)
 .  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add): our kernels on a cached transposed copy (the task kernel; on the GPU backends the copy is also a second device matrix; built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code on the host (no extra memory) (default cached)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)
@@ -120,6 +121,8 @@ PETSC_EXTERN PetscErrorCode MatBSRCustomSetHugePages(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetHugePages(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCPUBusyFallback(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetCPUBusyFallback(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetMPIProgress(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatBSRCustomGetMPIProgress(Mat, PetscBool *);
 PETSC_EXTERN PetscBool      MatBSRCustomHasCUDA(void);
 PETSC_EXTERN PetscInt       MatBSRCustomCUDADeviceCount(void);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetLocalAndGhost(Mat, Mat *, Mat *, PetscInt *, const PetscInt *[], VecScatter *, Vec *);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -513,6 +515,54 @@ TEST(PassiveTeam, RejectsAnUnknownKind)
   ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), 4, &P.p), BSRK_OK);
   std::vector<double> x(A.ncols(), 1.0), out(A.nrows()), ws(bsrk_tasks_workspace_bytes(&P.p, A.bs) / sizeof(double) + 1);
   EXPECT_EQ(bsrk_tasks_multadd_on(&M, &P.p, (bsrk_threads)7, 2, 1, 0, BSRK_SHARED_ROWS_CARRY, 1.0, x.data(), 0.0, nullptr, out.data(), ws.data()), BSRK_ERR_ARG);
+}
+
+// ---------------------------------------------------------------------------------------
+// Work between items (MPI progress during mpibsrcustom's local product): only the calling thread
+// runs it, after each item it ran, and the product does not change
+
+namespace {
+struct BetweenCount {
+  std::atomic<long> calls{0};
+  std::atomic<bool> other_thread{false};
+  std::thread::id   caller;
+};
+void count_between(void *ctx)
+{
+  BetweenCount *b = static_cast<BetweenCount *>(ctx);
+  b->calls++;
+  if (std::this_thread::get_id() != b->caller) b->other_thread = true;
+}
+} // namespace
+
+TEST(TasksKernel, WorkBetweenItemsRunsOnTheCallerAndLeavesTheProduct)
+{
+  const Bsr         A = make_pattern(Pattern::Random, 3, 23);
+  std::mt19937_64   rng(11);
+  const auto        x = random_vec(A.ncols(), rng), in = random_vec(A.nrows(), rng);
+  const bsrk_matrix M = A.view();
+  for (const int chunks : {1, 8, 64})
+    for (const bsrk_threads kind : {BSRK_THREADS_OPENMP, BSRK_THREADS_PASSIVE})
+      for (const int nthreads : {1, 3})
+        for (const bsrk_shared_rows mode : kModes)
+          for (const int streams : {1, 2}) {
+            Part P;
+            ASSERT_EQ(bsrk_partition_build(A.nbrows, A.rowptr.data(), nthreads * chunks, &P.p), BSRK_OK);
+            const auto          want = run_tasks(A, P.p, nthreads, mode, 2.0, x, 0.5, in, false, streams, 0, kind);
+            std::vector<double> ws(bsrk_tasks_workspace_bytes(&P.p, A.bs) / sizeof(double) + 1), out(A.nrows(), kNaN);
+            BetweenCount        count;
+            count.caller               = std::this_thread::get_id();
+            const bsrk_between between = {count_between, &count};
+            ASSERT_EQ(bsrk_tasks_multadd_between(&M, &P.p, kind, nthreads, streams, 0, mode, 2.0, x.data(), 0.5, in.data(), out.data(), ws.data(), &between), BSRK_OK);
+            const std::string what = std::string(kind == BSRK_THREADS_OPENMP ? "openmp" : "passive") + " threads=" + std::to_string(nthreads) + " chunks=" + std::to_string(chunks) + " " + mode_name(mode) + " streams=" + std::to_string(streams);
+            if (mode == BSRK_SHARED_ROWS_CARRY) EXPECT_EQ(std::memcmp(out.data(), want.data(), out.size() * sizeof(double)), 0) << what;
+            else
+              for (size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], want[i], 1e-12 * (1.0 + std::fabs(want[i]))) << what << " i=" << i;
+            EXPECT_FALSE(count.other_thread) << what;
+            const long items = (P.p.ntasks + bsrk_streams_used(A.bs, streams) - 1) / bsrk_streams_used(A.bs, streams);
+            if (nthreads == 1) EXPECT_EQ(count.calls, items) << what;
+            else EXPECT_LE(count.calls, items) << what; /* the caller's share of the items */
+          }
 }
 
 // ---------------------------------------------------------------------------------------

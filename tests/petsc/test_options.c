@@ -7,7 +7,8 @@ static const char help[] = "Every value of every -mat_bsrcustom_ option is taken
      backend        every value of -mat_bsrcustom_backend (GPU ones: the documented error without a GPU)
      cuda_kernel    every value of -mat_bsrcustom_cuda_kernel, taken on the cpu backend; names = enum
      cusparse_alg   every value of -mat_bsrcustom_cusparse_alg
-     booleans       huge_pages, cuda_pin_vectors, cuda_pbjacobi: every PETSc spelling, bare option
+     booleans       huge_pages, cuda_pin_vectors, cuda_pbjacobi, cpu_busy_fallback, mpi_progress: every
+                    PETSc spelling, bare option
      integers       threads, chunks_per_thread, cpu_streams (and PETSC_DECIDE/decide), cpu_prefetch,
                     cuda_device -1: limits
    Ranks: 1, 2 (CMakeLists.txt); -help also feeds check_options_doc.py (options_documented). */
@@ -99,6 +100,22 @@ static PetscErrorCode GetHugePages(Mat A, PetscInt *v)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode GetBusyFallback(Mat A, PetscInt *v)
+{
+  PetscBool m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetCPUBusyFallback(A, &m));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
+static PetscErrorCode GetMPIProgress(Mat A, PetscInt *v)
+{
+  PetscBool m;
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetMPIProgress(A, &m));
+  *v = (PetscInt)m;
+  PetscFunctionReturn(0);
+}
 static PetscErrorCode GetPBJacobi(Mat A, PetscInt *v)
 {
   PetscBool m;
@@ -234,11 +251,15 @@ static PetscErrorCode CaseBooleans(TestContext *ctx)
     PetscCall(CheckValue(ctx, "-mat_bsrcustom_huge_pages", yes[i], GetHugePages, PETSC_TRUE, PETSC_FALSE));
     PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_pin_vectors", yes[i], GetPinVectors, PETSC_TRUE, PETSC_FALSE));
     PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_pbjacobi", yes[i], GetPBJacobi, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_busy_fallback", yes[i], GetBusyFallback, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_mpi_progress", yes[i], GetMPIProgress, PETSC_TRUE, PETSC_FALSE));
   }
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(no); i++) {
     PetscCall(CheckValue(ctx, "-mat_bsrcustom_huge_pages", no[i], GetHugePages, PETSC_FALSE, PETSC_FALSE));
     PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_pin_vectors", no[i], GetPinVectors, PETSC_FALSE, PETSC_FALSE));
     PetscCall(CheckValue(ctx, "-mat_bsrcustom_cuda_pbjacobi", no[i], GetPBJacobi, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_cpu_busy_fallback", no[i], GetBusyFallback, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(CheckValue(ctx, "-mat_bsrcustom_mpi_progress", no[i], GetMPIProgress, PETSC_FALSE, PETSC_FALSE));
   }
   PetscFunctionReturn(0);
 }

@@ -30,6 +30,7 @@ typedef struct {
   PetscBool                 cuda_pbjacobi;     /* GPU backends, CUDA-enabled PETSc: PCPBJACOBI applies on the GPU (bsrcustomblockdiag.c) */
   PetscBool                 huge_pages;        /* cpu backend: the values on transparent huge pages, asked at each new partition */
   PetscBool                 cpu_busy_fallback; /* cpu backend: the passive team while its products take less time than OpenMP's (bsrk_team) */
+  PetscBool                 mpi_progress;      /* several ranks, cpu backend: MPI progress between the local product's tasks */
   MatBSRCustomTransposeMode transpose;         /* MatMultTranspose on the cached transposed copy (host or device) or BAIJ's */
 } MatBSRCustomSettings;
 

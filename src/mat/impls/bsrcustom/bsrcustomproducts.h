@@ -7,6 +7,7 @@
 #define BSRCUSTOMPRODUCTS_H
 
 #include <petsc/private/matimpl.h>
+#include "bsrkernels.h" /* bsrk_between */
 
 /* the base type's transpose operations, kept while ours are installed */
 typedef struct {
@@ -24,7 +25,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomProductsInstall_Private(Mat A, PetscB
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomProductsInstall_Private(Mat A, PetscBool install);
 
 /* out = alpha A^T x + beta in on a seqbsrcustom (the cached copy or BAIJ's, as the settings say) */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 /* Y = alpha A X + beta Y for k columns (column-major, leading dimensions ldx, ldy) on a
    seqbsrcustom's cpu kernel, one pass over the matrix; flops logged */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, PetscScalar alpha, const PetscScalar *X, PetscInt ldx, PetscScalar beta, PetscScalar *Y, PetscInt ldy);

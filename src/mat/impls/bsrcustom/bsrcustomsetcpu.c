@@ -1,6 +1,6 @@
 /*
    The public setters and getters of the cpu backend's settings (threads, tasks, streams, prefetch,
-   shared rows, huge pages, the busy-core fallback, the transpose product) and the task count. Each public function is
+   shared rows, huge pages, the busy-core fallback, MPI progress, the transpose product) and the task count. Each public function is
    PETSc's usual dispatch: a setter calls PetscTryMethod, so it does nothing on a matrix of another
    type, a getter PetscUseMethod, so it errors there. Both types compose the implementations below
    (MatBSRCustomComposeSettings_Private).
@@ -19,6 +19,8 @@ BSRC_SETTING_SET(HugePages, PetscBool, huge_pages)
 BSRC_SETTING_GET(HugePages, PetscBool, huge_pages)
 BSRC_SETTING_SET(CPUBusyFallback, PetscBool, cpu_busy_fallback)
 BSRC_SETTING_GET(CPUBusyFallback, PetscBool, cpu_busy_fallback)
+BSRC_SETTING_SET(MPIProgress, PetscBool, mpi_progress)
+BSRC_SETTING_GET(MPIProgress, PetscBool, mpi_progress)
 BSRC_SETTING_SET(Transpose, MatBSRCustomTransposeMode, transpose)
 BSRC_SETTING_GET(Transpose, MatBSRCustomTransposeMode, transpose)
 BSRC_SETTING_GET(NumThreads, PetscInt, nthreads)
@@ -44,6 +46,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomComposeCPUSettings_Private(Mat A, PetscB
   BSRC_COMPOSE_SETTING(A, SharedRows, install);
   BSRC_COMPOSE_SETTING(A, HugePages, install);
   BSRC_COMPOSE_SETTING(A, CPUBusyFallback, install);
+  BSRC_COMPOSE_SETTING(A, MPIProgress, install);
   BSRC_COMPOSE_SETTING(A, Transpose, install);
   PetscFunctionReturn(0);
 }
@@ -482,6 +485,71 @@ PetscErrorCode MatBSRCustomGetCPUBusyFallback(Mat A, PetscBool *fallback)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(fallback, 2);
   PetscUseMethod(A, "MatBSRCustomGetCPUBusyFallback_C", (Mat, PetscBool *), (A, fallback));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomSetMPIProgress - Chooses whether, on several ranks, the cpu backend's local product lets
+   MPI make progress between its tasks.
+
+   Logically Collective
+
+   Input Parameters:
++  A - the matrix
+-  progress - PETSC_TRUE (default) or PETSC_FALSE
+
+   Options Database Key:
+.  -mat_bsrcustom_mpi_progress <true,false> - MPI progress during the local product
+
+   Notes:
+   Does nothing when A is not a MATBSRCUSTOM matrix, and changes nothing on one rank or on the GPU
+   backends.
+
+   MatMult on several ranks begins the halo exchange, runs the local block's product and then waits
+   for the ghost values. Most MPI libraries move a message only inside MPI calls, and a message
+   above their eager limit (a few KiB between processes of one node with Open MPI) needs both sides
+   to take part: without a call during the local product, each rank's exchange completes only once
+   its neighbours have finished their own local products, so every MatMult waits for the slowest
+   neighbour. With progress on, the thread that called MatMult makes a cheap MPI call
+   (MPI_Iprobe) after each task it runs, so the exchange moves during the product. Several threads
+   need an MPI of thread level MPI_THREAD_FUNNELED or above (PETSc asks for it); below that, only
+   products on one thread make the calls. The product is the same either way.
+
+   Level: advanced
+
+.seealso: `MatBSRCustomGetMPIProgress()`, `MatBSRCustomSetChunksPerThread()`
+@*/
+PetscErrorCode MatBSRCustomSetMPIProgress(Mat A, PetscBool progress)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(A, progress, 2);
+  PetscTryMethod(A, "MatBSRCustomSetMPIProgress_C", (Mat, PetscBool), (A, progress));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatBSRCustomGetMPIProgress - Gets whether the cpu backend's local product lets MPI make progress
+   between its tasks (several ranks).
+
+   Not Collective
+
+   Input Parameter:
+.  A - a MATBSRCUSTOM matrix
+
+   Output Parameter:
+.  progress - whether it does
+
+   Level: advanced
+
+.seealso: `MatBSRCustomSetMPIProgress()`
+@*/
+PetscErrorCode MatBSRCustomGetMPIProgress(Mat A, PetscBool *progress)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(progress, 2);
+  PetscUseMethod(A, "MatBSRCustomGetMPIProgress_C", (Mat, PetscBool *), (A, progress));
   PetscFunctionReturn(0);
 }
 

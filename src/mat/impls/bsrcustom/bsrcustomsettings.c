@@ -44,6 +44,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSett
   set->cuda_pbjacobi     = PETSC_TRUE;
   set->huge_pages        = PETSC_TRUE;
   set->cpu_busy_fallback = PETSC_TRUE;
+  set->mpi_progress      = PETSC_TRUE;
   set->transpose         = MAT_BSRCUSTOM_TRANSPOSE_CACHED;
   PetscFunctionReturn(0);
 }
@@ -67,6 +68,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->cuda_pbjacobi == PETSC_TRUE || set->cuda_pbjacobi == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: PBJacobi on the GPU must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cuda_pbjacobi);
   PetscCheck(set->huge_pages == PETSC_TRUE || set->huge_pages == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: huge pages must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->huge_pages);
   PetscCheck(set->cpu_busy_fallback == PETSC_TRUE || set->cpu_busy_fallback == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: the busy-core fallback must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->cpu_busy_fallback);
+  PetscCheck(set->mpi_progress == PETSC_TRUE || set->mpi_progress == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: MPI progress during the local product must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->mpi_progress);
   PetscCheck(set->transpose == MAT_BSRCUSTOM_TRANSPOSE_CACHED || set->transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown transpose mode %d", what, (int)set->transpose);
   PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
   if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) {
@@ -171,6 +173,7 @@ static const BSRCOption BSRCOptions[] = {
   {"-mat_bsrcustom_cuda_pbjacobi", "GPU backends, CUDA vectors: PCPBJACOBI gets the diagonal blocks for the GPU (host vectors then need false)", "MatBSRCustomSetCUDAPBJacobi", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cuda_pbjacobi)},
   {"-mat_bsrcustom_huge_pages", "cpu backend: put the matrix values on transparent huge pages", "MatBSRCustomSetHugePages", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, huge_pages)},
   {"-mat_bsrcustom_cpu_busy_fallback", "cpu backend: products on a team whose threads sleep between them while that is faster (cores busy with other work)", "MatBSRCustomSetCPUBusyFallback", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, cpu_busy_fallback)},
+  {"-mat_bsrcustom_mpi_progress", "several ranks, cpu backend: the local product lets MPI progress between its tasks, so that the halo exchange moves while it runs", "MatBSRCustomSetMPIProgress", BSRC_OPT_BOOL, NULL, 0, offsetof(MatBSRCustomSettings, mpi_progress)},
   {"-mat_bsrcustom_transpose", "MatMultTranspose on a cached transposed copy (task kernel, or a second device matrix on the GPU backends; the matrix's memory again) or BAIJ's serial code on the host (no extra memory)", "MatBSRCustomSetTranspose", BSRC_OPT_ENUM, BSRC_ENUM_NAMES(MatBSRCustomTransposeModes), offsetof(MatBSRCustomSettings, transpose)},
 };
 

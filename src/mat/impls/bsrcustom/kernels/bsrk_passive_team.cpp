@@ -91,7 +91,7 @@ struct PassiveTeam {
     }
   }
 
-  void run(int nthreads, int64_t n, void (*f)(const void *, int64_t), const void *c)
+  void run(int nthreads, int64_t n, void (*f)(const void *, int64_t), const void *c, void (*between)(void *), void *bctx)
   {
     while ((int)helpers.size() < nthreads - 1) helpers.emplace_back([this] { helper(); });
     uint32_t num;
@@ -109,6 +109,7 @@ struct PassiveTeam {
     while (take(num, n, &item)) {
       f(c, item);
       finish_one(n);
+      if (between) between(bctx);
     }
     if (done.load(std::memory_order_acquire) < n) {
       std::unique_lock<std::mutex> lk(m);
@@ -119,13 +120,21 @@ struct PassiveTeam {
 
 } // namespace
 
-void bsrk_passive_run(int nthreads, int64_t nitems, void (*fn)(const void *, int64_t), const void *ctx)
+void bsrk_passive_run_between(int nthreads, int64_t nitems, void (*fn)(const void *, int64_t), const void *ctx, void (*between)(void *), void *between_ctx)
 {
   /* one team per calling thread: products of several calling threads do not share helpers */
   static thread_local PassiveTeam team;
   if (nthreads <= 1 || nitems <= 1 || nitems >= (int64_t)0xffffffffu) { /* items are numbered in 32 bits */
-    for (int64_t i = 0; i < nitems; ++i) fn(ctx, i);
+    for (int64_t i = 0; i < nitems; ++i) {
+      fn(ctx, i);
+      if (between) between(between_ctx);
+    }
     return;
   }
-  team.run(nthreads, nitems, fn, ctx);
+  team.run(nthreads, nitems, fn, ctx, between, between_ctx);
+}
+
+void bsrk_passive_run(int nthreads, int64_t nitems, void (*fn)(const void *, int64_t), const void *ctx)
+{
+  bsrk_passive_run_between(nthreads, nitems, fn, ctx, nullptr, nullptr);
 }

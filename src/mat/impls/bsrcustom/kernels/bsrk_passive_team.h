@@ -8,5 +8,7 @@
    the calling thread's team (started at its first use, kept until the thread exits), and returns once
    every item is done. The caller works from the start and waits only for items that helpers took. */
 void bsrk_passive_run(int nthreads, int64_t nitems, void (*fn)(const void *, int64_t), const void *ctx);
+/* The same, the calling thread running between(between_ctx) after each item it ran (between may be NULL). */
+void bsrk_passive_run_between(int nthreads, int64_t nitems, void (*fn)(const void *, int64_t), const void *ctx, void (*between)(void *), void *between_ctx);
 
 #endif

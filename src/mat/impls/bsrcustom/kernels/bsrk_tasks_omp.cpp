@@ -64,8 +64,16 @@ struct Ctx {
   const bsrk_idx *hr; /* head_row */
   double          alpha, beta;
   int64_t         bs;
-  int64_t         pf; /* prefetch distance in doubles; 0: no prefetch */
+  int64_t         pf;      /* prefetch distance in doubles; 0: no prefetch */
+  bsrk_between    between; /* the calling thread's work between its items; fn NULL: none */
 };
+
+/* After an item: the calling thread (thread 0 of an OpenMP team, or the only one) does its work
+   between items. */
+inline void between_items(const Ctx &c, bool caller)
+{
+  if (c.between.fn && caller) c.between.fn(c.between.ctx);
+}
 
 /* Prefetches nbytes from p on, a cache line at a time (consecutive blocks cover the lines between
    them); with a compile-time nbytes the loop unrolls. Prefetches do not fault, so reading ahead past
@@ -410,13 +418,19 @@ void run_carry(const Ctx &c, int64_t ntasks, bsrk_threads kind, int nthreads, in
 {
   const int64_t nitems = item_count(c, ntasks, streams);
   if (nthreads == 1) {
-    for (int64_t i = 0; i < nitems; ++i) run_item<K, false>(c, ntasks, streams, i);
+    for (int64_t i = 0; i < nitems; ++i) {
+      run_item<K, false>(c, ntasks, streams, i);
+      between_items(c, true);
+    }
   } else if (kind == BSRK_THREADS_PASSIVE) {
     const Items items{&c, ntasks, streams};
-    bsrk_passive_run(nthreads, nitems, run_item_of<K, false>, &items);
+    bsrk_passive_run_between(nthreads, nitems, run_item_of<K, false>, &items, c.between.fn, c.between.ctx);
   } else {
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1)
-    for (int64_t i = 0; i < nitems; ++i) run_item<K, false>(c, ntasks, streams, i);
+    for (int64_t i = 0; i < nitems; ++i) {
+      run_item<K, false>(c, ntasks, streams, i);
+      between_items(c, omp_get_thread_num() == 0);
+    }
   }
   for (int64_t t = 1; t < ntasks; ++t) {
     const int64_t h = c.hr[t];
@@ -434,10 +448,13 @@ void run_atomic(const Ctx &c, int64_t ntasks, bsrk_threads kind, int nthreads, i
   if (nthreads == 1 || kind == BSRK_THREADS_PASSIVE) {
     for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t); /* before any task adds to a shared row */
     if (nthreads == 1) {
-      for (int64_t i = 0; i < nitems; ++i) run_item<K, true>(c, ntasks, streams, i);
+      for (int64_t i = 0; i < nitems; ++i) {
+        run_item<K, true>(c, ntasks, streams, i);
+        between_items(c, true);
+      }
     } else {
       const Items items{&c, ntasks, streams};
-      bsrk_passive_run(nthreads, nitems, run_item_of<K, true>, &items);
+      bsrk_passive_run_between(nthreads, nitems, run_item_of<K, true>, &items, c.between.fn, c.between.ctx);
     }
   } else {
 #pragma omp parallel num_threads(nthreads)
@@ -446,7 +463,10 @@ void run_atomic(const Ctx &c, int64_t ntasks, bsrk_threads kind, int nthreads, i
       for (int64_t t = 1; t < ntasks; ++t) init_shared_row(c, t);
         /* implicit barrier: every shared row is initialised before any task adds to it */
 #pragma omp for schedule(dynamic, 1) nowait
-      for (int64_t i = 0; i < nitems; ++i) run_item<K, true>(c, ntasks, streams, i);
+      for (int64_t i = 0; i < nitems; ++i) {
+        run_item<K, true>(c, ntasks, streams, i);
+        between_items(c, omp_get_thread_num() == 0);
+      }
     }
   }
 }
@@ -473,6 +493,11 @@ extern "C" bsrk_status bsrk_tasks_multadd(const bsrk_matrix *A, const bsrk_parti
 
 extern "C" bsrk_status bsrk_tasks_multadd_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace)
 {
+  return bsrk_tasks_multadd_between(A, p, kind, nthreads, streams, prefetch_bytes, mode, alpha, x, beta, in, out, workspace, nullptr);
+}
+
+extern "C" bsrk_status bsrk_tasks_multadd_between(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace, const bsrk_between *between)
+{
   if (!A || !p || nthreads < 1) return BSRK_ERR_ARG;
   if (kind != BSRK_THREADS_OPENMP && kind != BSRK_THREADS_PASSIVE) return BSRK_ERR_ARG;
   if (streams != 1 && streams != 2 && streams != 4) return BSRK_ERR_ARG;
@@ -492,20 +517,21 @@ extern "C" bsrk_status bsrk_tasks_multadd_on(const bsrk_matrix *A, const bsrk_pa
   }
 
   Ctx c;
-  c.rowptr = A->rowptr;
-  c.colidx = A->colidx;
-  c.values = A->values;
-  c.x      = x;
-  c.in     = in;
-  c.out    = out;
-  c.carry  = static_cast<double *>(workspace);
-  c.bb     = p->block_begin;
-  c.rb     = p->row_begin;
-  c.hr     = p->head_row;
-  c.alpha  = alpha;
-  c.beta   = beta;
-  c.bs     = A->bs;
-  c.pf     = prefetch_bytes / (int)sizeof(double);
+  c.rowptr  = A->rowptr;
+  c.colidx  = A->colidx;
+  c.values  = A->values;
+  c.x       = x;
+  c.in      = in;
+  c.out     = out;
+  c.carry   = static_cast<double *>(workspace);
+  c.bb      = p->block_begin;
+  c.rb      = p->row_begin;
+  c.hr      = p->head_row;
+  c.alpha   = alpha;
+  c.beta    = beta;
+  c.bs      = A->bs;
+  c.pf      = prefetch_bytes / (int)sizeof(double);
+  c.between = between ? *between : bsrk_between{nullptr, nullptr};
 
   static_assert(BSRK_MAX_FIXED_BS == 8, "a case below for each block size that bsrk_streams_used counts as fixed");
   switch (A->bs) {

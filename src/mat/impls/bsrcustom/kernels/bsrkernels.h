@@ -102,6 +102,17 @@ typedef enum {
 /* bsrk_tasks_multadd on the chosen threads (bsrk_tasks_multadd itself: OpenMP). */
 bsrk_status bsrk_tasks_multadd_on(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace);
 
+/* Work that the calling thread does between the items it runs: fn(ctx) after each of them (mpibsrcustom
+   passes MPI progress, so that a halo exchange begun before the local product moves while it runs).
+   Only the thread that called the product runs it (thread 0 of an OpenMP team, the caller of the
+   passive team), so an MPI of thread level FUNNELED suffices. */
+typedef struct {
+  void (*fn)(void *ctx);
+  void *ctx;
+} bsrk_between;
+/* bsrk_tasks_multadd_on with work between items (between may be NULL: none); the product is the same. */
+bsrk_status bsrk_tasks_multadd_between(const bsrk_matrix *A, const bsrk_partition *p, bsrk_threads kind, int nthreads, int streams, int prefetch_bytes, bsrk_shared_rows mode, double alpha, const double *x, double beta, const double *in, double *out, void *workspace, const bsrk_between *between);
+
 /* The threads of a matrix's products (bsrk_team.cpp): the OpenMP team, or the passive team while
    that is measured to be faster (cores busy with other work). One per matrix; its state is what the
    products measured. A caller wraps each product on several threads:

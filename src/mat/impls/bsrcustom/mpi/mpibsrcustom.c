@@ -165,8 +165,46 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_
   PetscFunctionReturn(0);
 }
 
+/* MPI progress (see MatBSRCustomSetMPIProgress()): one MPI_Iprobe lets the library move the halo's
+   messages. Open MPI and MPICH progress every pending request inside any such call; a message above
+   the eager limit needs both sides to take part, so without it a rank's exchange would end only once
+   each neighbour had finished its own local product and entered VecScatterEnd. */
+static void MatMPIBSRCustomProgress(void *ctx)
+{
+  int flag;
+
+  (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, PetscObjectComm((PetscObject)ctx), &flag, MPI_STATUS_IGNORE);
+}
+
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomProgressHook_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use)
+{
+  Mat_MPIBSRCustom *c = NULL;
+  PetscMPIInt       size;
+  PetscInt          nthreads;
+  PetscBool         ours;
+
+  PetscFunctionBegin;
+  *use = NULL;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(PetscObjectTypeCompare((PetscObject)block, MATSEQBSRCUSTOM, &ours));
+  if (!c->set.mpi_progress || size == 1 || !ours) PetscFunctionReturn(0);
+  PetscCall(MatBSRCustomGetNumThreads(block, &nthreads));
+  if (nthreads > 1) { /* thread 0 of the team calls MPI while the others compute */
+    int provided, is_main;
+    PetscCallMPI(MPI_Query_thread(&provided));
+    PetscCallMPI(MPI_Is_thread_main(&is_main));
+    if (provided < MPI_THREAD_FUNNELED || !is_main) PetscFunctionReturn(0);
+  }
+  hook->fn  = MatMPIBSRCustomProgress;
+  hook->ctx = (void *)A;
+  *use      = hook;
+  PetscFunctionReturn(0);
+}
+
 /*
-   out = A x + beta in (beta 0 or 1). CPU: exchange begun, local product, exchange ended, ghost product.
+   out = A x + beta in (beta 0 or 1). CPU: exchange begun, local product (letting MPI progress between
+   its tasks, -mat_bsrcustom_mpi_progress), exchange ended, ghost product.
    GPU backends with host vectors: the exchange is begun first (its messages move while x is staged),
    then x is uploaded and the local kernel queued without waiting (MatSeqBSRCustomCUDASplitBegin), the
    exchange ends on the host while the GPU works, and the ghost values are uploaded, the ghost kernel
@@ -181,13 +219,15 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_
 */
 static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
-  Mat_MPIBSRCustom *c = NULL;
-  Mat               Ad, Ao;
-  const PetscInt   *garray;
-  PetscBool         split = PETSC_FALSE, gpu, on_device = PETSC_FALSE, staged = PETSC_FALSE;
-  void             *stream = NULL;
-  Vec               ghost;
-  const char       *path;
+  Mat_MPIBSRCustom   *c = NULL;
+  Mat                 Ad, Ao;
+  const PetscInt     *garray;
+  PetscBool           split = PETSC_FALSE, gpu, on_device = PETSC_FALSE, staged = PETSC_FALSE;
+  void               *stream = NULL;
+  Vec                 ghost;
+  const char         *path;
+  bsrk_between        hook;
+  const bsrk_between *between = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
@@ -218,14 +258,16 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   else PetscCall(VecScatterBegin(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
   if (gpu && !on_device) PetscCall(MatSeqBSRCustomCUDASplitBegin(Ad, Ao, 1.0, x, beta, in, &split));
   if (!split) { /* the seq kernels read the local parts of x, in and out */
-    if (beta == (PetscScalar)0.0) PetscCall((*Ad->ops->mult)(Ad, x, out));
+    if (!gpu) PetscCall(MatMPIBSRCustomProgressHook_Private(A, Ad, &hook, &between));
+    if (between) PetscCall(MatSeqBSRCustomApply_Private(Ad, 1.0, x, beta, beta == (PetscScalar)0.0 ? NULL : in, out, between));
+    else if (beta == (PetscScalar)0.0) PetscCall((*Ad->ops->mult)(Ad, x, out));
     else PetscCall((*Ad->ops->multadd)(Ad, x, in, out));
   }
   if (staged) PetscCall(MatBSRCustomStagedHaloEnd(c->staged, ghost, stream));
   else PetscCall(VecScatterEnd(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
   if (split) PetscCall(MatSeqBSRCustomCUDASplitEnd(Ad, Ao, 1.0, c->ghost_x, out));
   else PetscCall((*Ao->ops->multadd)(Ao, ghost, out, out));
-  path = !gpu      ? "CPU kernels"
+  path = !gpu      ? (between ? "CPU kernels, MPI progress between the local product's tasks" : "CPU kernels")
        : staged    ? "GPU, CUDA vectors, MPI on host memory: halo gathered on the GPU ahead of the local kernel, copied through page-locked host buffers while it runs, ghost kernel after"
        : on_device ? "GPU, CUDA vectors: halo packed and unpacked on the GPU by PetscSF into a device ghost vector, local kernel queued while it moves, ghost kernel after"
        : split     ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)"
@@ -814,6 +856,7 @@ static PetscErrorCode MatConvert_Any_MPIBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
 .  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_mpi_progress <true,false> - several ranks, cpu backend: MPI progress between the local product's tasks, so that the halo exchange moves while it runs (default true)
 .  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add): our kernels on a cached transposed copy (the task kernel; on the GPU backends the copy is also a second device matrix; built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code on the host (no extra memory) (default cached)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)

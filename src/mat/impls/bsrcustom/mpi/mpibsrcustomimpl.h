@@ -70,5 +70,9 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat, MatType, MatReu
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRCustom *c);
+/* *use = hook, filled with MPI progress on A's communicator, where A's settings ask for it and the
+   block's product may call MPI (several ranks; one thread, or MPI_THREAD_FUNNELED from the main
+   thread); else NULL */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomProgressHook_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
 
 #endif

@@ -96,10 +96,12 @@ static PetscErrorCode MatMPIBSRCustomTransposeTouched(Mat A, Mat_MPIBSRCustom *c
 /* out = A^T x (+ in when in is given) */
 static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec out)
 {
-  Mat_MPIBSRCustom *c       = (Mat_MPIBSRCustom *)A->spptr;
-  PetscBool         ours[2] = {PETSC_FALSE, PETSC_FALSE}, gpu, on_device = PETSC_FALSE, recv_on_device = PETSC_FALSE;
-  Vec               ghost, recv;
-  const char       *path;
+  Mat_MPIBSRCustom   *c       = (Mat_MPIBSRCustom *)A->spptr;
+  PetscBool           ours[2] = {PETSC_FALSE, PETSC_FALSE}, gpu, on_device = PETSC_FALSE, recv_on_device = PETSC_FALSE;
+  Vec                 ghost, recv;
+  const char         *path;
+  bsrk_between        hook;
+  const bsrk_between *between = NULL;
 
   PetscFunctionBegin;
   PetscCheck(c && c->local && c->ghost && c->halo, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
@@ -127,10 +129,11 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
     recv = c->transpose_recv;
     PetscCall(MatBSRCustomVecOnDevice_Private(recv, &recv_on_device));
     /* the seq blocks' products read and write the local parts of the MPI vectors, as in MatMult */
-    if (c->ghost->cmap->n > 0) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, ghost));
+    if (c->ghost->cmap->n > 0) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, ghost, NULL));
     PetscCall(VecScatterBegin(c->halo, ghost, recv, ADD_VALUES, SCATTER_REVERSE));
-    if (in) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 1.0, in, out));
-    else PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 0.0, NULL, out));
+    if (!gpu) PetscCall(MatMPIBSRCustomProgressHook_Private(A, c->local, &hook, &between)); /* the reverse exchange moves meanwhile */
+    if (in) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 1.0, in, out, between));
+    else PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 0.0, NULL, out, between));
     PetscCall(VecScatterEnd(c->halo, ghost, recv, ADD_VALUES, SCATTER_REVERSE));
     if (recv_on_device) { /* on the device: a local scatter ADD of the touched entries (PetscSF logs these adds), then a zero pass */
       if (!c->transpose_fold) {

@@ -118,9 +118,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M
 /*
   out = alpha*M*x + beta*in on the cpu backend's task kernel (in is not read when beta == 0), M being
   A's own BSR view or a matrix kept for A (its transposed copy), each with its tasks, thread team and
-  workspace; logs M's flops.
+  workspace; logs M's flops. between (may be NULL): the calling thread's work between its tasks.
 */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_matrix *M, const bsrk_partition *tasks, bsrk_team *team, void *workspace, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const char *what)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_matrix *M, const bsrk_partition *tasks, bsrk_team *team, void *workspace, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between, const char *what)
 {
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)A->spptr;
   const PetscScalar *xa, *ina = NULL;
@@ -142,7 +142,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_ma
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
   adapt = (PetscBool)(b->set.cpu_busy_fallback && b->set.nthreads > 1);
   kind  = adapt ? bsrk_team_begin(team, bsrk_team_clock()) : BSRK_THREADS_OPENMP;
-  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_multadd_on(M, tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, workspace), what));
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_multadd_between(M, tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, workspace, between), what));
   if (adapt) {
     const int mode = team->mode;
     bsrk_team_end(team, bsrk_team_clock());
@@ -167,8 +167,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_ma
   PetscFunctionReturn(0);
 }
 
-/* out = alpha*A*x + beta*in; in is not read when beta == 0. */
-static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+/* out = alpha*A*x + beta*in; in is not read when beta == 0. between: see MatSeqBSRCustomRunTasks_Private()
+   (the GPU backends have no use for it). */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   bsrk_matrix       M;
@@ -180,21 +181,21 @@ static PetscErrorCode MatSeqBSRCustomApply(Mat A, PetscScalar alpha, Vec x, Pets
     PetscCall(MatSeqBSRCustomCUDAApply(A, &M, alpha, x, beta, in, out));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatSeqBSRCustomRunTasks_Private(A, &M, &b->tasks, &b->team, b->workspace, b->nonzero_block_rows, alpha, x, beta, in, out, "the task kernel"));
+  PetscCall(MatSeqBSRCustomRunTasks_Private(A, &M, &b->tasks, &b->team, b->workspace, b->nonzero_block_rows, alpha, x, beta, in, out, between, "the task kernel"));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMult_SeqBSRCustom(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomApply(A, 1.0, x, 0.0, NULL, y));
+  PetscCall(MatSeqBSRCustomApply_Private(A, 1.0, x, 0.0, NULL, y, NULL));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultAdd_SeqBSRCustom(Mat A, Vec x, Vec y, Vec z)
 {
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomApply(A, 1.0, x, 1.0, y, z));
+  PetscCall(MatSeqBSRCustomApply_Private(A, 1.0, x, 1.0, y, z, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -622,6 +623,7 @@ static PetscErrorCode MatConvert_Any_SeqBSRCustom(Mat A, MatType type, MatReuse 
 .  -mat_bsrcustom_shared_rows <carry,atomic> - how split block rows are summed (default carry)
 .  -mat_bsrcustom_huge_pages <true,false> - ask for transparent huge pages under the values (default true)
 .  -mat_bsrcustom_cpu_busy_fallback <true,false> - products on a team whose threads sleep between them while that is faster than the OpenMP team (busy cores; default true)
+.  -mat_bsrcustom_mpi_progress <true,false> - several ranks, cpu backend: MPI progress between the local product's tasks, so that the halo exchange moves while it runs (default true)
 .  -mat_bsrcustom_transpose <cached,baij> - MatMultTranspose(Add): our kernels on a cached transposed copy (the task kernel; on the GPU backends the copy is also a second device matrix; built at the first transpose product, refreshed with the values; the matrix's memory again) or BAIJ's serial code on the host (no extra memory) (default cached)
 .  -mat_bsrcustom_backend <cpu,cuda,cusparse> - where MatMult runs (default cpu)
 .  -mat_bsrcustom_cuda_kernel <auto,rowmajor_shared,thread_private,team_scalar,vector_unrolled,warp_row,hybrid,segmented,sliced> - the kernel of the cuda backend (default auto: picked per matrix)

@@ -100,6 +100,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M
 /* kernel-layer status -> PETSc error naming what failed */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat, bsrk_status, const char *);
 /* out = alpha*M*x + beta*in on the task kernel, for A's own view or a matrix kept for A (seqbsrcustom.c) */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_matrix *M, const bsrk_partition *tasks, bsrk_team *team, void *workspace, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const char *what);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_matrix *M, const bsrk_partition *tasks, bsrk_team *team, void *workspace, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between, const char *what);
+/* out = alpha*A*x + beta*in on A's backend; on the cpu backend the calling thread runs between (may be NULL)
+   after each task it takes (mpibsrcustom: MPI progress of the halo exchange) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 
 #endif

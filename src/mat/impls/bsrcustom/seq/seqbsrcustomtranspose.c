@@ -173,7 +173,7 @@ static PetscErrorCode SeqTransposeSayPath(Mat A, const char *path)
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   SeqTransposeCopy *t = NULL;
@@ -197,7 +197,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscSc
   PetscCall(SeqTransposeCopyUpdate(A, cpu, &t));
   if (cpu) {
     if (t->dev.gpu && b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDAKeptFree(&t->dev)); /* a GPU backend's, left behind */
-    PetscCall(MatSeqBSRCustomRunTasks_Private(A, &t->T.M, &t->tasks, &t->team, t->workspace, t->nonzero_block_rows, alpha, x, beta, in, out, "the task kernel (transposed copy)"));
+    PetscCall(MatSeqBSRCustomRunTasks_Private(A, &t->T.M, &t->tasks, &t->team, t->workspace, t->nonzero_block_rows, alpha, x, beta, in, out, between, "the task kernel (transposed copy)"));
   } else PetscCall(MatSeqBSRCustomCUDAKeptApply(A, &t->dev, &t->T.M, t->builds, t->values_version, t->nonzero_block_rows, "The transposed copy", alpha, x, beta, in, out));
   PetscFunctionReturn(0);
 }
@@ -205,14 +205,14 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscSc
 static PetscErrorCode MatMultTranspose_SeqBSRCustom(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomTransposeApply_Private(A, 1.0, x, 0.0, NULL, y));
+  PetscCall(MatSeqBSRCustomTransposeApply_Private(A, 1.0, x, 0.0, NULL, y, NULL));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultTransposeAdd_SeqBSRCustom(Mat A, Vec x, Vec y, Vec z)
 {
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomTransposeApply_Private(A, 1.0, x, 1.0, y, z));
+  PetscCall(MatSeqBSRCustomTransposeApply_Private(A, 1.0, x, 1.0, y, z, NULL));
   PetscFunctionReturn(0);
 }
 
