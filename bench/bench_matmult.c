@@ -51,6 +51,13 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
   -bench_target_spmm <0.4> : target (cpu backend): MatMatMult with 8 columns at most this times a MatMult per column\n\
   -bench_target_gpu_spmm <0.3> : target (GPU backends, -mat_bsrcustom_backend cuda): the GPU block SpMM with 8 columns\n\
                              at most this times the same backend's MatMult per column\n\
+  -bench_ksp <0>           : after the MatMult timings, KSPSolve with every type, exactly this many iterations (0: none):\n\
+                             -bench_ksp_type <gmres> (restart 30) with -bench_ksp_pc_type <pbjacobi>, b = A u for a fixed\n\
+                             random u, x0 = 0, rtol = atol = 0, so that no solve stops early. The thesis matrix is nearly\n\
+                             singular and the solve does not converge: this times the solver's iterations (products,\n\
+                             orthogonalisation, PC), not its convergence. One untimed solve, then -bench_trials solves\n\
+                             per type in interleaved trials (median of the slowest rank's time); the solutions must agree\n\
+                             with the first type's to 1e-6 (relative max norm). Table lines start with \"ksp \"\n\
 Block rows are split evenly over the MPI ranks. The STREAM triad runs on all ranks at once, each with\n\
 omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth is the aggregate of all ranks.\n\n";
 
@@ -58,6 +65,7 @@ omp_get_max_threads() OpenMP threads on its share of the arrays; its bandwidth i
   #define _GNU_SOURCE /* sched_getaffinity, environ */
 #endif
 #include <petscmat.h>
+#include <petscksp.h>
 #include <petscmatbsrcustom.h>
 #include <stdint.h>
 #if defined(PETSC_HAVE_CUDA) && PETSC_VERSION_GE(3, 21, 0)
@@ -140,6 +148,18 @@ typedef struct {
   double    value, threshold;
   PetscBool pass;
 } Target;
+
+/* The fixed-iteration KSPSolve of one type (-bench_ksp); times are medians of the max over ranks. */
+typedef struct {
+  char     matrix[32];
+  char     type[64];
+  char     ksp_type[64], pc_type[64];
+  PetscInt restart; /* GMRES restart of the KSP types that have one, else 0 */
+  PetscInt its, trials;
+  double   solve_s; /* median seconds of one KSPSolve */
+  double   ratio;   /* first type's solve_s / this type's */
+  double   diff;    /* relative max-norm difference of the solution to the first type's */
+} KSPRow;
 
 #define MAX_THREADS 1024
 
@@ -1241,7 +1261,7 @@ static PetscErrorCode AddTarget(Target tg[], PetscInt maxtg, PetscInt *ntg, cons
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const OneRankRow one[], PetscInt none, const LoadedRow ld[], PetscInt nld, const Target tg[], PetscInt ntg)
+static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const OneRankRow one[], PetscInt none, const LoadedRow ld[], PetscInt nld, const KSPRow kr[], PetscInt nkr, const Target tg[], PetscInt ntg)
 {
   FILE       *fp;
   PetscMPIInt size;
@@ -1282,6 +1302,12 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
     const LoadedRow *l = &ld[i];
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"threads\": %" PetscInt_FMT ", \"busy_processes\": %" PetscInt_FMT ", \"trials\": %" PetscInt_FMT ", \"busy_seqbaij_ms\": %.6g, \"busy_bsrcustom_ms\": %.6g, \"busy_ratio_paired\": %.6g, \"busy_ratio_q1\": %.6g, \"busy_ratio_q3\": %.6g,", l->matrix, l->type, l->threads, l->busy, l->trials, l->t_baij, l->t_bsr, l->ratio, l->q1, l->q3));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"idle_fallback_ms\": %.6g, \"idle_without_ms\": %.6g, \"idle_ratio_paired\": %.6g, \"idle_ratio_q1\": %.6g, \"idle_ratio_q3\": %.6g, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", l->t_on, l->t_off, l->idle, l->idle_q1, l->idle_q3, l->reps[0], l->reps[1], l->reps[2], l->reps[3], i + 1 < nld ? "," : ""));
+  }
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"ksp\": [\n"));
+  for (i = 0; i < nkr; i++) {
+    const KSPRow *k = &kr[i];
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"ksp_type\": \"%s\", \"pc_type\": \"%s\", \"restart\": %" PetscInt_FMT ", \"its\": %" PetscInt_FMT ", \"trials\": %" PetscInt_FMT ",", k->matrix, k->type, k->ksp_type, k->pc_type, k->restart, k->its, k->trials));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"solve_ms\": %.6g, \"ms_per_it\": %.6g, \"ratio\": %.6g, \"reldiff_solution\": %.3e}%s\n", 1e3 * k->solve_s, 1e3 * k->solve_s / (double)k->its, k->ratio, k->diff, i + 1 < nkr ? "," : ""));
   }
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"targets\": [\n"));
   for (i = 0; i < ntg; i++) {
@@ -1500,6 +1526,147 @@ static PetscErrorCode PrintTransposeSpMM(const char matrix[], const char ref_typ
   PetscFunctionReturn(0);
 }
 
+/* ---------------------------------------------------------------- KSP solves (-bench_ksp) */
+/* One KSPSolve(ksp, b, x) from x = 0 on every rank of its communicator after an MPI_Barrier: the slowest
+   rank's seconds; with CUDA vectors, the device has finished the solve when the clock stops. Any ending
+   but the one of a solve that made all its iterations is an error. */
+static PetscErrorCode TimeSolve(const char matrix[], KSP ksp, Vec b, Vec x, PetscInt its, double *dt)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)ksp);
+  const Op           sync = {OP_MULT, NULL, NULL, NULL, x, NULL, NULL}; /* only for SyncDevice(): x is what the solve writes */
+  KSPConvergedReason reason;
+  PetscInt           n;
+  double             t0, mine;
+  Mat                A;
+  MatType            mtype;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecZeroEntries(x));
+  PetscCall(SyncDevice(&sync));
+  PetscCallMPI(MPI_Barrier(comm));
+  t0 = MPI_Wtime();
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(SyncDevice(&sync));
+  mine = MPI_Wtime() - t0;
+  PetscCallMPI(MPI_Allreduce(&mine, dt, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetIterationNumber(ksp, &n));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(MatGetType(A, &mtype));
+  PetscCheck((reason == KSP_DIVERGED_ITS || reason == KSP_CONVERGED_ITS) && n == its, comm, PETSC_ERR_NOT_CONVERGED, "Matrix %s, type %s: -bench_ksp's KSPSolve stopped after %" PetscInt_FMT " of %" PetscInt_FMT " iterations with reason %s; the fixed-iteration timing needs all of them", matrix, mtype, n, its, KSPConvergedReasons[reason]);
+  PetscFunctionReturn(0);
+}
+
+/*
+  The cost of a solver's iterations with each type of -bench_types: <its> iterations of ksp_type
+  (GMRES(30) by default) preconditioned by pc_type (PCPBJACOBI by default) on A x = b from x0 = 0.
+  b = A u for u = FillRandom(seed), computed with the first type and copied to the others, so that
+  all types solve the same system and their solutions differ only by the rounding of their own
+  arithmetic, amplified by the solver (checked: at most 1e-6, relative max norm). rtol = atol = 0 and
+  a divergence tolerance of 1e300 keep the default convergence test from stopping a solve early (no
+  KSPSetConvergenceTest is needed): every solve makes exactly <its> iterations, and the thesis matrix,
+  nearly singular, would not converge anyway. So this is a fixed-iteration timing of what one
+  iteration costs (products, orthogonalisation, PC), not a convergence study. The solvers are set up
+  here only, without KSPSetFromOptions, so that every type runs the same solver whatever else the
+  options database holds.
+  Every type has its own matrix (converted from base as the MatMult section does, the base itself for
+  its own type) and vectors from MatCreateVecs (CUDA vectors for GPU types), all alive at once so that
+  the trials can be interleaved as TimeOps() does: after one untimed solve per type (KSPSetUp and the
+  PC's setup, first touches, device allocations), trial k times one solve of every type, beginning
+  with type k mod ntypes, so that drifts of the machine and the place in the round affect all alike.
+*/
+static PetscErrorCode BenchKSP(const MatrixSpec *spec, Mat base, PetscInt ntypes, char *const types[], PetscInt its, const char ksp_type[], const char pc_type[], PetscInt seed, PetscInt trials, KSPRow rows[])
+{
+  MPI_Comm   comm = PetscObjectComm((PetscObject)base);
+  Mat       *A;
+  KSP       *ksp;
+  Vec       *b, *x, u;
+  PetscReal *t;
+  PetscInt   i, j, k;
+  double     dt, maxdiff = 0.0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc5(ntypes, &A, ntypes, &ksp, ntypes, &b, ntypes, &x, ntypes * trials, &t));
+  for (j = 0; j < ntypes; j++) {
+    KSPRow   *r = &rows[j];
+    PetscBool same;
+    MatType   mtype;
+    KSPType   kt;
+    PCType    pt;
+    PC        pc;
+    PetscErrorCode (*setrestart)(KSP, PetscInt) = NULL;
+
+    PetscCall(PetscMemzero(r, sizeof(*r)));
+    PetscCall(IsBaseType(base, types[j], &same));
+    if (same) {
+      A[j] = base;
+      PetscCall(PetscObjectReference((PetscObject)base));
+    } else PetscCall(MatConvert(base, types[j], MAT_INITIAL_MATRIX, &A[j]));
+    PetscCall(MatGetType(A[j], &mtype));
+    PetscCall(PetscStrncpy(r->matrix, spec->name, sizeof(r->matrix)));
+    PetscCall(PetscStrncpy(r->type, mtype, sizeof(r->type)));
+    PetscCall(MatCreateVecs(A[j], &x[j], &b[j]));
+    if (j == 0) {
+      PetscCall(VecDuplicate(x[0], &u));
+      PetscCall(FillRandom(u, seed));
+      PetscCall(MatMult(A[0], u, b[0]));
+      PetscCall(VecDestroy(&u));
+    } else PetscCall(VecCopy(b[0], b[j]));
+
+    PetscCall(KSPCreate(comm, &ksp[j]));
+    PetscCall(KSPSetOperators(ksp[j], A[j], A[j]));
+    PetscCall(KSPSetType(ksp[j], ksp_type));
+    PetscCall(PetscObjectQueryFunction((PetscObject)ksp[j], "KSPGMRESSetRestart_C", &setrestart));
+    if (setrestart) { /* the GMRES family */
+      PetscCall(KSPGMRESSetRestart(ksp[j], 30));
+      r->restart = 30;
+    }
+    PetscCall(KSPGetPC(ksp[j], &pc));
+    PetscCall(PCSetType(pc, pc_type));
+    PetscCall(KSPSetTolerances(ksp[j], 0.0, 0.0, 1e300, its));
+    PetscCall(KSPSetInitialGuessNonzero(ksp[j], PETSC_FALSE));
+    PetscCall(KSPSetUp(ksp[j]));
+    PetscCall(TimeSolve(spec->name, ksp[j], b[j], x[j], its, &dt)); /* warm-up */
+    PetscCall(KSPGetType(ksp[j], &kt));
+    PetscCall(PCGetType(pc, &pt));
+    PetscCall(PetscStrncpy(r->ksp_type, kt, sizeof(r->ksp_type)));
+    PetscCall(PetscStrncpy(r->pc_type, pt, sizeof(r->pc_type)));
+    r->its    = its;
+    r->trials = trials;
+  }
+  for (k = 0; k < trials; k++)
+    for (i = 0; i < ntypes; i++) {
+      j = (k + i) % ntypes;
+      PetscCall(TimeSolve(spec->name, ksp[j], b[j], x[j], its, &dt));
+      t[j * trials + k] = dt;
+    }
+  for (j = 0; j < ntypes; j++) {
+    PetscCall(Median(trials, &t[j * trials], &rows[j].solve_s));
+    rows[j].ratio = rows[0].solve_s / rows[j].solve_s;
+    if (j > 0) PetscCall(RelDiff(x[j], x[0], &rows[j].diff));
+    maxdiff = PetscMax(maxdiff, rows[j].diff);
+  }
+
+  PetscCall(PetscPrintf(comm, "  KSP solves, %s: %s%s + %s, exactly %" PetscInt_FMT " iterations from x0 = 0 (rtol = atol = 0: a fixed-iteration timing of the solver's products, orthogonalisation and PC, not of convergence); b = A u for one random u; medians of %" PetscInt_FMT " interleaved trials of the slowest rank's KSPSolve; ratio = time of %s / time of this type (> 1: faster); reldiff = max relative difference of the solution to %s's\n",
+                        spec->name, rows[0].ksp_type, rows[0].restart ? "(30)" : "", rows[0].pc_type, its, trials, types[0], types[0]));
+  PetscCall(PetscPrintf(comm, "ksp %-10s %-14s %-8s %-10s %5s %10s %9s %8s %9s\n", "matrix", "type", "ksp", "pc", "its", "solve ms", "ms/it", "ratio", "reldiff"));
+  for (j = 0; j < ntypes; j++) {
+    const KSPRow *r = &rows[j];
+    PetscCall(PetscPrintf(comm, "ksp %-10s %-14s %-8s %-10s %5" PetscInt_FMT " %10.3f %9.4f %8.3f %9.1e\n", r->matrix, r->type, r->ksp_type, r->pc_type, r->its, 1e3 * r->solve_s, 1e3 * r->solve_s / (double)r->its, r->ratio, r->diff));
+  }
+
+  for (j = 0; j < ntypes; j++) {
+    PetscCall(KSPDestroy(&ksp[j]));
+    PetscCall(VecDestroy(&x[j]));
+    PetscCall(VecDestroy(&b[j]));
+    PetscCall(MatDestroy(&A[j]));
+  }
+  PetscCall(PetscFree5(A, ksp, b, x, t));
+  PetscCheck(maxdiff <= 1e-6, comm, PETSC_ERR_PLIB, "Matrix %s: -bench_ksp solutions differ from type %s's by %g (relative max norm), more than 1e-6 (the same arithmetic up to rounding; a solver that amplifies rounding much, e.g. BiCG on the nearly singular thesis matrix, can do that)",
+             spec->name, types[0], maxdiff);
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   char         *mats[MAX_LIST], *types[MAX_LIST], json[PETSC_MAX_PATH_LEN] = "";
@@ -1527,6 +1694,9 @@ int main(int argc, char **argv)
   LoadedRow    *loaded;
   PetscInt      none = 0, nloaded = 0;
   Target       *tg;
+  PetscInt      ksp_its = 0, nkr = 0;
+  char          ksp_type[64] = KSPGMRES, pc_type[64] = PCPBJACOBI;
+  KSPRow       *kr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -1566,7 +1736,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_target_transpose_gpu", "Target (GPU backends): MatMultTranspose throughput / MatMult's", "bench_matmult.c", target_transpose_gpu, &target_transpose_gpu, NULL));
   PetscCall(PetscOptionsReal("-bench_target_spmm", "Target (cpu backend): MatMatMult with 8 columns per column / one MatMult", "bench_matmult.c", target_spmm, &target_spmm, NULL));
   PetscCall(PetscOptionsReal("-bench_target_gpu_spmm", "Target (GPU backends): the GPU block SpMM with 8 columns per column / one MatMult", "bench_matmult.c", target_gpu_spmm, &target_gpu_spmm, NULL));
+  PetscCall(PetscOptionsInt("-bench_ksp", "Iterations of the fixed-iteration KSPSolve of every type after the MatMult timings (0: none)", "KSPSolve", ksp_its, &ksp_its, NULL));
+  PetscCall(PetscOptionsString("-bench_ksp_type", "KSP type of -bench_ksp (GMRES types restart every 30 iterations)", "KSPSetType", ksp_type, ksp_type, sizeof(ksp_type), NULL));
+  PetscCall(PetscOptionsString("-bench_ksp_pc_type", "PC type of -bench_ksp", "PCSetType", pc_type, pc_type, sizeof(pc_type), NULL));
   PetscOptionsEnd();
+  PetscCheck(ksp_its >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_ksp must be >= 0, got %" PetscInt_FMT, ksp_its);
   if (!setk) nspmm = 4;
   for (k = 0; k < (int)nspmm; k++) PetscCheck(spmm_k[k] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_spmm: columns must be >= 1, got %" PetscInt_FMT, spmm_k[k]);
   {
@@ -1599,6 +1773,7 @@ int main(int argc, char **argv)
   PetscCall(PetscMalloc1(nmats * ntypes, &res));
   PetscCall(PetscCalloc2(MAX_LIST, &trow, MAX_LIST * MAX_LIST, &srow));
   PetscCall(PetscCalloc2(nmats, &one, nmats, &loaded));
+  PetscCall(PetscCalloc1(nmats * ntypes, &kr));
   PetscCall(PetscCalloc4(maxsw, &sw, nmats * ntypes, &ov, maxtg, &tg, MAX_THREADS + 1, &triad_by_threads));
   PetscCall(StreamTriad(stream_mb, nthreads, &triad));
   triad_by_threads[nthreads] = triad;
@@ -1804,6 +1979,10 @@ int main(int argc, char **argv)
         } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "busy cores, %s: not measured (needs Linux)\n", spec.name));
       }
     }
+    if (ksp_its > 0) {
+      PetscCall(BenchKSP(&spec, base, ntypes, types, ksp_its, ksp_type, pc_type, seed, trials, &kr[nkr]));
+      nkr += ntypes;
+    }
     PetscCall(VecDestroy(&xref));
     PetscCall(VecDestroy(&yref));
     PetscCall(VecDestroy(&zref));
@@ -1816,7 +1995,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGETS: %" PetscInt_FMT " of %" PetscInt_FMT " pass\n", npass, ntg));
   }
   if (hasjson && json[0]) {
-    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, one, none, loaded, nloaded, tg, ntg));
+    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, one, none, loaded, nloaded, kr, nkr, tg, ntg));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Results written to %s\n", json));
   }
 
@@ -1824,6 +2003,7 @@ int main(int argc, char **argv)
   for (it = 0; it < ntypes; it++) PetscCall(PetscFree(types[it]));
   PetscCall(PetscFree(res));
   PetscCall(PetscFree2(one, loaded));
+  PetscCall(PetscFree(kr));
   PetscCall(PetscFree4(sw, ov, tg, triad_by_threads));
   PetscCall(PetscFree2(trow, srow));
   PetscCall(PetscFinalize());

@@ -4,9 +4,10 @@
 bench_matmult stops with an error when a product differs from the reference type's; this adds what an
 exit code cannot show: every requested type was timed on every matrix, the sweeps and the busy-cores case
 (1 rank) or the overlap table and the one-rank comparison (several ranks) are there, with positive times and agreeing products,
-and every target the run promises is listed. Timings are not judged: benchmarks do that, not tests.
+the fixed-iteration KSP solves of every type (--ksp N: the run has -bench_ksp N) made N iterations and agree with the first
+type's, and every target the run promises is listed. Timings are not judged: benchmarks do that, not tests.
 
-usage: check_bench_json.py --json FILE --ranks N --types baij,bsrcustom --matrices thesis,stencil27 -- <command...>
+usage: check_bench_json.py --json FILE --ranks N --types baij,bsrcustom --matrices thesis,stencil27 [--ksp ITS] -- <command...>
 """
 import argparse
 import json
@@ -25,6 +26,7 @@ def main():
     ap.add_argument("--ranks", type=int, required=True)
     ap.add_argument("--types", required=True)
     ap.add_argument("--matrices", required=True)
+    ap.add_argument("--ksp", type=int, default=0, help="the run's -bench_ksp (0: no KSP rows expected)")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -49,6 +51,15 @@ def main():
                 fail(f"{m} {r['type']}: times {r['matmult_ms']}, {r['matmultadd_ms']}")
             if not (r["reldiff_matmult"] < 1e-13 and r["reldiff_matmultadd"] < 1e-13):
                 fail(f"{m} {r['type']}: products differ from {types[0]} by {r['reldiff_matmult']}, {r['reldiff_matmultadd']}")
+            if a.ksp > 0:
+                ks = [k for k in d["ksp"] if k["matrix"] == m and k["type"] == prefix + t]
+                if len(ks) != 1:
+                    fail(f"{m}: expected one KSP row of type {prefix + t}, got {len(ks)}")
+                k = ks[0]
+                if not (k["its"] == a.ksp and k["solve_ms"] > 0 and k["reldiff_solution"] <= 1e-6):
+                    fail(f"{m} {k['type']}: KSP row with {k['its']} iterations (asked {a.ksp}), {k['solve_ms']} ms, solution reldiff {k['reldiff_solution']}")
+    if a.ksp == 0 and d.get("ksp"):
+        fail("KSP rows in the JSON of a run without -bench_ksp")
     names = {(t["matrix"], t["target"]) for t in d["targets"]}
     if a.ranks == 1:
         want = ["bsrcustom_1thread_vs_baij", "bsrcustom_allthreads_pct_triad", "bsrcustom_busy_vs_baij", "bsrcustom_fallback_idle_cost"]
