@@ -24,7 +24,8 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
   -bench_sweep_chunks <1,2,4,8,16,64,256> : chunks per thread of the chunk sweep\n\
   -bench_sweep_time_budget <budget> : -bench_time_budget of each sweep point\n\
   -bench_overlap <true>    : on several ranks, for mpibsrcustom: time the halo exchange alone, the local\n\
-                             product alone, the ghost product alone and the whole MatMult\n\
+                             product alone, the ghost product alone and the whole MatMult (cpu backend: also\n\
+                             without MPI progress during the local product, -mat_bsrcustom_mpi_progress false)\n\
   -bench_target_baij <1.0> : target: 1-thread seqbsrcustom MatMult at least this times as fast as seqbaij\n\
   -bench_target_triad <90> : target: all-threads seqbsrcustom MatMult at least this percentage of the STREAM triad;\n\
                              judged on pairs (single triads and MatMults alternate for -bench_time_budget s;\n\
@@ -129,13 +130,15 @@ typedef struct {
   PetscInt  nghost_min, nghost_max; /* ghost block columns over the ranks */
   PetscInt  reps_exchange, reps_local, reps_ghost, reps_full;
   double    t_exchange, t_local, t_ghost, t_full;
-  double    t_compute;     /* the local then the ghost product in one go, no exchange: the ghost block as cold as in MatMult */
-  double    t_ghost_after; /* the ghost product after the local one: max(t_ghost, t_compute - t_local) */
-  double    ratio_warm;    /* t_full / (max(exchange, local) + the ghost product timed alone, cache-warm) */
-  double    bound;         /* max(t_exchange, t_local) + t_ghost */
-  double    ratio;         /* t_full / bound */
-  double    ratio_paired;  /* median over trials of the per-trial t_full / bound */
-  double    hidden;        /* (t_exchange + t_local + t_ghost - t_full) / t_exchange, clamped to [0, 1] */
+  double    t_compute;              /* the local then the ghost product in one go, no exchange: the ghost block as cold as in MatMult */
+  double    t_full_noprogress;      /* cpu backend: MatMult of a copy without MPI progress during the local product; 0: not timed */
+  double    noprogress_over_paired; /* median over trials of the per-trial t_full_noprogress / t_full */
+  double    t_ghost_after;          /* the ghost product after the local one: max(t_ghost, t_compute - t_local) */
+  double    ratio_warm;             /* t_full / (max(exchange, local) + the ghost product timed alone, cache-warm) */
+  double    bound;                  /* max(t_exchange, t_local) + t_ghost */
+  double    ratio;                  /* t_full / bound */
+  double    ratio_paired;           /* median over trials of the per-trial t_full / bound */
+  double    hidden;                 /* (t_exchange + t_local + t_ghost - t_full) / t_exchange, clamped to [0, 1] */
   double    hidden_raw;
   PetscBool pass;
 } OverlapRow;
@@ -926,7 +929,7 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
 {
   MPI_Comm   comm = PetscObjectComm((PetscObject)A);
   Mat        local, ghost;
-  PetscInt   nghost, bs, nloc, ncol, ng[2], k, rp[5];
+  PetscInt   nghost, bs, nloc, ncol, ng[2], k, rp[6];
   VecScatter halo;
   Vec        gx, xl, yl, x2, y2;
   PetscBool  dev;
@@ -935,9 +938,12 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
 #endif
   const PetscScalar *xa;
   PetscScalar       *ya;
-  Op                 ops[5];
-  double             tm[5], *tk;
+  Op                 ops[6];
+  double             tm[6], *tk;
   PetscReal         *ratio;
+  Mat                noprog = NULL;
+  PetscInt           nops   = 5;
+  PetscBool          progress;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(o, sizeof(*o)));
@@ -987,8 +993,17 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
   ops[2] = (Op){OP_MULTADD, ghost, gx, yl, yl, NULL, NULL};     /* (c) the ghost product alone */
   ops[3] = (Op){OP_MULT, A, x2, NULL, y2, NULL, NULL};          /* (d) the whole, overlapped MatMult */
   ops[4] = (Op){OP_LOCALGHOST, local, xl, gx, yl, NULL, ghost}; /* (e) (b) then (c), no exchange */
-  PetscCall(PetscMalloc2(5 * trials, &tk, trials, &ratio));
-  PetscCall(TimeOps(comm, 5, ops, warmup, reps, trials, budget, tm, rp, tk));
+  /* (f) cpu backend: MatMult of a copy without MPI progress during the local product, interleaved with
+     (d), so that the two meet the same state of the machine */
+  PetscCall(MatBSRCustomGetMPIProgress(A, &progress));
+  if (!dev && progress) {
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &noprog));
+    PetscCall(MatBSRCustomSetMPIProgress(noprog, PETSC_FALSE));
+    ops[nops++] = (Op){OP_MULT, noprog, x2, NULL, y2, NULL, NULL};
+  }
+  PetscCall(PetscMalloc2(6 * trials, &tk, trials, &ratio));
+  PetscCall(TimeOps(comm, nops, ops, warmup, reps, trials, budget, tm, rp, tk));
+  PetscCall(MatDestroy(&noprog));
 
   if (dev) {
 #if defined(BENCH_DEVICE_VECTORS)
@@ -1026,6 +1041,11 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
   o->ratio_warm    = o->t_full / (PetscMax(o->t_exchange, o->t_local) + o->t_ghost);
   for (k = 0; k < trials; k++) ratio[k] = tk[3 * trials + k] / (PetscMax(tk[k], tk[trials + k]) + PetscMax(tk[2 * trials + k], tk[4 * trials + k] - tk[trials + k]));
   PetscCall(Median(trials, ratio, &o->ratio_paired));
+  if (nops == 6) {
+    o->t_full_noprogress = tm[5];
+    for (k = 0; k < trials; k++) ratio[k] = tk[5 * trials + k] / tk[3 * trials + k];
+    PetscCall(Median(trials, ratio, &o->noprogress_over_paired));
+  }
   PetscCall(PetscFree2(tk, ratio));
   o->hidden_raw = o->t_exchange > 0.0 ? (o->t_exchange + o->t_local + o->t_ghost - o->t_full) / o->t_exchange : 0.0;
   o->hidden     = PetscMin(1.0, PetscMax(0.0, o->hidden_raw));
@@ -1036,7 +1056,9 @@ static PetscErrorCode Overlap(Mat A, Vec x, Vec y, const Result *r, PetscInt war
 static PetscErrorCode PrintOverlap(const OverlapRow *o)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %6" PetscInt_FMT "-%-6" PetscInt_FMT " %9.4f %9.3f %9.4f %9.3f %9.3f %9.3f %8.3f %8.3f %8.3f %7.2f %8.2f\n", o->matrix, o->type, o->nghost_min, o->nghost_max, 1e3 * o->t_exchange, 1e3 * o->t_local, 1e3 * o->t_ghost, 1e3 * o->t_compute, 1e3 * o->t_full, 1e3 * o->bound, o->ratio, o->ratio_paired, o->ratio_warm, o->hidden, o->hidden_raw));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %6" PetscInt_FMT "-%-6" PetscInt_FMT " %9.4f %9.3f %9.4f %9.3f %9.3f %9.3f %8.3f %8.3f %8.3f %7.2f %8.2f", o->matrix, o->type, o->nghost_min, o->nghost_max, 1e3 * o->t_exchange, 1e3 * o->t_local, 1e3 * o->t_ghost, 1e3 * o->t_compute, 1e3 * o->t_full, 1e3 * o->bound, o->ratio, o->ratio_paired, o->ratio_warm, o->hidden, o->hidden_raw));
+  if (o->t_full_noprogress > 0.0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %9.3f %8.3f\n", 1e3 * o->t_full_noprogress, o->noprogress_over_paired));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %9s %8s\n", "-", "-"));
   PetscFunctionReturn(0);
 }
 
@@ -1289,7 +1311,7 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
   for (i = 0; i < nov; i++) {
     const OverlapRow *o = &ov[i];
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"nghost_min\": %" PetscInt_FMT ", \"nghost_max\": %" PetscInt_FMT ", \"t_exchange_ms\": %.6g, \"t_local_ms\": %.6g, \"t_ghost_ms\": %.6g, \"t_full_ms\": %.6g, \"t_local_then_ghost_ms\": %.6g,", o->matrix, o->type, o->nghost_min, o->nghost_max, 1e3 * o->t_exchange, 1e3 * o->t_local, 1e3 * o->t_ghost, 1e3 * o->t_full, 1e3 * o->t_compute));
-    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"bound_ms\": %.6g, \"full_over_bound\": %.6g, \"full_over_bound_warm_ghost\": %.6g, \"full_over_bound_paired\": %.6g, \"hidden_fraction\": %.6g, \"hidden_fraction_unclamped\": %.6g, \"pass\": %s, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", 1e3 * o->bound, o->ratio, o->ratio_warm, o->ratio_paired, o->hidden, o->hidden_raw, o->pass ? "true" : "false", o->reps_exchange, o->reps_local, o->reps_ghost, o->reps_full, i + 1 < nov ? "," : ""));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"bound_ms\": %.6g, \"full_over_bound\": %.6g, \"full_over_bound_warm_ghost\": %.6g, \"full_over_bound_paired\": %.6g, \"hidden_fraction\": %.6g, \"hidden_fraction_unclamped\": %.6g, \"t_full_no_mpi_progress_ms\": %.6g, \"no_mpi_progress_over_full_paired\": %.6g, \"pass\": %s, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", 1e3 * o->bound, o->ratio, o->ratio_warm, o->ratio_paired, o->hidden, o->hidden_raw, 1e3 * o->t_full_noprogress, o->noprogress_over_paired, o->pass ? "true" : "false", o->reps_exchange, o->reps_local, o->reps_ghost, o->reps_full, i + 1 < nov ? "," : ""));
   }
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"one_rank_vs_ranks\": [\n"));
   for (i = 0; i < none; i++) {
@@ -1907,9 +1929,9 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&xtref));
     PetscCall(VecDestroy(&ytref));
     if (nov > nov0) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  overlap of the halo exchange, %s, %d ranks (times in ms, medians of the max over ranks; ghost = the ghost product alone, loc+ghost = the local then the ghost product without the exchange, so the ghost product after the local one is max(ghost, loc+ghost - local), as cold as in MatMult; bound = max(exchange, local) + that; full/bd = T_full / bound from the medians, paired = median of the per-trial ratios, vs warm = T_full / (max(exchange, local) + ghost); hidden = (exchange + local + ghost - full) / exchange, clamped to [0,1], raw beside it; the five are timed in interleaved trials)\n",
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  overlap of the halo exchange, %s, %d ranks (times in ms, medians of the max over ranks; ghost = the ghost product alone, loc+ghost = the local then the ghost product without the exchange, so the ghost product after the local one is max(ghost, loc+ghost - local), as cold as in MatMult; bound = max(exchange, local) + that; full/bd = T_full / bound from the medians, paired = median of the per-trial ratios, vs warm = T_full / (max(exchange, local) + ghost); hidden = (exchange + local + ghost - full) / exchange, clamped to [0,1], raw beside it; cpu backend: no-prog = MatMult of a copy without MPI progress during the local product (-mat_bsrcustom_mpi_progress false), np/full = median of its per-trial ratio to full; all are timed in interleaved trials)\n",
                             spec.name, (int)size));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %13s %9s %9s %9s %9s %9s %9s %8s %8s %8s %7s %8s\n", "matrix", "type", "ghosts", "exchange", "local", "ghost", "loc+ghost", "full", "bound", "full/bd", "paired", "vs warm", "hidden", "raw"));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-14s %13s %9s %9s %9s %9s %9s %9s %8s %8s %8s %7s %8s %9s %8s\n", "matrix", "type", "ghosts", "exchange", "local", "ghost", "loc+ghost", "full", "bound", "full/bd", "paired", "vs warm", "hidden", "raw", "no-prog", "np/full"));
       for (; nov0 < nov; nov0++) {
         char what[160];
         PetscCall(PrintOverlap(&ov[nov0]));

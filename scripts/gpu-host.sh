@@ -15,8 +15,8 @@
 #   scale       MatMult weak and strong scaling over the visible GPUs (one rank each), bench_matmult
 #               with -mat_bsrcustom_backend cuda: thesis-type band (bs 5) and 27-point stencil (bs 3),
 #               >= 1 GB of matrix per GPU; results in $OUT/bench (scale-*.json, scale-*.log)
-#   overlap16   bench_matmult on 16 CPU ranks (the halo overlap at 16 ranks), with and without MPI progress
-#               during the local product; results in $OUT/bench
+#   overlap16   bench_matmult on 16 CPU ranks (the halo overlap at 16 ranks, MatMult with and without MPI
+#               progress during the local product); OVERLAP16_RUNS='opts;opts' for more runs; results in $OUT/bench
 # The current PETSc with CUDA (device vectors), in the same call or while the machine is held:
 #   petsc-cuda  PETSc 3.25.4 with CUDA into /tmp/petsc-3.25.4-cuda: unpacked from
 #               .gpu-extra/petsc-3.25.4-cuda.tar.xz where `prepare-cuda` put one (built on the build
@@ -265,15 +265,17 @@ build | run | bench-gpu | bench-cpu | scale | overlap16)
       scale_run "scale-$((2 * ngpu))ranks-${ngpu}gpu" $((2 * ngpu)) "${sg[@]}" # two ranks per GPU, for comparison
       ;;
     overlap16)
-      # with MPI progress during the local product (the default) and without it, in two runs
+      # mpibsrcustom on 16 ranks of one thread; the overlap table also times MatMult without MPI progress
+      # during the local product, interleaved. OVERLAP16_RUNS: option sets separated by ';', one run each
       exe=$B/bench/bench_matmult
       ompi_info --param btl vader --level 9 2>/dev/null | grep -E "single_copy_mechanism|\"btl_vader_eager_limit\"" | sed 's/^ *//' || true
-      for progress in true false; do
-        echo "== -mat_bsrcustom_mpi_progress $progress"
+      IFS=';' read -r -a runs <<<"${OVERLAP16_RUNS:- }"
+      for r in "${!runs[@]}"; do
+        read -r -a extra <<<"${runs[$r]}"
+        echo "== run $r: ${extra[*]:-(defaults)}"
         OMP_NUM_THREADS=1 mpiexec --bind-to core -n 16 "$exe" -bench_types baij,bsrcustom -bench_sweep false -bench_one_rank false -bench_loaded false -bench_trials 7 -bench_time_budget 2 \
-          -mat_bsrcustom_mpi_progress $progress -bench_json "$OUT/bench/overlap16-progress-$progress.json" > "$OUT/bench/overlap16-progress-$progress.log" 2>&1 || echo "overlap16 failed"
-        grep -A3 "overlap of" "$OUT/bench/overlap16-progress-$progress.log" | grep -v "^--"
-        grep "TARGET.*overlap" "$OUT/bench/overlap16-progress-$progress.log"
+          -bench_transpose false -bench_spmm "" "${extra[@]}" -bench_json "$OUT/bench/overlap16-$r.json" > "$OUT/bench/overlap16-$r.log" 2>&1 || echo "overlap16 failed"
+        grep -A3 "overlap of" "$OUT/bench/overlap16-$r.log" | grep -v "^--" | grep -v "overlap of"
       done
       ;;
     *) echo "unknown step $step" >&2 ;;
