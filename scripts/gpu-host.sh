@@ -27,6 +27,9 @@
 #               petsc-examples sweep with the cuda backend), compute-sanitizer memcheck and racecheck
 #   gpu-325     run-325's gpu label and sanitizers only
 #   solve-325   the main job on CUDA vectors against MATAIJCUSPARSE, and on 16 CPU ranks against MATBAIJ
+#               (SOLVE_SIZES='60 100': nodes a direction)
+#   ksp-325     KSPSolve (fixed GMRES iterations) on the thesis-type band and the 27-point stencil, 1 GB each:
+#               bsrcustom cuda vs MATAIJCUSPARSE on CUDA vectors, MATBAIJ vs bsrcustom on 16 CPU ranks
 #   scale-325   multi-GPU scaling on CUDA vectors, one rank per GPU: MatMult (bench_matmult, weak and
 #               strong, the halo/local/ghost split) and KSPSolve (the main job, weak and strong), both
 #               against MATAIJCUSPARSE; results in $OUT/scale.tgz (SCALE_KSP=0 / SCALE_MULT=0 skip a part)
@@ -67,7 +70,7 @@ prepare-cuda)
   scripts/petsc-build.sh cuda /tmp/petsc-3.25.4-cuda
   "$0" prepare
   ;;
-petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | products-325 | nvml)
+petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | ksp-325 | scale-325 | products-325 | nvml)
   : "${OUT:=/tmp/out}"
   mkdir -p "$OUT"
   export KIT_MPI_ONLY=1 PATH=/usr/local/cuda/bin:$PATH
@@ -110,16 +113,40 @@ petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | scale-325 | products-32
       ;;
     solve-325)
       # the main job on CUDA vectors: (a) bsrcustom cuda vs (b) MATAIJCUSPARSE in one process, then
-      # (d) bsrcustom cpu vs (c) MATBAIJ on 16 ranks, at 60^3 nodes (648,000 unknowns) and SOLVE_BIG^3
+      # (d) bsrcustom cpu vs (c) MATBAIJ on 16 ranks, for n^3 nodes, n in SOLVE_SIZES (default 60 100;
+      # 60^3 = 648,000 unknowns); the 16-rank runs only up to SOLVE_CPU16_MAX (default 100), since
+      # a CPU solve of the largest GPU sizes takes longer than a device call
       E=$B/examples/ksp_block_elasticity L=$B/src/mat/impls/bsrcustom/libpetscbsrcustom.so
       common=(-ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 -mult_reps 200 -compare_assemble)
-      for n in 60 ${SOLVE_BIG:-100}; do
-        mpiexec -n 1 "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda -dm_vec_type cuda -use_gpu_aware_mpi 0 \
+      for n in ${SOLVE_SIZES:-60 100}; do
+        timeout "${SOLVE_TIMEOUT:-560}" mpiexec -n 1 "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda -dm_vec_type cuda -use_gpu_aware_mpi 0 \
           -compare_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n > "$OUT/solve-gpu-$n.log" 2>&1 || echo "solve-gpu-$n failed"
-        OMP_NUM_THREADS=1 mpiexec -n 16 --bind-to core "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_threads 1 \
-          -compare_type baij "${common[@]}" -nx $n -ny $n -nz $n > "$OUT/solve-cpu16-$n.log" 2>&1 || echo "solve-cpu16-$n failed"
-        for f in "$OUT/solve-gpu-$n.log" "$OUT/solve-cpu16-$n.log"; do echo "== $(basename "$f")"; grep -E "^Solve \[|Timing: (KSPSolve|MatMult loop)" "$f"; done
+        logs=("$OUT/solve-gpu-$n.log")
+        if [[ $n -le ${SOLVE_CPU16_MAX:-100} ]]; then
+          OMP_NUM_THREADS=1 mpiexec -n 16 --bind-to core "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_threads 1 \
+            -compare_type baij "${common[@]}" -nx $n -ny $n -nz $n > "$OUT/solve-cpu16-$n.log" 2>&1 || echo "solve-cpu16-$n failed"
+          logs+=("$OUT/solve-cpu16-$n.log")
+        fi
+        for f in "${logs[@]}"; do echo "== $(basename "$f")"; grep -E "^Matrix:|^Solve \[|Timing: (assembly|KSPSolve|MatMult loop)" "$f"; done
       done
+      nvidia-smi --query-gpu=memory.total --format=csv,noheader || true
+      ;;
+    ksp-325)
+      # KSPSolve on the thesis-type band (320 5x5 blocks a block row) and the 27-point bs 3 stencil, 1 GB of
+      # matrix each: KSP_ITS (default 300) GMRES(30) + PBJacobi iterations exactly (the band matrix is
+      # nearly singular: a fixed count times the solver's iterations, not its convergence), solutions
+      # compared between the types; (a) bsrcustom cuda vs (b) MATAIJCUSPARSE on CUDA vectors, then
+      # (c) MATBAIJ vs (d) bsrcustom on 16 CPU ranks; results in $OUT/ksp
+      mkdir -p "$OUT/ksp"
+      kb=(-bench_sweep false -bench_loaded false -bench_one_rank false -bench_overlap false -bench_transpose false -bench_spmm ""
+        -bench_trials 5 -bench_time_budget 1 -bench_warmup 3 -bench_matrices thesis,stencil27 -stream_mb 40
+        -thesis_rows 80000 -thesis_density 0.02 -stencil_n 82 -bench_ksp "${KSP_ITS:-300}")
+      "$B/bench/bench_matmult" -bench_types aijcusparse,bsrcustom -mat_bsrcustom_backend cuda "${kb[@]}" \
+        -bench_json "$OUT/ksp/ksp-gpu.json" > "$OUT/ksp/ksp-gpu.log" 2>&1 || echo "   (failed: ksp-gpu.log)"
+      grep -E "^ksp |^(thesis|stencil27) " "$OUT/ksp/ksp-gpu.log" | head -20
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 mpiexec -n 16 --bind-to core "$B/bench/bench_matmult" -bench_types baij,bsrcustom -mat_bsrcustom_threads 1 "${kb[@]}" \
+        -bench_json "$OUT/ksp/ksp-cpu16.json" > "$OUT/ksp/ksp-cpu16.log" 2>&1 || echo "   (failed: ksp-cpu16.log)"
+      grep -E "^ksp |^(thesis|stencil27) " "$OUT/ksp/ksp-cpu16.log" | head -20
       ;;
     scale-325)
       # multi-GPU scaling on CUDA vectors, one rank per GPU (PETSc gives rank r the GPU r % ngpu):
