@@ -117,7 +117,8 @@ petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | ksp-325 | scale-325 | p
       # 60^3 = 648,000 unknowns); the 16-rank runs only up to SOLVE_CPU16_MAX (default 100), since
       # a CPU solve of the largest GPU sizes takes longer than a device call
       E=$B/examples/ksp_block_elasticity L=$B/src/mat/impls/bsrcustom/libpetscbsrcustom.so
-      common=(-ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 -mult_reps 200 -compare_assemble)
+      read -r -a extra <<<"${SOLVE_EXTRA:-}" # e.g. -dm_preallocate_only: DMDA skips writing zeros before the assembly (large sizes)
+      common=(-ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 -mult_reps 200 -compare_assemble "${extra[@]}")
       for n in ${SOLVE_SIZES:-60 100}; do
         timeout "${SOLVE_TIMEOUT:-560}" mpiexec -n 1 "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda -dm_vec_type cuda -use_gpu_aware_mpi 0 \
           -compare_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n > "$OUT/solve-gpu-$n.log" 2>&1 || echo "solve-gpu-$n failed"
