@@ -25,7 +25,8 @@
 #   build-325   the project against it into build-gpu-325/ (needs petsc-cuda first)
 #   run-325     the whole test suite against it (gpu label included, PETSc 3.25's own programs, the
 #               petsc-examples sweep with the cuda backend), compute-sanitizer memcheck and racecheck
-#   gpu-325     run-325's gpu label and sanitizers only
+#   gpu-325     run-325's gpu label and sanitizers only (without the examples sweep)
+#   examples-cuda-325  the petsc-examples sweep with the cuda backend (PETSc 3.25.4's own programs)
 #   solve-325   the main job on CUDA vectors against MATAIJCUSPARSE, and on 16 CPU ranks against MATBAIJ
 #               (SOLVE_SIZES='60 100': nodes a direction)
 #   ksp-325     KSPSolve (fixed GMRES iterations) on the thesis-type band and the 27-point stencil, 1 GB each:
@@ -70,7 +71,7 @@ prepare-cuda)
   scripts/petsc-build.sh cuda /tmp/petsc-3.25.4-cuda
   "$0" prepare
   ;;
-petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | ksp-325 | scale-325 | products-325 | nvml)
+petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | ksp-325 | scale-325 | products-325 | nvml)
   : "${OUT:=/tmp/out}"
   mkdir -p "$OUT"
   export KIT_MPI_ONLY=1 PATH=/usr/local/cuda/bin:$PATH
@@ -98,7 +99,9 @@ petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | ksp-325 | scale-325 | p
       ;;
     run-325 | gpu-325)
       # a failing test must not stop the rest (set -e)
-      (cd "$B" && { ctest -L gpu -j4 --output-on-failure --timeout 300 > "$OUT/ctest-325-gpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout|Skipped" "$OUT/ctest-325-gpu.log" | tail -40)
+      # gpu-325 leaves the sweep of PETSc's examples with the cuda backend (petsc_examples_cuda) to run-325 and examples-cuda-325
+      if [[ $step == gpu-325 ]]; then sel=(-L gpu -LE petsc-examples); else sel=(-L gpu); fi
+      (cd "$B" && { ctest "${sel[@]}" -j4 --output-on-failure --timeout 300 > "$OUT/ctest-325-gpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout|Skipped" "$OUT/ctest-325-gpu.log" | tail -40)
       S=/usr/local/cuda/bin/compute-sanitizer
       [[ ${SANITIZE:-1} == 1 ]] && for t in test_gpu_backend test_device_vectors test_gpu_spmm test_transpose_products; do
         $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1 || true; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
@@ -110,6 +113,12 @@ petsc-cuda | build-325 | run-325 | gpu-325 | solve-325 | ksp-325 | scale-325 | p
       grep -E "Diagonal block|block diagonal|FAIL" "$OUT/device-vectors-info.log" | head -12 || true
       [[ $step == gpu-325 ]] && continue
       (cd "$B" && { ctest -LE gpu -j8 --output-on-failure --timeout 300 > "$OUT/ctest-325-cpu.log" 2>&1 || true; }; grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-325-cpu.log" | tail -25)
+      ;;
+    examples-cuda-325)
+      # PETSc 3.25.4's own example programs whose TEST blocks select baij, with bsrcustom on the cuda backend
+      # -V streams each case's line to the log as it ends, so a run cut short still shows what it did
+      (cd "$B" && { timeout "${EXAMPLES_TIMEOUT:-1500}" ctest -R '^petsc_examples_cuda$' -V > "$OUT/ctest-325-examples-cuda.log" 2>&1 || true; })
+      grep -E "^(FAIL|KNOWN)|passed|failed|tests passed|Skipped" "$OUT/ctest-325-examples-cuda.log" | tail -40
       ;;
     solve-325)
       # the main job on CUDA vectors: (a) bsrcustom cuda vs (b) MATAIJCUSPARSE in one process, then

@@ -21,8 +21,13 @@ Cases of the solver folders (ksp, snes, dm) run at the extra rank counts too (de
 the baij run succeeds: coarse multigrid levels and halos with few rows per rank are found there. Their
 lines are compared in sorted order, since ranks that print on their own interleave differently.
 
+--ours-args adds options to every bsrcustom run: with "-mat_bsrcustom_backend cuda" the same sweep runs
+our products on the GPU (and, in a CUDA-enabled PETSc, on the CUDA vectors our matrices create), against
+the same BAIJ runs on the host.
+
 usage: petsc_examples.py --examples DIR --petscconf FILE --lib LIB --build DIR [--mpiexec CMD]
                          [--folders a,b] [--extra-ranks 3,4] [--known FILE] [--filter REGEX] [--jobs N] [--list]
+                         [--ours-args OPTIONS] [--require-gpu]
 """
 import argparse
 import concurrent.futures
@@ -35,7 +40,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_runs import tokens, same_token  # noqa: E402
+from compare_runs import gpu_visible, tokens, same_token  # noqa: E402
 
 FOLDERS = ["mat/tests", "mat/tutorials", "ksp/ksp/tutorials", "ksp/ksp/tests", "ksp/pc/tests",
            "ksp/pc/tutorials", "snes/tutorials", "snes/tests", "dm/tests", "dm/tutorials"]
@@ -244,7 +249,12 @@ def main():
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--list", action="store_true", help="list the cases and stop")
+    ap.add_argument("--ours-args", default="", help="options added to every bsrcustom run, e.g. -mat_bsrcustom_backend cuda")
+    ap.add_argument("--require-gpu", action="store_true", help="exit 77 (CTest: skipped) where no NVIDIA GPU is visible")
     a = ap.parse_args()
+    if a.require_gpu and not gpu_visible() and not a.list:
+        print("SKIPPED: no NVIDIA GPU visible")
+        return 77
 
     config = Config(a.petscconf)
     extra = [int(n) for n in a.extra_ranks.split(",") if n]
@@ -288,7 +298,7 @@ def main():
         # our -info to a file shows that bsrcustom was assembled; a program run with -info of its own
         # keeps it (its output is what the TEST compares), and the check is left to the comparison
         own_info = re.search(r"(^|\s)-info(\s|$)", case["args"]) is not None
-        ours_args = ["-dll_append", a.lib] + shlex.split(substitute(case["args"]))
+        ours_args = ["-dll_append", a.lib] + shlex.split(substitute(case["args"])) + shlex.split(a.ours_args)
         if not own_info:
             ours_args += ["-info", os.path.join(infodir, "info") + ":mat"]
         rc2, ours, err2, t2 = run(base + ours_args, rundir, case["filter"], a.timeout)
