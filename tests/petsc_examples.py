@@ -23,7 +23,7 @@ lines are compared in sorted order, since ranks that print on their own interlea
 
 --ours-args adds options to every bsrcustom run: with "-mat_bsrcustom_backend cuda" the same sweep runs
 our products on the GPU (and, in a CUDA-enabled PETSc, on the CUDA vectors our matrices create), against
-the same BAIJ runs on the host.
+the same BAIJ runs on the host; VecView's seqcuda and mpicuda then count as seq and mpi.
 
 usage: petsc_examples.py --examples DIR --petscconf FILE --lib LIB --build DIR [--mpiexec CMD]
                          [--folders a,b] [--extra-ranks 3,4] [--known FILE] [--filter REGEX] [--jobs N] [--list]
@@ -55,12 +55,18 @@ def substitute(args):
     return BAIJ_VALUE.sub(lambda m: m.group(1) + (m.group(2) or "") + "bsrcustom", args)
 
 
-def normalise(text):
+# with the GPU backends our matrices create CUDA vectors (as MATAIJCUSPARSE does), which VecView names
+CUDA_VEC = re.compile(r"\b(seq|mpi)cuda\b")
+
+
+def normalise(text, cuda_vecs=False):
     out = []
     for line in text.splitlines():
         if OURS_ONLY.match(line):
             continue
         line = line.replace("bsrcustom", "baij")
+        if cuda_vecs:
+            line = CUDA_VEC.sub(r"\1", line)
         out.append(line)
     return out
 
@@ -208,8 +214,8 @@ def run(cmd, cwd, filt, timeout):
     return p.returncode, out, p.stderr, time.time() - t
 
 
-def compare(ref, ours, rtol, atol, any_order):
-    a, b = normalise(ref), normalise(ours)
+def compare(ref, ours, rtol, atol, any_order, cuda_vecs=False):
+    a, b = normalise(ref), normalise(ours, cuda_vecs)
     a = [l for l in a if l.strip()]
     b = [l for l in b if l.strip()]
     if any_order:  # ranks that print on their own interleave their lines differently from run to run
@@ -306,7 +312,7 @@ def main():
             return case, "failed", f"the bsrcustom run exits with {rc2}:\n{(ours + err2).strip()[-1500:]}"
         if not own_info and not used_ours(infodir):
             return case, "skipped", "no bsrcustom matrix was assembled (the program ignores the option for its matrices)"
-        diff = compare(ref, ours, a.rtol, a.atol, case["extra"])
+        diff = compare(ref, ours, a.rtol, a.atol, case["extra"], "-mat_bsrcustom_backend cuda" in a.ours_args or "-mat_bsrcustom_backend cusparse" in a.ours_args)
         if diff:
             return case, "failed", diff
         return case, "passed", f"{t1:.1f} s / {t2:.1f} s" + (" (the program's own -info: bsrcustom's use not checked)" if own_info else "")
