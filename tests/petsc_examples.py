@@ -248,7 +248,7 @@ def main():
     ap.add_argument("--mpiexec", default="mpiexec --oversubscribe")
     ap.add_argument("--folders", default=",".join(FOLDERS))
     ap.add_argument("--extra-ranks", default="3,4", help="rank counts at which the ksp, snes and dm cases run too (the baij run must succeed there)")
-    ap.add_argument("--known", help="known differences: lines 'case-id-regex | reason'")
+    ap.add_argument("--known", action="append", default=[], help="known differences: lines 'case-id-regex | reason' (may be given more than once)")
     ap.add_argument("--filter", help="only cases whose id matches")
     ap.add_argument("--rtol", type=float, default=1e-6)
     ap.add_argument("--atol", type=float, default=1e-10)
@@ -266,8 +266,8 @@ def main():
     extra = [int(n) for n in a.extra_ranks.split(",") if n]
     cases, skipped = collect(a.examples, a.folders.split(","), config, a.filter, extra)
     known = []
-    if a.known:
-        for line in open(a.known, encoding="utf-8"):
+    for known_file in a.known:
+        for line in open(known_file, encoding="utf-8"):
             line = line.strip()
             if line and not line.startswith("#"):
                 rx, _, reason = line.partition("|")
