@@ -51,89 +51,28 @@ static PetscErrorCode MakeWithOption(const char *option, const char *value, Pets
 
 typedef PetscErrorCode (*EnumGetter)(Mat, PetscInt *);
 
-static PetscErrorCode GetSharedRows(Mat A, PetscInt *v)
-{
-  MatBSRCustomSharedRows m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetSharedRows(A, &m));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
-static PetscErrorCode GetTranspose(Mat A, PetscInt *v)
-{
-  MatBSRCustomTransposeMode m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetTranspose(A, &m));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
-static PetscErrorCode GetBackend(Mat A, PetscInt *v)
-{
-  MatBSRCustomBackend m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetBackend(A, &m));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
-static PetscErrorCode GetKernel(Mat A, PetscInt *v)
-{
-  MatBSRCustomCUDAKernel m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetCUDAKernel(A, &m, NULL));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
-static PetscErrorCode GetCUSPARSEAlg(Mat A, PetscInt *v)
-{
-  MatBSRCustomCUSPARSEAlg m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetCUSPARSEAlg(A, &m));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
-static PetscErrorCode GetHugePages(Mat A, PetscInt *v)
-{
-  PetscBool m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetHugePages(A, &m));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
+/* A getter of an enum or boolean setting as a PetscInt, for the checks below. */
+#define SETTING_GETTER(name, type, call) \
+  static PetscErrorCode name(Mat A, PetscInt *v) \
+  { \
+    type m; \
+    PetscFunctionBegin; \
+    PetscCall(call); \
+    *v = (PetscInt)m; \
+    PetscFunctionReturn(0); \
+  }
+SETTING_GETTER(GetSharedRows, MatBSRCustomSharedRows, MatBSRCustomGetSharedRows(A, &m))
+SETTING_GETTER(GetTranspose, MatBSRCustomTransposeMode, MatBSRCustomGetTranspose(A, &m))
+SETTING_GETTER(GetBackend, MatBSRCustomBackend, MatBSRCustomGetBackend(A, &m))
+SETTING_GETTER(GetKernel, MatBSRCustomCUDAKernel, MatBSRCustomGetCUDAKernel(A, &m, NULL))
+SETTING_GETTER(GetCUSPARSEAlg, MatBSRCustomCUSPARSEAlg, MatBSRCustomGetCUSPARSEAlg(A, &m))
+SETTING_GETTER(GetHugePages, PetscBool, MatBSRCustomGetHugePages(A, &m))
+SETTING_GETTER(GetBusyFallback, PetscBool, MatBSRCustomGetCPUBusyFallback(A, &m))
+SETTING_GETTER(GetMPIProgress, PetscBool, MatBSRCustomGetMPIProgress(A, &m))
+SETTING_GETTER(GetPBJacobi, PetscBool, MatBSRCustomGetCUDAPBJacobi(A, &m))
+SETTING_GETTER(GetPinVectors, PetscBool, MatBSRCustomGetCUDAPinVectors(A, &m))
+#undef SETTING_GETTER
 
-static PetscErrorCode GetBusyFallback(Mat A, PetscInt *v)
-{
-  PetscBool m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetCPUBusyFallback(A, &m));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
-static PetscErrorCode GetMPIProgress(Mat A, PetscInt *v)
-{
-  PetscBool m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetMPIProgress(A, &m));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
-static PetscErrorCode GetPBJacobi(Mat A, PetscInt *v)
-{
-  PetscBool m;
-
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetCUDAPBJacobi(A, &m));
-  *v = m;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GetPinVectors(Mat A, PetscInt *v)
-{
-  PetscBool m;
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetCUDAPinVectors(A, &m));
-  *v = (PetscInt)m;
-  PetscFunctionReturn(0);
-}
 static PetscErrorCode GetThreads(Mat A, PetscInt *v)
 {
   PetscFunctionBegin;
