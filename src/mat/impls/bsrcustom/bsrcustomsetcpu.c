@@ -511,9 +511,10 @@ PetscErrorCode MatBSRCustomGetCPUBusyFallback(Mat A, PetscBool *fallback)
    to take part: without a call during the local product, each rank's exchange completes only once
    its neighbours have finished their own local products, so every MatMult waits for the slowest
    neighbour. With progress on, the thread that called MatMult makes a cheap MPI call
-   (MPI_Iprobe) after each task it runs, so the exchange moves during the product. Several threads
-   need an MPI of thread level MPI_THREAD_FUNNELED or above (PETSc asks for it); below that, only
-   products on one thread make the calls. The product is the same either way.
+   (MPI_Iprobe) after each task (or group of tasks walked together) it runs, so the exchange moves
+   during the product. Several threads need an MPI of thread level MPI_THREAD_FUNNELED or above
+   (PETSc asks for it); below that, only products on one thread make the calls. The product is the
+   same either way.
 
    Level: advanced
 
