@@ -180,7 +180,6 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomProgressHook_Private(Mat A, Mat block
 {
   Mat_MPIBSRCustom *c = NULL;
   PetscMPIInt       size;
-  PetscInt          nthreads;
   PetscBool         ours;
 
   PetscFunctionBegin;
@@ -189,8 +188,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomProgressHook_Private(Mat A, Mat block
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(PetscObjectTypeCompare((PetscObject)block, MATSEQBSRCUSTOM, &ours));
   if (!c->set.mpi_progress || size == 1 || !ours) PetscFunctionReturn(0);
-  PetscCall(MatBSRCustomGetNumThreads(block, &nthreads));
-  if (nthreads > 1) { /* thread 0 of the team calls MPI while the others compute */
+  if (((Mat_SeqBSRCustom *)block->spptr)->set.nthreads > 1) { /* thread 0 of the team calls MPI while the others compute */
     int provided, is_main;
     PetscCallMPI(MPI_Query_thread(&provided));
     PetscCallMPI(MPI_Is_thread_main(&is_main));
