@@ -76,6 +76,22 @@ static PetscErrorCode CompareTransposesOn(Mat A, Mat Ref, Mat V, const char *wha
   PetscFunctionReturn(0);
 }
 
+/* A and Ref scaled by the same random diagonals, D_l A D_r */
+static PetscErrorCode DiagonalScaleBoth(Mat A, Mat Ref)
+{
+  Vec l, r;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(Ref, &r, &l));
+  PetscCall(VecSetRandom(l, NULL));
+  PetscCall(VecSetRandom(r, NULL));
+  PetscCall(MatDiagonalScale(A, l, r));
+  PetscCall(MatDiagonalScale(Ref, l, r));
+  PetscCall(VecDestroy(&l));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CompareTransposes(Mat A, Mat Ref, const char *what)
 {
   PetscFunctionBegin;
@@ -150,17 +166,9 @@ static PetscErrorCode CaseTransposeRefresh(PetscInt nbrows)
   PetscCall(SeqPart(A, &S));
   PetscCall(TestViewInfoText(S, text, sizeof(text)));
   TEST_CHECK(PETSC_COMM_WORLD, strstr(text, "built 1 time(s), values refreshed 1 time(s)") != NULL, failures, "refresh: after new values the copy should be built once and refreshed once:\n%s", text);
-  { /* MPIBAIJ scales its blocks through their operations: the copies must follow all the same */
-    Vec l, r;
-    PetscCall(MatCreateVecs(Ref, &r, &l));
-    PetscCall(VecSetRandom(l, NULL));
-    PetscCall(VecSetRandom(r, NULL));
-    PetscCall(MatDiagonalScale(A, l, r));
-    PetscCall(MatDiagonalScale(Ref, l, r));
-    PetscCall(VecDestroy(&l));
-    PetscCall(VecDestroy(&r));
-    PetscCall(CompareTransposes(A, Ref, "refresh: after MatDiagonalScale"));
-  }
+  /* MPIBAIJ scales its blocks through their operations: the copies must follow all the same */
+  PetscCall(DiagonalScaleBoth(A, Ref));
+  PetscCall(CompareTransposes(A, Ref, "refresh: after MatDiagonalScale"));
   /* a new block in an empty block row (every third is empty): a new structure */
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   row = rs / bs + 2 - (rs / bs) % 3;
@@ -504,7 +512,6 @@ static PetscErrorCode CaseGPUTransposeRefresh(TestContext *ctx)
   const PetscInt bs = 3, nb = 23;
   PetscInt       rs, re, row, col, count;
   Mat            A, Ref;
-  Vec            l, r;
   PetscScalar    v[9];
   PetscBool      skip;
   char           text[4096];
@@ -521,13 +528,7 @@ static PetscErrorCode CaseGPUTransposeRefresh(TestContext *ctx)
   PetscCall(GPUCompare(A, Ref, "gpu refresh: after MatScale"));
   PetscCall(GPUTransposeProducts(A, &count, text, sizeof(text)));
   TEST_CHECK(PETSC_COMM_SELF, strstr(text, "built 1 time(s), values refreshed 1 time(s)") != NULL, failures, "gpu refresh: after MatScale the copy should be built once and refreshed once:\n%s", text);
-  PetscCall(MatCreateVecs(Ref, &r, &l));
-  PetscCall(VecSetRandom(l, NULL));
-  PetscCall(VecSetRandom(r, NULL));
-  PetscCall(MatDiagonalScale(A, l, r));
-  PetscCall(MatDiagonalScale(Ref, l, r));
-  PetscCall(VecDestroy(&l));
-  PetscCall(VecDestroy(&r));
+  PetscCall(DiagonalScaleBoth(A, Ref));
   PetscCall(GPUCompare(A, Ref, "gpu refresh: after MatDiagonalScale"));
   /* new values of one existing block through MatSetValues + assembly */
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
