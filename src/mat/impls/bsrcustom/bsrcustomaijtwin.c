@@ -1,17 +1,21 @@
 /*
    What algebraic multigrid (PCGAMG) asks of a matrix beyond products with vectors, answered through
-   an AIJ copy of ours: the graph of its blocks (MatCreateGraph) and sparse products with AIJ matrices
-   (MatMatMult, MatPtAP, ...). BAIJ answers neither, so GAMG refuses it; AIJ answers both, and the copy
-   makes GAMG's hierarchy exactly AIJ's (same graph, same aggregates, same coarse operators), so its
-   iteration counts are AIJ's. The copy is made at the first such request, kept with the matrix
-   (composed as "BSRCustom_AIJTwin") and made again when the matrix changed; it costs the matrix's
-   memory once more while it lives. Products return AIJ matrices, as they do for AIJ.
+   an AIJ copy of ours: the graph of its blocks (MatCreateGraph) and sparse products of ours with AIJ
+   matrices or with each other (MatMatMult, MatTransposeMatMult, MatPtAP, ...). BAIJ answers neither,
+   so GAMG refuses it; AIJ answers both, and the copy makes GAMG's hierarchy exactly AIJ's (same graph,
+   same aggregates, same coarse operators), so its iteration counts are AIJ's. The copy is made at the
+   first such request, kept with the matrix (composed as "BSRCustom_AIJTwin") and made again when the
+   matrix's values changed (MatBSRCustomValuesState_Private(), which also sees the changes PETSc makes
+   without a state increase); it costs the matrix's memory once more while it lives, and it carries
+   none of the matrix's options (MAT_NEW_NONZERO_LOCATIONS false would forbid its own assembly).
+   Products return AIJ matrices, as they do for AIJ.
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
 typedef struct {
   Mat              aij;
-  PetscObjectState state; /* of the matrix when the copy was made */
+  PetscObjectState state;        /* of the matrix when the copy was made */
+  PetscObjectState nonzerostate; /* the matrix's nonzero structure the copy has */
 } AIJTwin;
 
 static PetscErrorCode AIJTwinDestroy(void *arg)
@@ -32,7 +36,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij)
   PetscObjectState state;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  PetscCall(MatBSRCustomValuesState_Private(A, &state));
   PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_AIJTwin", (PetscObject *)&c));
   if (!c) {
     PetscCall(PetscNew(&t));
@@ -42,10 +46,17 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij)
     PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_AIJTwin", (PetscObject)c));
     PetscCall(PetscContainerDestroy(&c)); /* A holds it */
   } else PetscCall(PetscContainerGetPointer(c, (void **)&t));
-  if (!t->aij || t->state != state) {
+  if (t->aij && t->state != state && t->nonzerostate == A->nonzerostate) {
+    /* new values, same structure: the same copy takes them, so that products holding it (PtAP keeps
+       P's transpose, made from it) stay valid */
+    PetscCall(MatConvert(A, MATAIJ, MAT_REUSE_MATRIX, &t->aij));
+    t->state = state;
+    PetscCall(PetscInfo(A, "AIJ copy given the new values\n"));
+  } else if (!t->aij || t->state != state) {
     PetscCall(MatDestroy(&t->aij));
     PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &t->aij));
-    t->state = state;
+    t->state        = state;
+    t->nonzerostate = A->nonzerostate;
     PetscCall(PetscInfo(A, "AIJ copy made for a graph or a sparse product (its memory kept while the matrix is unchanged)\n"));
   }
   *aij = t->aij;
@@ -64,9 +75,10 @@ PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS)
 }
 
 /*
-   Sparse products of ours with AIJ: the same product of the AIJ copy (an inner product D, kept in C's
-   product data) whose result C copies; C is an AIJ matrix from then on. The inner product runs its
-   numeric phase at once (the values are there), so that C starts as an assembled copy of its result.
+   Sparse products of ours with AIJ or with ours, in any position: the same product of the operands'
+   AIJ copies (an inner product D, kept in C's product data) whose result C copies; C is an AIJ matrix
+   from then on. The inner product runs its numeric phase at once (the values are there), so that C
+   starts as an assembled copy of its result.
 */
 typedef struct {
   Mat              D;
@@ -83,20 +95,35 @@ static PetscErrorCode ProductViaAIJDestroy(void *arg)
   PetscFunctionReturn(0);
 }
 
+/* What the inner product takes for an operand: the AIJ copy of ours, any other matrix as it is (NULL: NULL) */
+static PetscErrorCode ProductOperand(Mat M, Mat *use)
+{
+  PetscBool ours;
+
+  PetscFunctionBegin;
+  *use = M;
+  if (!M) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)M, &ours, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
+  if (ours) PetscCall(MatBSRCustomAIJTwin_Private(M, use));
+  PetscFunctionReturn(0);
+}
+
 /* D's numeric phase on the operands' current values, unless they did not change since the last one */
 static PetscErrorCode ProductViaAIJUpdate(Mat_Product *product, ProductViaAIJ *p, PetscBool *updated)
 {
   PetscObjectState a, b, c = 0;
-  Mat              aij;
+  Mat              opA, opB, opC;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)product->A, &a));
-  PetscCall(PetscObjectStateGet((PetscObject)product->B, &b));
-  if (product->C) PetscCall(PetscObjectStateGet((PetscObject)product->C, &c));
+  PetscCall(MatBSRCustomValuesState_Private(product->A, &a));
+  PetscCall(MatBSRCustomValuesState_Private(product->B, &b));
+  if (product->C) PetscCall(MatBSRCustomValuesState_Private(product->C, &c));
   *updated = (PetscBool)(a != p->a || b != p->b || c != p->c);
   if (!*updated) PetscFunctionReturn(0);
-  PetscCall(MatBSRCustomAIJTwin_Private(product->A, &aij));
-  PetscCall(MatProductReplaceMats(aij, product->B, product->C, p->D));
+  PetscCall(ProductOperand(product->A, &opA));
+  PetscCall(ProductOperand(product->B, &opB));
+  PetscCall(ProductOperand(product->C, &opC));
+  PetscCall(MatProductReplaceMats(opA, opB, opC, p->D));
   PetscCall(MatProductNumeric(p->D));
   p->a = a;
   p->b = b;
@@ -119,13 +146,15 @@ static PetscErrorCode MatProductSymbolic_BSRCustom_AIJ(Mat C)
 {
   Mat_Product   *product = C->product;
   ProductViaAIJ *p;
-  Mat            aij, E;
+  Mat            opA, opB, opC, E;
   PetscBool      updated;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&p));
-  PetscCall(MatBSRCustomAIJTwin_Private(product->A, &aij));
-  PetscCall(MatProductCreate(aij, product->B, product->C, &p->D));
+  PetscCall(ProductOperand(product->A, &opA));
+  PetscCall(ProductOperand(product->B, &opB));
+  PetscCall(ProductOperand(product->C, &opC));
+  PetscCall(MatProductCreate(opA, opB, opC, &p->D));
   PetscCall(MatProductSetType(p->D, product->type));
   PetscCall(MatProductSetFill(p->D, product->fill));
   PetscCall(MatProductSetFromOptions(p->D));
@@ -141,11 +170,12 @@ static PetscErrorCode MatProductSymbolic_BSRCustom_AIJ(Mat C)
   product->destroy        = ProductViaAIJDestroy;
   C->ops->productsymbolic = MatProductSymbolic_BSRCustom_AIJ;
   C->ops->productnumeric  = MatProductNumeric_BSRCustom_AIJ;
-  PetscCall(PetscInfo(C, "MatProduct %s of %s with %s computed on an AIJ copy of the first\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name));
+  PetscCall(PetscInfo(C, "MatProduct %s of %s with %s computed on AIJ copies of the bsrcustom operands; the result is %s\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name, ((PetscObject)C)->type_name));
   PetscFunctionReturn(0);
 }
 
-/* composed as MatProductSetFromOptions_<ours>_<aij type>_C: every product type that AIJ offers */
+/* composed as MatProductSetFromOptions_<X>_<Y>_C with X, Y ours or AIJ (one at least ours): every
+   product type that AIJ offers */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BSRCustom_AIJ(Mat C)
 {
   PetscFunctionBegin;
@@ -155,12 +185,15 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BSRCustom_AIJ(Mat C)
 
 PETSC_INTERN PetscErrorCode MatBSRCustomComposeAIJProducts_Private(Mat A, const char ours[], PetscBool install)
 {
-  const char *aij[] = {MATSEQAIJ, MATMPIAIJ, "seqaijcusparse", "mpiaijcusparse"};
+  const char *other[] = {MATSEQAIJ, MATMPIAIJ, "seqaijcusparse", "mpiaijcusparse", MATSEQBSRCUSTOM, MATMPIBSRCUSTOM};
   char        name[128];
 
   PetscFunctionBegin;
-  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(aij); i++) {
-    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", ours, aij[i]));
+  /* ours first (PETSc asks A), then ours second (PETSc asks B when A has no answer) */
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(other); i++) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", ours, other[i]));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? MatProductSetFromOptions_BSRCustom_AIJ : NULL));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", other[i], ours));
     PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? MatProductSetFromOptions_BSRCustom_AIJ : NULL));
   }
   PetscFunctionReturn(0);

@@ -19,7 +19,7 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
   Mat             Ad;
   PetscInt        bs, nbrows, rstart, *nnz;
   const PetscInt *ia, *ja;
-  PetscScalar    *aa;
+  const PetscScalar *aa;
   PetscBool       done, complete = PETSC_TRUE;
   PetscInt       *where; /* where[r]: the position of block row r's diagonal block */
   PetscMPIInt     size;
@@ -74,13 +74,13 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
     PetscCheck(lbs == bs, PETSC_COMM_SELF, PETSC_ERR_LIB, "The local block of the block diagonal for PCPBJACOBI has block size %" PetscInt_FMT ", not %" PetscInt_FMT, lbs, bs);
   }
   PetscCall(MatSetOption(*diag, MAT_ROW_ORIENTED, PETSC_FALSE)); /* BAIJ keeps each block column-major */
-  PetscCall(MatSeqBAIJGetArray(Ad, &aa));
+  PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ad, &aa));
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
   for (PetscInt r = 0; r < nbrows; r++) {
     const PetscInt row = rstart / bs + r;
     PetscCall(MatSetValuesBlocked(*diag, 1, &row, 1, &row, aa + (size_t)where[r] * bs * bs, INSERT_VALUES));
   }
-  PetscCall(MatSeqBAIJRestoreArray(Ad, &aa));
+  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ad, &aa));
   PetscCall(PetscFree(where));
   PetscCall(MatAssemblyBegin(*diag, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*diag, MAT_FINAL_ASSEMBLY));
@@ -108,7 +108,10 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
     PetscObject          cached = NULL;
     MatBSRCustomSettings set;
 
-    PetscCall(MatBoundToCPU(A, &bound)); /* true for the CPU backend as well */
+    PetscObjectState     state;
+
+    PetscCall(MatBSRCustomValuesState_Private(A, &state)); /* the composed data below goes stale with it */
+    PetscCall(MatBoundToCPU(A, &bound));                   /* true for the CPU backend as well */
     PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
     if (bound || !set.cuda_pbjacobi) PetscFunctionReturn(0);
     if (made_id < 0) PetscCall(PetscObjectComposedDataRegister(&made_id));

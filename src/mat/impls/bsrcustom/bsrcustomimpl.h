@@ -97,6 +97,14 @@ PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, Pets
 /* stops a product of A on the host vector v while PCPBJACOBI holds A's diagonal blocks for the GPU
    (its GPU apply would read v as a CUDA vector) */
 PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v);
+/* A's values as SeqBAIJ holds them (A a seqbaij or seqbsrcustom), read without counting as a change
+   (seqbsrcustomvalues.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGetArrayRead_Private(Mat A, const PetscScalar **array);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRestoreArrayRead_Private(Mat A, const PetscScalar **array);
+/* A's object state, first increased where A's values changed by a route that PETSc does not count
+   (on several ranks: a change of the local or ghost block's values, seen through their states). Every
+   copy derived from A's values keys on this (bsrcustomutils.c; "MatBSRCustomSyncState_C") */
+PETSC_INTERN PetscErrorCode MatBSRCustomValuesState_Private(Mat A, PetscObjectState *state);
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);
 

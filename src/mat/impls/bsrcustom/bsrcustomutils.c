@@ -316,3 +316,14 @@ PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void)
   }
   PetscFunctionReturn(0);
 }
+
+PETSC_INTERN PetscErrorCode MatBSRCustomValuesState_Private(Mat A, PetscObjectState *state)
+{
+  PetscErrorCode (*sync)(Mat) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatBSRCustomSyncState_C", &sync));
+  if (sync) PetscCall((*sync)(A));
+  PetscCall(PetscObjectStateGet((PetscObject)A, state));
+  PetscFunctionReturn(0);
+}

@@ -20,6 +20,7 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat, PetscBool);
 /* MPIBAIJ's own operations, taken once from a pristine MPIBAIJ matrix (the first one converted). */
 static struct _MatOps MPIBAIJBaseOps;
 static PetscErrorCode (*MPIBAIJBasePreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]) = NULL;
+static PetscErrorCode (*MPIBAIJBaseRetrieveValues)(Mat)                                                                  = NULL;
 static PetscBool MPIBAIJBaseOpsSet                                                                                       = PETSC_FALSE;
 
 /*
@@ -141,7 +142,52 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat 
     PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
     if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
     c->blocks_state = st;
+    /* told by A: not a change of theirs that A must count */
+    if (c->seen_valid && Ad == c->local && Ao == c->ghost) {
+      PetscCall(PetscObjectStateGet((PetscObject)Ad, &c->seen_local));
+      if (Ao) PetscCall(PetscObjectStateGet((PetscObject)Ao, &c->seen_ghost));
+    }
   }
+  PetscFunctionReturn(0);
+}
+
+/* MPIBAIJ's retrieve copies the blocks' stored values back without a state increase of A (the blocks'
+   own states increase, seqbsrcustomvalues.c): A's too, so that a PC set up on A is set up again */
+static PetscErrorCode MatRetrieveValues_MPIBSRCustom(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall((*MPIBAIJBaseRetrieveValues)(A));
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(0);
+}
+
+/*
+   The other way: the blocks' values changed where A's state did not (a program writes them through
+   MatMPIBAIJGetSeqBAIJ() and MatSeqBAIJGetArray(), MatRetrieveValues() retrieves theirs): A's state is
+   increased, so that what is derived from A's values (its AIJ copy, PCPBJACOBI's blocks, a PC set up on
+   it) is made again. The blocks themselves are current: where A had told them all before, they need
+   not be told again.
+*/
+static PetscErrorCode MatBSRCustomSyncState_MPIBSRCustom(Mat A)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  Mat               Ad, Ao;
+  const PetscInt   *garray;
+  PetscObjectState  sd, so = 0, st;
+
+  PetscFunctionBegin;
+  if (!A->assembled) PetscFunctionReturn(0);
+  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(PetscObjectStateGet((PetscObject)Ad, &sd));
+  if (Ao) PetscCall(PetscObjectStateGet((PetscObject)Ao, &so));
+  if (c->seen_valid && (sd != c->seen_local || so != c->seen_ghost)) {
+    PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+    PetscCall(PetscObjectStateIncrease((PetscObject)A));
+    if (c->blocks_state == st) PetscCall(PetscObjectStateGet((PetscObject)A, &c->blocks_state));
+  }
+  c->seen_local = sd;
+  c->seen_ghost = so;
+  c->seen_valid = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -622,7 +668,7 @@ static PetscErrorCode MatAXPY_MPIBSRCustom(Mat Y, PetscScalar a, Mat X, MatStruc
    before a destroy: PETSc 3.25's MatHeaderMerge would then leak the list it went into) */
 static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, PetscBool restore)
 {
-  const char *targets[] = {MATMPIAIJ, MATMPISBAIJ, MATIS, MATHYPRE};
+  const char *targets[] = {MATMPISBAIJ, MATIS, MATHYPRE}; /* MATMPIAIJ: ours (mpibsrcustomaij.c) */
   char        from[128], to[128];
 
 #define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
@@ -633,6 +679,13 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, Pe
   BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", MatBSRCustomGetCUDAKernelUsed_MPIBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_MPIBSRCustom);
   BSRC_COMPOSE("MatBSRCustomGetLocalAndGhost_C", MatBSRCustomGetLocalAndGhost_MPIBSRCustom);
+  BSRC_COMPOSE("MatBSRCustomSyncState_C", MatBSRCustomSyncState_MPIBSRCustom);
+  BSRC_COMPOSE("MatConvert_mpibsrcustom_mpiaij_C", MatConvert_MPIBSRCustom_MPIAIJ);
+  if (install) {
+    BSRC_COMPOSE("MatRetrieveValues_C", MatRetrieveValues_MPIBSRCustom);
+  } else {
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatRetrieveValues_C", restore ? MPIBAIJBaseRetrieveValues : NULL));
+  }
   PetscCall(MatBSRCustomComposeSettings_Private(A, install));
   BSRC_COMPOSE("MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIBSRCustom);
   if (install) {
@@ -753,6 +806,8 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat A, MatType type,
     PetscCall(PetscMemcpy(&MPIBAIJBaseOps, B->ops, sizeof(struct _MatOps)));
     PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatMPIBAIJSetPreallocation_C", &MPIBAIJBasePreallocation));
     PetscCheck(MPIBAIJBasePreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIBAIJ preallocation routine missing");
+    PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatRetrieveValues_C", &MPIBAIJBaseRetrieveValues));
+    PetscCheck(MPIBAIJBaseRetrieveValues, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIBAIJ's MatRetrieveValues missing");
     MPIBAIJBaseOpsSet = PETSC_TRUE;
   }
   PetscCall(MatMPIBSRCustomAttach(B));

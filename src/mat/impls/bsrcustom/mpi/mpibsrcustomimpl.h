@@ -49,6 +49,8 @@ typedef struct {
   MatBSRCustomStagedHalo   staged;             /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
   const char              *path;               /* how the last product ran (MatView, -info) */
   PetscObjectState         blocks_state;       /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
+  PetscObjectState         seen_local, seen_ghost; /* the blocks' object states A's state last accounted for (MatBSRCustomValuesState_Private) */
+  PetscBool                seen_valid;
   MatBSRCustomTransposeOps baij_transpose_ops; /* MPIBAIJ's, while ours are installed (mpibsrcustomproducts.c) */
   const char              *transpose_path;     /* how the last transpose product ran (MatView, -info) */
   /* transpose products (mpibsrcustomproducts.c): the ghost block's part arrives by the reverse halo
@@ -67,6 +69,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloDestroy(MatBSRCustomStagedHalo
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloBegin(MatBSRCustomStagedHalo, Vec, void *);
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo, Vec, void *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat, MatType, MatReuse, Mat *);
+/* to MATMPIAIJ from the local and ghost blocks, A left as it is (mpibsrcustomaij.c) */
+PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIAIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRCustom *c);

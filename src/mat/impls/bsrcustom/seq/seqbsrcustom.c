@@ -40,11 +40,12 @@ static PetscErrorCode MatSeqBSRCustomGetBSR(Mat A, bsrk_matrix *M)
   M->bs     = bs;
   M->rowptr = ia;
   M->colidx = ja;
-  PetscCall(MatSeqBAIJGetArray(A, &aa));
+  /* SeqBAIJ's own methods: ours (seqbsrcustomvalues.c) would count a read as a change of values */
+  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->baij_getarray)(A, &aa));
   M->values = aa;
   /* SeqBAIJ hands out its own arrays (no copies): they stay valid after the restores below
      until the nonzero structure changes, which needs a new assembly */
-  PetscCall(MatSeqBAIJRestoreArray(A, &aa));
+  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->baij_restorearray)(A, &aa));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
   PetscFunctionReturn(0);
 }
@@ -466,6 +467,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, Pe
   } else {
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqBAIJSetPreallocation_C", restore ? ((Mat_SeqBSRCustom *)A->spptr)->baij_seqbaijsetpreallocation : NULL));
   }
+  PetscCall(MatSeqBSRCustomComposeValueRoutes_Private(A, install, restore));
   PetscCall(MatSeqBSRCustomComposeBAIJConverters(A, install));
   PetscCall(MatBSRCustomComposeAIJProducts_Private(A, MATSEQBSRCUSTOM, install));
 #undef BSRC_COMPOSE
@@ -514,13 +516,12 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   b->baij_multadd          = B->ops->multadd;
   b->baij_setvalues        = B->ops->setvalues;
   b->baij_bindtocpu        = B->ops->bindtocpu;
-  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSeqBAIJSetPreallocation_C", &b->baij_seqbaijsetpreallocation));
-  PetscCheck(b->baij_seqbaijsetpreallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ preallocation routine missing");
   b->block_preallocated = B->preallocated;
   b->gpu_structure      = -1;
   bsrk_team_init(&b->team);
   PetscCall(MatBSRCustomSettingsDefault_Private(&b->set));
   B->spptr = b;
+  PetscCall(MatSeqBSRCustomSaveBAIJMethods_Private(B, (void (*)(void))MatSeqBAIJSetPreallocation_SeqBSRCustom));
 
   b->baij_zerorows       = B->ops->zerorows;
   b->baij_concatenate    = B->ops->creatempimatconcatenateseqmat;
@@ -533,6 +534,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   B->ops->setvalues      = MatSetValues_SeqBSRCustom;
   B->ops->bindtocpu      = MatBindToCPU_SeqBSRCustom;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_TRUE));
+  PetscCall(MatSeqBSRCustomInstallInvertBlockDiagonal_Private(B, PETSC_TRUE));
   if (b->baij_concatenate) B->ops->creatempimatconcatenateseqmat = MatCreateMPIMatConcatenateSeqMat_SeqBSRCustom;
   PetscCall(MatBSRCustomMakersInstall_Private(B, B->ops, &b->makers, PETSC_TRUE));
   if (b->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_SeqBSRCustom;
@@ -570,6 +572,7 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   B->ops->bindtocpu                     = b->baij_bindtocpu;
   B->ops->creatempimatconcatenateseqmat = b->baij_concatenate;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
+  PetscCall(MatSeqBSRCustomInstallInvertBlockDiagonal_Private(B, PETSC_FALSE));
   PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* BAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &b->makers, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE, restore));

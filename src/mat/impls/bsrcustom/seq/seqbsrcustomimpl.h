@@ -26,6 +26,9 @@ typedef struct {
   PetscErrorCode (*baij_multadd)(Mat, Vec, Vec, Vec);
   PetscErrorCode (*baij_setvalues)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
   PetscErrorCode (*baij_seqbaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[]);
+  PetscErrorCode (*baij_retrievevalues)(Mat); /* composed methods that ours wrap (seqbsrcustomvalues.c) */
+  PetscErrorCode (*baij_getarray)(Mat, PetscScalar **);
+  PetscErrorCode (*baij_restorearray)(Mat, PetscScalar **);
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
   PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
   PetscErrorCode (*baij_concatenate)(MPI_Comm, Mat, PetscInt, MatReuse, Mat *);
@@ -55,6 +58,12 @@ typedef struct {
   PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
   PetscInt         gpu_spmms;        /* block SpMMs run on the GPU (MatProduct AB with a dense matrix), for MatView */
 
+  /* SeqBAIJ's inverted diagonal blocks (MatInvertBlockDiagonal, MatSOR; seqbsrcustomdiaginv.c): made, for A's state */
+  PetscErrorCode (*baij_invertblockdiagonal)(Mat, const PetscScalar **);
+  PetscErrorCode (*baij_sor)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+  PetscBool        idiag_made;
+  PetscObjectState idiag_state;
+
   /* transpose products and products with dense matrices (seqbsrcustomtranspose.c) */
   MatBSRCustomTransposeOps baij_transpose_ops;
   void                    *transpose; /* the cached transposed copy and its tasks; NULL until the first use */
@@ -62,6 +71,16 @@ typedef struct {
 _Static_assert(offsetof(Mat_SeqBSRCustom, makers) == 0, "bsrcustomderived.c finds the makers at the start of A->spptr");
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat, MatType, MatReuse, Mat *);
+
+/* The value routes (seqbsrcustomvalues.c): SeqBAIJ's composed methods that ours wrap or call, saved
+   in B's context (ours_preallocation: our preallocation method, which a duplicate of ours inherits);
+   the wrappers that increase the state after MatRetrieveValues and MatSeqBAIJRestoreArray, composed
+   (install) or removed (restore: SeqBAIJ's put back) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomSaveBAIJMethods_Private(Mat B, void (*ours_preallocation)(void));
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeValueRoutes_Private(Mat A, PetscBool install, PetscBool restore);
+/* MatInvertBlockDiagonal and MatSOR with SeqBAIJ's inverses made again after a change of A's state
+   (seqbsrcustomdiaginv.c): installed, or SeqBAIJ's put back */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomInstallInvertBlockDiagonal_Private(Mat A, PetscBool install);
 
 /* a device matrix kept for A besides its own copy (the transposed copy), and what it holds */
 typedef struct {
