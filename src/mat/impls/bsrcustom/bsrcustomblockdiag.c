@@ -6,11 +6,16 @@
    operator gives, is MATAIJCUSPARSE. On a GPU backend of a CUDA-enabled PETSc we give it the diagonal
    blocks as a (seq|mpi)aijcusparse matrix with our block size: PBJacobi inverts them on the host once
    per setup, as for BAIJ, and then applies them with a batched GEMV on CUDA vectors, so a CG + PBJacobi
-   iteration never copies a vector to the host. Elsewhere (CPU backend, bound to the CPU, no CUDA in
-   PETSc, a block row without its diagonal block) we give nothing and PBJacobi runs BAIJ's host path,
-   with BAIJ's errors.
+   iteration never copies a vector to the host. That apply reads its vectors as CUDA vectors, and the
+   choice is made at the PC's setup, before it sees one: we give the blocks only where the solve's
+   vectors are CUDA vectors, as far as the matrix can tell (MatBSRCustomSolveOnDevice: the DM's vector
+   type where the matrix came from a DM, else the vectors of its last product, else those MatCreateVecs
+   makes). Elsewhere (host vectors, CPU backend, bound to the CPU, no CUDA in PETSc, a block row
+   without its diagonal block) we give nothing and PBJacobi runs BAIJ's host path, with BAIJ's errors;
+   -info says which and why.
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include <petscdm.h>
 
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
 /* diag (NULL when a block row lacks its diagonal block): the diagonal blocks of A, an aijcusparse matrix */
@@ -92,7 +97,76 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
 
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
 static PetscInt made_id = -1; /* composed data on A: the block diagonal below is current */
+
+static PetscErrorCode IsCUDAVecType(VecType t, PetscBool *cuda)
+{
+  char *found = NULL;
+
+  PetscFunctionBegin;
+  if (t) PetscCall(PetscStrstr(t, "cuda", &found));
+  *cuda = (PetscBool)(found != NULL);
+  PetscFunctionReturn(0);
+}
+
+/* Whether the solve that sets PBJacobi up on A runs on CUDA vectors, as far as A can tell: the vector
+   type of the DM A came from (KSP takes its vectors there), else the vectors A's last product had,
+   else those MatCreateVecs gives (KSP's without a DM); the same answer on every rank */
+static PetscErrorCode MatBSRCustomSolveOnDevice(Mat A, PetscBool *on_device, char *why, size_t len)
+{
+  DM             dm = NULL;
+  PetscContainer seen;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDM(A, &dm));
+  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_LastVectors", (PetscObject *)&seen));
+  if (dm) {
+    VecType vt;
+    PetscCall(DMGetVecType(dm, &vt));
+    PetscCall(IsCUDAVecType(vt, on_device));
+    PetscCall(PetscSNPrintf(why, len, "the matrix's DM makes %s vectors", vt ? vt : "default"));
+  } else if (seen) {
+    PetscBool *last;
+    PetscCall(PetscContainerGetPointer(seen, (void **)&last));
+    *on_device = *last;
+    PetscCall(PetscSNPrintf(why, len, "the matrix's last product ran on %s vectors", *on_device ? "CUDA" : "host"));
+  } else {
+    PetscCall(IsCUDAVecType(A->defaultvectype, on_device));
+    PetscCall(PetscSNPrintf(why, len, "MatCreateVecs gives %s vectors and no product ran yet", A->defaultvectype ? A->defaultvectype : "host"));
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, on_device, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(0);
+}
 #endif
+
+static PetscErrorCode LastVectorsDestroy(void *arg)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(BSRC_CTX_OF(arg)));
+  PetscFunctionReturn(0);
+}
+
+/* Records whether A's product ran on CUDA vectors (MatBSRCustomSolveOnDevice reads it), in a
+   container composed on A */
+static PetscErrorCode MatBSRCustomNoteVectors(Mat A, PetscBool on_device)
+{
+  PetscContainer seen;
+  PetscBool     *last;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_LastVectors", (PetscObject *)&seen));
+  if (!seen) {
+    PetscCall(PetscNew(&last));
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &seen));
+    PetscCall(PetscContainerSetPointer(seen, last));
+    PetscCall(BSRCContainerSetDestroy(seen, LastVectorsDestroy));
+    PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_LastVectors", (PetscObject)seen));
+    PetscCall(PetscContainerDestroy(&seen)); /* A holds it */
+    PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_LastVectors", (PetscObject *)&seen));
+  }
+  PetscCall(PetscContainerGetPointer(seen, (void **)&last));
+  *last = on_device;
+  PetscFunctionReturn(0);
+}
 
 /* The caller owns a reference to what it gets (PCPBJACOBI destroys it after its setup and keeps a
    pointer into its inverted blocks): the matrix stays composed on A, made again only after A's values
@@ -123,6 +197,16 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
       *diag = (Mat)cached;
       PetscFunctionReturn(0);
     }
+    {
+      PetscBool on_device;
+      char      why[256];
+      PetscCall(MatBSRCustomSolveOnDevice(A, &on_device, why, sizeof(why)));
+      if (!on_device) {
+        PetscCall(PetscInfo(A, "PCPBJACOBI applies on the host: %s\n", why));
+        PetscFunctionReturn(0);
+      }
+      PetscCall(PetscInfo(A, "PCPBJACOBI applies on the GPU: %s\n", why));
+    }
     PetscCall(MatBSRCustomDiagonalBlocksCUDA(A, diag));
     PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_BlockDiagonal", (PetscObject)*diag));
     PetscCall(PetscObjectComposedDataSetInt((PetscObject)A, made_id, 1));
@@ -132,7 +216,17 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v)
+static PetscErrorCode MatBSRCustomCheckHostVectors(Mat, Vec);
+
+PETSC_INTERN PetscErrorCode MatBSRCustomNoteVectors_Private(Mat A, Vec v, PetscBool on_device)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomNoteVectors(A, on_device));
+  if (!on_device) PetscCall(MatBSRCustomCheckHostVectors(A, v));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatBSRCustomCheckHostVectors(Mat A, Vec v)
 {
   PetscFunctionBegin;
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
@@ -152,7 +246,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v)
     if (cached && current) {
       VecType type;
       PetscCall(VecGetType(v, &type));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "This matrix gave PCPBJACOBI its diagonal blocks for the GPU, which needs CUDA vectors, and now multiplies a %s (host) vector: use CUDA vectors (MatCreateVecs, -vec_type cuda, -dm_vec_type cuda) or -mat_bsrcustom_cuda_pbjacobi false", type);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "This matrix gave PCPBJACOBI its diagonal blocks for the GPU (its solve looked to run on CUDA vectors; -info says why) and now multiplies a %s (host) vector, which PBJacobi's GPU apply would read as a CUDA vector: keep to one kind of vector with this matrix, or set -mat_bsrcustom_cuda_pbjacobi false", type);
     }
   }
 #endif

@@ -94,9 +94,10 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat, const void 
 /* PCPBJACOBI on the device: A's diagonal blocks as an aijcusparse matrix (bsrcustomblockdiag.c);
    installs or removes the MATOP_GET_BLOCK_DIAGONAL operation where PETSc has it */
 PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, PetscBool install);
-/* stops a product of A on the host vector v while PCPBJACOBI holds A's diagonal blocks for the GPU
-   (its GPU apply would read v as a CUDA vector) */
-PETSC_INTERN PetscErrorCode MatBSRCustomCheckHostVectors_Private(Mat A, Vec v);
+/* a GPU product of A ran on v, a CUDA vector (on_device) or a host one: recorded for PCPBJACOBI's
+   choice; a host vector is stopped while PCPBJACOBI holds A's diagonal blocks for the GPU (its GPU
+   apply would read v as a CUDA vector) */
+PETSC_INTERN PetscErrorCode MatBSRCustomNoteVectors_Private(Mat A, Vec v, PetscBool on_device);
 /* A's values as SeqBAIJ holds them (A a seqbaij or seqbsrcustom), read without counting as a change
    (seqbsrcustomvalues.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGetArrayRead_Private(Mat A, const PetscScalar **array);

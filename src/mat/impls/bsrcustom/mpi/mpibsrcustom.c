@@ -280,7 +280,7 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   if (gpu) PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
   if (gpu) PetscCall(MatBSRCustomVecOnDevice_Private(x, &on_device));
   PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
-  if (gpu && !on_device) PetscCall(MatBSRCustomCheckHostVectors_Private(A, x));
+  if (gpu) PetscCall(MatBSRCustomNoteVectors_Private(A, x, on_device));
   if (gpu && !on_device) { /* before the exchange and the split take their arrays */
     PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, x));
     PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, out));

@@ -192,6 +192,7 @@ static PetscErrorCode MatSeqBSRCustomCUDARun(Mat A, void *g, PetscInt gpu_device
     void    *stream;
     PetscInt petsc_device;
 
+    PetscCall(MatBSRCustomNoteVectors_Private(A, x, PETSC_TRUE));
     PetscCall(MatBSRCustomPETScDeviceId_Private(&petsc_device));
     PetscCheck(petsc_device < 0 || petsc_device == gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The vectors live on CUDA device %" PetscInt_FMT " (PETSc's) and the matrix on device %" PetscInt_FMT " (-mat_bsrcustom_cuda_device): leave the option out or give PETSc the same device (-device_select_cuda)", petsc_device, gpu_device);
     PetscCall(MatBSRCustomPETScStream_Private(&stream));
@@ -201,7 +202,7 @@ static PetscErrorCode MatSeqBSRCustomCUDARun(Mat A, void *g, PetscInt gpu_device
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
   } else {
-    PetscCall(MatBSRCustomCheckHostVectors_Private(A, mx == PETSC_MEMTYPE_HOST ? x : out));
+    PetscCall(MatBSRCustomNoteVectors_Private(A, mx == PETSC_MEMTYPE_HOST ? x : out, PETSC_FALSE));
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(BSRCudaCheckOn(g, bsrc_cuda_multadd_host((bsrc_cuda_matrix *)g, k, alpha, xa, beta, ina, outa), "the GPU product"));
