@@ -42,6 +42,10 @@ bsrcustom extras (the program links libpetscbsrcustom and registers its types at
                              idle machine, seqbsrcustom with and without its busy-core fallback, interleaved\n\
   -bench_target_loaded <1.0>   : target: seqbsrcustom at least this times as fast as seqbaij on busy cores\n\
   -bench_target_idle_cost <0.97> : target: seqbsrcustom with the fallback at least this times as fast as without, idle\n\
+  -bench_copies <true>     : with a bsrcustom type in -bench_types (cpu backend): MatMult of the BAIJ matrices made from\n\
+                             it, MatConvert(ours, MATBAIJ) and MatConvert(MatDuplicate(ours), MATBAIJ), timed in\n\
+                             interleaved trials against the BAIJ assembled here (ratio: median of the per-trial\n\
+                             time ratios copy / assembled; 1: as fast)\n\
   -bench_transpose <true>  : MatMultTranspose of every type timed beside its own MatMult (interleaved trials), its\n\
                              product checked against the first type's; ratios to its MatMult and to the first type's transpose\n\
   -bench_spmm <1,4,8,32>   : MatMatMult with a dense matrix of k columns (MAT_REUSE_MATRIX) per column, beside one MatMult\n\
@@ -709,6 +713,18 @@ static void BusyStop(int n, const pid_t pids[])
 }
 #endif
 
+/* The BAIJ copies of ours (-bench_copies): MatMult of MatConvert(ours, MATBAIJ) and of
+   MatConvert(MatDuplicate(ours), MATBAIJ) against the BAIJ assembled here, in interleaved trials. */
+typedef struct {
+  char     matrix[32];
+  char     type[64];      /* ours */
+  char     baij_type[64]; /* what the copies are */
+  PetscInt bs, trials, reps[3];
+  double   t[3];                   /* ms medians: assembled, converted, duplicated then converted */
+  double   ratio[2], q1[2], q3[2]; /* per-trial time ratios converted / assembled, duplicated then converted / assembled */
+  double   diff;                   /* max relative difference of the copies' products to the assembled one's */
+} CopiesRow;
+
 /* per-trial ratios a[k] / b[k]: median and quartiles */
 static PetscErrorCode TrialRatios(PetscInt trials, const double a[], const double b[], double *med, double *q1, double *q3)
 {
@@ -808,6 +824,53 @@ static PetscErrorCode LoadedVsBAIJ(Mat base, Vec x, const char bsr_type[], Petsc
 #else
   (void)base, (void)x, (void)bsr_type, (void)warmup, (void)reps, (void)trials, (void)budget;
 #endif
+  PetscFunctionReturn(0);
+}
+
+/* The BAIJ matrices ours hands back must multiply as fast as the BAIJ PETSc assembled (base): the
+   copies and base timed in interleaved trials on x. */
+static PetscErrorCode BenchBAIJCopies(Mat base, Vec x, const char ours_type[], PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, CopiesRow *row)
+{
+  Mat     ours, dup, B[3];
+  Vec     y[3];
+  Op      ops[3];
+  double *tt, t[3], d;
+  MatType type;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(row, sizeof(*row)));
+  PetscCall(MatConvert(base, ours_type, MAT_INITIAL_MATRIX, &ours));
+  PetscCall(MatGetType(ours, &type));
+  PetscCall(PetscStrncpy(row->type, type, sizeof(row->type)));
+  B[0] = base;
+  PetscCall(PetscObjectReference((PetscObject)base));
+  PetscCall(MatConvert(ours, MATBAIJ, MAT_INITIAL_MATRIX, &B[1]));
+  PetscCall(MatDuplicate(ours, MAT_COPY_VALUES, &dup));
+  PetscCall(MatConvert(dup, MATBAIJ, MAT_INITIAL_MATRIX, &B[2]));
+  PetscCall(MatDestroy(&dup));
+  PetscCall(MatDestroy(&ours));
+  PetscCall(MatGetType(B[1], &type));
+  PetscCall(PetscStrncpy(row->baij_type, type, sizeof(row->baij_type)));
+  PetscCall(MatGetBlockSize(base, &row->bs));
+  row->trials = trials;
+  for (int k = 0; k < 3; k++) {
+    PetscCall(MatCreateVecs(B[k], NULL, &y[k]));
+    ops[k] = (Op){OP_MULT, B[k], x, NULL, y[k], NULL, NULL};
+    PetscCall(RunOp(&ops[k]));
+    if (k > 0) {
+      PetscCall(RelDiff(y[k], y[0], &d));
+      row->diff = PetscMax(row->diff, d);
+    }
+  }
+  PetscCall(PetscMalloc1(3 * trials, &tt));
+  PetscCall(TimeOps(PetscObjectComm((PetscObject)base), 3, ops, warmup, reps, trials, budget, t, row->reps, tt));
+  for (int k = 0; k < 3; k++) row->t[k] = 1e3 * t[k];
+  for (int k = 0; k < 2; k++) PetscCall(TrialRatios(trials, &tt[(k + 1) * trials], &tt[0], &row->ratio[k], &row->q1[k], &row->q3[k]));
+  PetscCall(PetscFree(tt));
+  for (int k = 0; k < 3; k++) {
+    PetscCall(VecDestroy(&y[k]));
+    PetscCall(MatDestroy(&B[k]));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -1285,7 +1348,7 @@ static PetscErrorCode AddTarget(Target tg[], PetscInt maxtg, PetscInt *ntg, cons
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const OneRankRow one[], PetscInt none, const LoadedRow ld[], PetscInt nld, const KSPRow kr[], PetscInt nkr, const Target tg[], PetscInt ntg)
+static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt nres, double triad, int nthreads, PetscInt reps, PetscInt trials, PetscReal budget, const SweepRow sw[], PetscInt nsw, const OverlapRow ov[], PetscInt nov, const OneRankRow one[], PetscInt none, const LoadedRow ld[], PetscInt nld, const CopiesRow cp[], PetscInt ncp, const KSPRow kr[], PetscInt nkr, const Target tg[], PetscInt ntg)
 {
   FILE       *fp;
   PetscMPIInt size;
@@ -1326,6 +1389,12 @@ static PetscErrorCode WriteJSON(const char file[], const Result res[], PetscInt 
     const LoadedRow *l = &ld[i];
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"threads\": %" PetscInt_FMT ", \"busy_processes\": %" PetscInt_FMT ", \"trials\": %" PetscInt_FMT ", \"busy_seqbaij_ms\": %.6g, \"busy_bsrcustom_ms\": %.6g, \"busy_ratio_paired\": %.6g, \"busy_ratio_q1\": %.6g, \"busy_ratio_q3\": %.6g,", l->matrix, l->type, l->threads, l->busy, l->trials, l->t_baij, l->t_bsr, l->ratio, l->q1, l->q3));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"idle_fallback_ms\": %.6g, \"idle_without_ms\": %.6g, \"idle_ratio_paired\": %.6g, \"idle_ratio_q1\": %.6g, \"idle_ratio_q3\": %.6g, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", l->t_on, l->t_off, l->idle, l->idle_q1, l->idle_q3, l->reps[0], l->reps[1], l->reps[2], l->reps[3], i + 1 < nld ? "," : ""));
+  }
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"baij_copies\": [\n"));
+  for (i = 0; i < ncp; i++) {
+    const CopiesRow *c = &cp[i];
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "    {\"matrix\": \"%s\", \"type\": \"%s\", \"baij_type\": \"%s\", \"bs\": %" PetscInt_FMT ", \"trials\": %" PetscInt_FMT ", \"assembled_ms\": %.6g, \"converted_ms\": %.6g, \"duplicated_converted_ms\": %.6g,", c->matrix, c->type, c->baij_type, c->bs, c->trials, c->t[0], c->t[1], c->t[2]));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, " \"converted_over_assembled_paired\": %.6g, \"converted_q1\": %.6g, \"converted_q3\": %.6g, \"duplicated_converted_over_assembled_paired\": %.6g, \"duplicated_converted_q1\": %.6g, \"duplicated_converted_q3\": %.6g, \"reldiff\": %.3e, \"reps\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "]}%s\n", c->ratio[0], c->q1[0], c->q3[0], c->ratio[1], c->q1[1], c->q3[1], c->diff, c->reps[0], c->reps[1], c->reps[2], i + 1 < ncp ? "," : ""));
   }
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "  ],\n  \"ksp\": [\n"));
   for (i = 0; i < nkr; i++) {
@@ -1716,8 +1785,11 @@ int main(int argc, char **argv)
   PetscReal     target_baij = 1.0, target_triad = 90.0, target_overlap = 1.10, target_vs_ranks = 1.0, target_vs_one = 8.0;
   PetscReal     target_loaded = 1.0, target_idle_cost = 0.97;
   PetscBool     setm, sett, setc, hasjson, dosweep = PETSC_TRUE, dooverlap = PETSC_TRUE, doonerank = PETSC_TRUE, doloaded = PETSC_TRUE;
-  PetscBool     gpu_run          = PETSC_FALSE; /* -mat_bsrcustom_backend names a GPU backend: no CPU-only comparisons */
-  PetscBool     dotranspose      = PETSC_TRUE;
+  PetscBool     gpu_run     = PETSC_FALSE; /* -mat_bsrcustom_backend names a GPU backend: no CPU-only comparisons */
+  PetscBool     dotranspose = PETSC_TRUE;
+  PetscBool     docopies    = PETSC_TRUE;
+  CopiesRow    *copies;
+  PetscInt      ncopies          = 0;
   PetscInt      spmm_k[MAX_LIST] = {1, 4, 8, 32}, nspmm = MAX_LIST;
   PetscBool     setk;
   PetscReal     target_transpose = 0.7, target_transpose_gpu = 0.85, target_spmm = 0.4, target_gpu_spmm = 0.3;
@@ -1769,6 +1841,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_target_loaded", "Target: seqbsrcustom / seqbaij MatMult speed on busy cores", "bench_matmult.c", target_loaded, &target_loaded, NULL));
   PetscCall(PetscOptionsReal("-bench_target_idle_cost", "Target: seqbsrcustom with / without the busy-core fallback MatMult speed, idle", "bench_matmult.c", target_idle_cost, &target_idle_cost, NULL));
   PetscCall(PetscOptionsReal("-bench_target_vs_one", "Target (P >= 8): seqbsrcustom with P threads / seqbaij on 1 rank MatMult speed", "bench_matmult.c", target_vs_one, &target_vs_one, NULL));
+  PetscCall(PetscOptionsBool("-bench_copies", "MatMult of MatConvert(ours, MATBAIJ) and MatConvert(MatDuplicate(ours), MATBAIJ) against the BAIJ assembled here", "MatConvert", docopies, &docopies, NULL));
   PetscCall(PetscOptionsBool("-bench_transpose", "MatMultTranspose of every type beside its MatMult", "MatMultTranspose", dotranspose, &dotranspose, NULL));
   PetscCall(PetscOptionsIntArray("-bench_spmm", "Columns k of the MatMatMult with a dense matrix (per column against one MatMult)", "MatMatMult", spmm_k, &nspmm, &setk));
   PetscCall(PetscOptionsReal("-bench_target_transpose", "Target (cpu backend): MatMultTranspose throughput / MatMult's", "bench_matmult.c", target_transpose, &target_transpose, NULL));
@@ -1815,7 +1888,7 @@ int main(int argc, char **argv)
   maxtg = nmats * (4 + ntypes);         /* 4 targets on 1 rank or 2 of the one-rank comparison, one overlap target per mpibsrcustom type */
   PetscCall(PetscMalloc1(nmats * ntypes, &res));
   PetscCall(PetscCalloc2(MAX_LIST, &trow, MAX_LIST * MAX_LIST, &srow));
-  PetscCall(PetscCalloc2(nmats, &one, nmats, &loaded));
+  PetscCall(PetscCalloc3(nmats, &one, nmats, &loaded, nmats, &copies));
   PetscCall(PetscCalloc1(nmats * ntypes, &kr));
   PetscCall(PetscCalloc4(maxsw, &sw, nmats * ntypes, &ov, maxtg, &tg, MAX_THREADS + 1, &triad_by_threads));
   PetscCall(StreamTriad(stream_mb, nthreads, &triad));
@@ -1840,7 +1913,7 @@ int main(int argc, char **argv)
     double      t_baij = 0.0, t_bsr1 = 0.0, gbs_bsr = 0.0, triad_bsr = 0.0;
     PairedTriad pt_bsr = {0};
     PetscInt    nt_bsr = 0, nov0 = nov;
-    char        bsr_type[64] = "";
+    char        bsr_type[64] = "", ours_type[64] = "";
 
     PetscCall(SetupSpec(mats[im], thesis_rows, thesis_bs, density, stencil_n, stencil_bs, &spec));
     PetscCall(AssembleBAIJ(&spec, seed, &base));
@@ -1921,6 +1994,7 @@ int main(int argc, char **argv)
       PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &isseqbsr));
       PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBSRCUSTOM, &ismpibsr));
       if (isseqbaij && t_baij == 0.0) t_baij = r->mult_s;
+      if ((isseqbsr || ismpibsr) && !ours_type[0]) PetscCall(PetscStrncpy(ours_type, types[it], sizeof(ours_type)));
       if (isseqbsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
       /* the CPU targets (threads against the triad and against MATBAIJ) are about the cpu backend only */
       if (isseqbsr && backend == MAT_BSRCUSTOM_BACKEND_CPU && !bsr_type[0]) {
@@ -2022,6 +2096,15 @@ int main(int argc, char **argv)
         } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "busy cores, %s: not measured (needs Linux)\n", spec.name));
       }
     }
+    if (docopies && ours_type[0] && !gpu_run) {
+      CopiesRow *c = &copies[ncopies++];
+      PetscCall(BenchBAIJCopies(base, xref, ours_type, warmup, reps, trials, budget, c));
+      PetscCall(PetscStrncpy(c->matrix, spec.name, sizeof(c->matrix)));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  BAIJ copies of %s, %s: MatMult of MatConvert(ours, MATBAIJ) and of MatConvert(MatDuplicate(ours), MATBAIJ) against the %s assembled here, in %" PetscInt_FMT " interleaved trials (ratio: median of the per-trial time ratios copy / assembled; 1 = as fast); products agree to %.1e\n", c->type,
+                            spec.name, c->baij_type, trials, c->diff));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-10s %3s %12s %12s %7s %14s %7s\n", "matrix", "copies", "bs", "assembled ms", "converted ms", "ratio", "dup+conv. ms", "ratio"));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %-10s %3" PetscInt_FMT " %12.3f %12.3f %7.3f %14.3f %7.3f\n", spec.name, c->baij_type, c->bs, c->t[0], c->t[1], c->ratio[0], c->t[2], c->ratio[1]));
+    }
     if (ksp_its > 0) {
       PetscCall(BenchKSP(&spec, base, ntypes, types, ksp_its, ksp_type, pc_type, seed, trials, &kr[nkr]));
       nkr += ntypes;
@@ -2038,14 +2121,14 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TARGETS: %" PetscInt_FMT " of %" PetscInt_FMT " pass\n", npass, ntg));
   }
   if (hasjson && json[0]) {
-    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, one, none, loaded, nloaded, kr, nkr, tg, ntg));
+    PetscCall(WriteJSON(json, res, nres, triad, nthreads, reps, trials, budget, sw, nsw, ov, nov, one, none, loaded, nloaded, copies, ncopies, kr, nkr, tg, ntg));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Results written to %s\n", json));
   }
 
   for (im = 0; im < nmats; im++) PetscCall(PetscFree(mats[im]));
   for (it = 0; it < ntypes; it++) PetscCall(PetscFree(types[it]));
   PetscCall(PetscFree(res));
-  PetscCall(PetscFree2(one, loaded));
+  PetscCall(PetscFree3(one, loaded, copies));
   PetscCall(PetscFree(kr));
   PetscCall(PetscFree4(sw, ov, tg, triad_by_threads));
   PetscCall(PetscFree2(trow, srow));

@@ -2,7 +2,8 @@
 """Runs bench/bench_matmult on small matrices and checks what its JSON says.
 
 bench_matmult stops with an error when a product differs from the reference type's; this adds what an
-exit code cannot show: every requested type was timed on every matrix, the sweeps and the busy-cores case
+exit code cannot show: every requested type was timed on every matrix, the BAIJ copies of bsrcustom
+(MatConvert to BAIJ, of the matrix and of a MatDuplicate) beside the BAIJ assembled, the sweeps and the busy-cores case
 (1 rank) or the overlap table and the one-rank comparison (several ranks) are there, with positive times and agreeing products,
 the fixed-iteration KSP solves of every type (--ksp N: the run has -bench_ksp N) made N iterations and their residuals agree with the first
 type's, and every target the run promises is listed. Timings are not judged: benchmarks do that, not tests.
@@ -59,6 +60,22 @@ def main():
                 ref = [r for r in d["ksp"] if r["matrix"] == m][0]["relative_residual"]
                 if not (k["its"] == a.ksp and k["solve_ms"] > 0 and abs(k["relative_residual"] - ref) <= 1e-4 * ref):
                     fail(f"{m} {k['type']}: KSP row with {k['its']} iterations (asked {a.ksp}), {k['solve_ms']} ms, residual {k['relative_residual']} against the first type's {ref}")
+    ours = [t for t in types if t == "bsrcustom"]
+    for m in mats:
+        # the BAIJ copies of ours (-bench_copies, on by default): timed beside the assembled BAIJ
+        cp = [c for c in d["baij_copies"] if c["matrix"] == m]
+        if len(cp) != len(ours):
+            fail(f"{m}: expected {len(ours)} row(s) of BAIJ copies, got {len(cp)}")
+        for c in cp:
+            if c["type"] != prefix + "bsrcustom" or c["baij_type"] != prefix + "baij":
+                fail(f"{m}: BAIJ copies of {c['type']} as {c['baij_type']}")
+            if not all(c[k] > 0 for k in ("assembled_ms", "converted_ms", "duplicated_converted_ms")):
+                fail(f"{m}: BAIJ copies without times: {c}")
+            if not c["reldiff"] < 1e-13:
+                fail(f"{m}: the BAIJ copies' products differ from the assembled BAIJ's by {c['reldiff']}")
+            for k in ("converted", "duplicated_converted"):
+                if not c[f"{k}_q1"] <= c[f"{k}_over_assembled_paired"] <= c[f"{k}_q3"]:
+                    fail(f"{m}: inconsistent ratios of the BAIJ copies: {c}")
     if a.ksp == 0 and d.get("ksp"):
         fail("KSP rows in the JSON of a run without -bench_ksp")
     names = {(t["matrix"], t["target"]) for t in d["targets"]}
