@@ -9,7 +9,7 @@ Reads every JSON of bench_matmult (cpu-*.json, gpu-petsc*.json, scale-*.json) an
 MISS, writes them to <folder>/targets.md, and draws PNG charts into the folder (python3-matplotlib):
 
     gpu_pct_copy.png      throughput of every GPU product as % of the copy bandwidth, per matrix
-    cpu_threads.png       MatMult GB/s of the OpenMP kernel against threads, with the STREAM triad
+    cpu_threads.png       MatMult GB/s of the OpenMP kernel against threads, with the STREAM triad and the read
     cpu_chunks.png        MatMult time against chunks per thread (thesis Tables 1-3)
     mpi_gpu_scaling.png   weak and strong scaling efficiency of MatMult over GPUs
 """
@@ -60,9 +60,11 @@ def cpu_section(folder, charts):
             continue
         fig, axes = plt.subplots(1, len(mats), figsize=(5.5 * len(mats), 4), squeeze=False)
         for ax, m in zip(axes[0], mats):
-            pts = sorted((s["threads"], s["matmult_gbs"], s["stream_triad_gbs"]) for s in sw if s["matrix"] == m and s["sweep"] == "threads")
+            pts = sorted((s["threads"], s["matmult_gbs"], s["stream_triad_gbs"], s.get("stream_read_gbs")) for s in sw if s["matrix"] == m and s["sweep"] == "threads")
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label="bsrcustom MatMult")
             ax.plot([p[0] for p in pts], [p[2] for p in pts], "s--", label="STREAM triad")
+            if all(p[3] for p in pts):  # runs before the read reference lack it
+                ax.plot([p[0] for p in pts], [p[3] for p in pts], "^:", label="read (sum of one array)")
             ax.set_xlabel("OpenMP threads")
             ax.set_ylabel("GB/s")
             ax.set_title(m)

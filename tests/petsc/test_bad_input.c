@@ -10,6 +10,9 @@ static const char help[] = "Bad input to bsrcustom gets PETSc errors with the ri
      boolean_spellings   every PETSc spelling of -mat_bsrcustom_cuda_pin_vectors, the bare option
      streams             -mat_bsrcustom_cpu_streams: PETSC_DECIDE on 1 and 2 threads, a number, MatView
      nan_inf             NaN in the matrix, Inf in x: the same non-finite entries of y as MATBAIJ
+     bad_block_index     MatSetValuesBlocked with a block row or column out of range, assembled:
+                         MATBAIJ's code (PETSC_ERR_ARG_OUTOFRANGE) and message, naming the block index
+                         (also on 3 ranks: bad_input_np3)
    Runs under valgrind too (memcheck_bad_input). */
 
 #include "testutils.h"
@@ -297,6 +300,60 @@ static PetscErrorCode Streams(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+/* MatSetValuesBlocked of one block at block (row, col) of A, errors returned: their code and message */
+static PetscErrorCode BlockedInsertError(Mat A, PetscInt row, PetscInt col, PetscErrorCode *code, char *msg, size_t len)
+{
+  const PetscScalar v[4] = {1.0, 2.0, 3.0, 4.0};
+  const char       *text;
+  BSRCErrorText     specific = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  *code = MatSetValuesBlocked(A, 1, &row, 1, &col, v, INSERT_VALUES);
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(PetscErrorMessage(*code, &text, &specific));
+  PetscCall(PetscStrncpy(msg, *code && specific ? specific : "", len));
+  PetscFunctionReturn(0);
+}
+
+/* an out-of-range block row or column in MatSetValuesBlocked of an assembled matrix: BAIJ's error
+   code and message, which names the block index (on several ranks ours takes some such insertions
+   through scalar indices, whose errors named the scalar index) */
+static PetscErrorCode BadBlockIndex(TestContext *ctx)
+{
+  Fixture  f;
+  PetscInt M, N, rs;
+
+  PetscFunctionBegin;
+  PetscCall(SetUp(&f));
+  PetscCall(MatGetSize(f.A, &M, &N));
+  PetscCall(MatGetOwnershipRange(f.A, &rs, NULL));
+  {
+    const PetscInt mbs = M / bs, nbs = N / bs;
+    const struct {
+      PetscInt    row, col, idx, max;
+      const char *what;
+    } bad[] = {
+      {rs / bs, nbs, nbs, nbs - 1, "block column"},
+      {rs / bs, nbs + 7, nbs + 7, nbs - 1, "block column"},
+      {mbs, 0, mbs, mbs - 1, "block row"},
+    };
+
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(bad); k++) {
+      PetscErrorCode code, refcode;
+      char           msg[512], refmsg[512], needle[64];
+      PetscCall(BlockedInsertError(f.A, bad[k].row, bad[k].col, &code, msg, sizeof(msg)));
+      PetscCall(BlockedInsertError(f.Ref, bad[k].row, bad[k].col, &refcode, refmsg, sizeof(refmsg)));
+      PetscCall(PetscSNPrintf(needle, sizeof(needle), "too large %" PetscInt_FMT " max %" PetscInt_FMT, bad[k].idx, bad[k].max));
+      TEST_CHECK(PETSC_COMM_SELF, code == PETSC_ERR_ARG_OUTOFRANGE && code == refcode, ctx->failures, "[%d] %s %" PetscInt_FMT ": error code %d, MATBAIJ's %d, expected %d", (int)ctx->rank, bad[k].what, bad[k].idx, (int)code, (int)refcode, (int)PETSC_ERR_ARG_OUTOFRANGE);
+      TEST_CHECK(PETSC_COMM_SELF, strstr(msg, "Block") && strstr(msg, needle), ctx->failures, "[%d] %s %" PetscInt_FMT ": message \"%s\" does not name the block index (\"Block ... %s\")", (int)ctx->rank, bad[k].what, bad[k].idx, msg, needle);
+      TEST_CHECK(PETSC_COMM_SELF, !strcmp(msg, refmsg), ctx->failures, "[%d] %s %" PetscInt_FMT ": message \"%s\", MATBAIJ's \"%s\"", (int)ctx->rank, bad[k].what, bad[k].idx, msg, refmsg);
+    }
+  }
+  PetscCall(TearDown(&f));
+  PetscFunctionReturn(0);
+}
+
 /* NaN in the matrix and Inf in x: the same entries of y are NaN/Inf as with BAIJ */
 static PetscErrorCode NaNInf(TestContext *ctx)
 {
@@ -345,7 +402,7 @@ static PetscErrorCode NaNInf(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"wrong_sizes", WrongSizes, 0}, {"unassembled", Unassembled, 0}, {"rejected_settings", RejectedSettings, 0}, {"boolean_spellings", BooleanSpellings, 0}, {"streams", Streams, 0}, {"nan_inf", NaNInf, 0},
+    {"wrong_sizes", WrongSizes, 0}, {"unassembled", Unassembled, 0}, {"rejected_settings", RejectedSettings, 0}, {"boolean_spellings", BooleanSpellings, 0}, {"streams", Streams, 0}, {"nan_inf", NaNInf, 0}, {"bad_block_index", BadBlockIndex, 0},
   };
   int status;
 

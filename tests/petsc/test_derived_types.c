@@ -1,13 +1,16 @@
 static const char help[] = "Every operation that makes a new matrix from a bsrcustom one, run on BAIJ and on bsrcustom: where BAIJ\n"
                            "gives (seq|mpi)baij ours must give (seq|mpi)bsrcustom, where BAIJ gives another type ours must give that\n"
                            "type, where BAIJ refuses ours may refuse too; the results' products must agree. Prints each operation\n"
-                           "with the types both got.\n";
+                           "with the types both got. The BAIJ and AIJ matrices made from ours must run the MatMult kernels PETSc\n"
+                           "gives one it made itself.\n";
 
 /* Coverage (cases, -test_list): bs 3, 8 block rows per rank, against MATBAIJ; type rule above,
    products to 1e-12:
      duplicate, convert_same, transpose, transpose_inplace, submatrix, submatrices, permute, redundant,
      concatenate_seq, diagonal_block, multiproc_block, axpy_new_pattern, matmatmult_dense,
      matmatmult_sparse, ptap, dmda_coarse
+   baij_kernels_bs1..7: the BAIJ and AIJ matrices MatConvert makes from ours and from a MatDuplicate
+     of ours run the MatMult/MatMultAdd (their blocks' too) that PETSc gives one it made itself
    Ranks: 1, 2, 3, 4 (CMakeLists.txt). */
 
 #include "testutils.h"
@@ -275,6 +278,88 @@ static const struct {
   {"DMCreateMatrix of a coarsened DMDA", MakeDMDACoarse},
 };
 
+/* The operations a product runs: A's MatMult and MatMultAdd and, on several ranks, its local and ghost
+   blocks' (MatMPIBAIJGetSeqBAIJ, MatMPIAIJGetSeqAIJ) */
+static PetscErrorCode ProductOps(Mat A, void (*ops[6])(void))
+{
+  Mat       blk[2] = {NULL, NULL};
+  PetscBool mpibaij, mpiaij;
+
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(ops, 6));
+  PetscCall(MatGetOperation(A, MATOP_MULT, &ops[0]));
+  PetscCall(MatGetOperation(A, MATOP_MULT_ADD, &ops[1]));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBAIJ, &mpibaij));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij));
+  if (mpibaij) PetscCall(MatMPIBAIJGetSeqBAIJ(A, &blk[0], &blk[1], NULL));
+  if (mpiaij) PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], NULL));
+  for (int k = 0; k < 2; k++) {
+    if (!blk[k]) continue;
+    PetscCall(MatGetOperation(blk[k], MATOP_MULT, &ops[2 + 2 * k]));
+    PetscCall(MatGetOperation(blk[k], MATOP_MULT_ADD, &ops[3 + 2 * k]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* made: what we handed back; ref: what PETSc made itself, of the same type. Both must run the same
+   kernels (BAIJ picks its MatMult by block size, and a copy must not be left with the generic one)
+   and compute the same product. */
+static PetscErrorCode CheckSameKernels(TestContext *ctx, Mat made, Mat ref, const char *what)
+{
+  static const char *names[6] = {"MatMult", "MatMultAdd", "the local block's MatMult", "the local block's MatMultAdd", "the ghost block's MatMult", "the ghost block's MatMultAdd"};
+  void (*ops[2][6])(void);
+  MatType   type[2];
+  PetscBool same;
+  PetscReal rel;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetType(made, &type[0]));
+  PetscCall(MatGetType(ref, &type[1]));
+  PetscCall(PetscStrcmp(type[0], type[1], &same));
+  TEST_CHECK(ctx->comm, same, ctx->failures, "bs %" PetscInt_FMT ", %s: type %s, expected %s", ctx->param, what, type[0], type[1]);
+  PetscCall(ProductOps(made, ops[0]));
+  PetscCall(ProductOps(ref, ops[1]));
+  for (int k = 0; k < 6; k++) TEST_CHECK(PETSC_COMM_SELF, ops[0][k] == ops[1][k], ctx->failures, "[%d] bs %" PetscInt_FMT ", %s: %s is not the one PETSc gives a %s it made itself", (int)ctx->rank, ctx->param, what, names[k], type[1]);
+  PetscCall(SameOperator(made, ref, &rel));
+  TEST_CHECK(ctx->comm, rel <= 1e-12, ctx->failures, "bs %" PetscInt_FMT ", %s: the products differ by %g", ctx->param, what, (double)rel);
+  PetscFunctionReturn(0);
+}
+
+/* Every BAIJ or AIJ matrix we hand back runs the kernels PETSc picks for one it assembles itself, for
+   the block size ctx->param: MatConvert of ours to BAIJ, of a MatDuplicate of ours (made anew or in
+   place), to AIJ (against PETSc's own MatConvert of its BAIJ), on one rank or several (the blocks). */
+static PetscErrorCode BAIJKernels(TestContext *ctx)
+{
+  const PetscInt bs = ctx->param;
+  Mat            baij, ours, dup, made, aij;
+
+  PetscFunctionBegin;
+  PetscCall(TestRandomBlockMatrix(ctx->comm, MATBAIJ, bs, 6, 6 * ctx->size, 3, PETSC_FALSE, PETSC_FALSE, 7u, &baij));
+  PetscCall(TestRandomBlockMatrix(ctx->comm, MATBSRCUSTOM, bs, 6, 6 * ctx->size, 3, PETSC_FALSE, PETSC_FALSE, 7u, &ours));
+
+  PetscCall(MatConvert(ours, MATBAIJ, MAT_INITIAL_MATRIX, &made));
+  PetscCall(CheckSameKernels(ctx, made, baij, "MatConvert(ours, MATBAIJ)"));
+  PetscCall(MatDestroy(&made));
+
+  PetscCall(MatDuplicate(ours, MAT_COPY_VALUES, &dup));
+  PetscCall(MatConvert(dup, MATBAIJ, MAT_INITIAL_MATRIX, &made));
+  PetscCall(CheckSameKernels(ctx, made, baij, "MatConvert(MatDuplicate(ours), MATBAIJ)"));
+  PetscCall(MatDestroy(&made));
+  PetscCall(MatConvert(dup, MATBAIJ, MAT_INPLACE_MATRIX, &dup));
+  PetscCall(CheckSameKernels(ctx, dup, baij, "MatConvert(MatDuplicate(ours), MATBAIJ, in place)"));
+  PetscCall(MatDestroy(&dup));
+
+  PetscCall(MatConvert(baij, MATAIJ, MAT_INITIAL_MATRIX, &aij));
+  PetscCall(MatConvert(ours, MATAIJ, MAT_INITIAL_MATRIX, &made));
+  PetscCall(CheckSameKernels(ctx, made, aij, "MatConvert(ours, MATAIJ)"));
+  PetscCall(MatDestroy(&made));
+  PetscCall(MatDestroy(&aij));
+
+  PetscCall(MatDestroy(&ours));
+  PetscCall(MatDestroy(&baij));
+  PetscFunctionReturn(0);
+}
+
 /* makings[ctx->param] on BAIJ and on ours (the Pair in ctx->data): where BAIJ gave (seq|mpi)baij ours
    must give (seq|mpi)bsrcustom, where BAIJ gave another type ours must give that type, where BAIJ
    refused ours may refuse too; the products must agree. */
@@ -320,9 +405,29 @@ static PetscErrorCode Derived(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"duplicate", Derived, 0},         {"convert_same", Derived, 1},       {"transpose", Derived, 2},       {"transpose_inplace", Derived, 3}, {"submatrix", Derived, 4},        {"submatrices", Derived, 5},
-    {"permute", Derived, 6},           {"redundant", Derived, 7},          {"concatenate_seq", Derived, 8}, {"diagonal_block", Derived, 9},    {"multiproc_block", Derived, 10}, {"axpy_new_pattern", Derived, 11},
-    {"matmatmult_dense", Derived, 12}, {"matmatmult_sparse", Derived, 13}, {"ptap", Derived, 14},           {"dmda_coarse", Derived, 15},
+    {"duplicate", Derived, 0},
+    {"convert_same", Derived, 1},
+    {"transpose", Derived, 2},
+    {"transpose_inplace", Derived, 3},
+    {"submatrix", Derived, 4},
+    {"submatrices", Derived, 5},
+    {"permute", Derived, 6},
+    {"redundant", Derived, 7},
+    {"concatenate_seq", Derived, 8},
+    {"diagonal_block", Derived, 9},
+    {"multiproc_block", Derived, 10},
+    {"axpy_new_pattern", Derived, 11},
+    {"matmatmult_dense", Derived, 12},
+    {"matmatmult_sparse", Derived, 13},
+    {"ptap", Derived, 14},
+    {"dmda_coarse", Derived, 15},
+    {"baij_kernels_bs1", BAIJKernels, 1},
+    {"baij_kernels_bs2", BAIJKernels, 2},
+    {"baij_kernels_bs3", BAIJKernels, 3},
+    {"baij_kernels_bs4", BAIJKernels, 4},
+    {"baij_kernels_bs5", BAIJKernels, 5},
+    {"baij_kernels_bs6", BAIJKernels, 6},
+    {"baij_kernels_bs7", BAIJKernels, 7},
   };
   Pair        p;
   PetscMPIInt size;
@@ -331,7 +436,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCheck(PETSC_STATIC_ARRAY_LENGTH(cases) == PETSC_STATIC_ARRAY_LENGTH(makings), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "a case for every making");
+  PetscCheck(PETSC_STATIC_ARRAY_LENGTH(cases) == PETSC_STATIC_ARRAY_LENGTH(makings) + 7, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "a case for every making, and the block sizes of baij_kernels");
   p.bs = 3;
   PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBAIJ, p.bs, 8, 8 * size, 3, PETSC_FALSE, PETSC_FALSE, 11u, &p.baij));
   PetscCall(TestRandomBlockMatrix(PETSC_COMM_WORLD, MATBSRCUSTOM, p.bs, 8, 8 * size, 3, PETSC_FALSE, PETSC_FALSE, 11u, &p.ours));

@@ -499,6 +499,10 @@ static PetscErrorCode MatSetValuesBlocked_MPIBSRCustom(Mat A, PetscInt m, const 
     PetscCall((*c->baij_setvaluesblocked)(A, m, im, n, in, v, mode));
     PetscFunctionReturn(0);
   }
+  /* out-of-range block indices get MatSetValuesBlocked_MPIBAIJ's errors, which name the block index,
+     not the scalar path's (for another rank's row MPIBAIJ would raise it on the owner at assembly) */
+  for (PetscInt i = 0; i < m; i++) PetscCheck(im[i] < A->rmap->N / bs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block indexed row too large %" PetscInt_FMT " max %" PetscInt_FMT, im[i], A->rmap->N / bs - 1);
+  for (PetscInt j = 0; j < n; j++) PetscCheck(in[j] < A->cmap->N / bs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block indexed column too large %" PetscInt_FMT " max %" PetscInt_FMT, in[j], A->cmap->N / bs - 1);
   PetscCall(PetscMalloc2(m * bs, &rows, n * bs, &cols));
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt r = 0; r < bs; r++) rows[i * bs + r] = im[i] < 0 ? -1 : im[i] * bs + r;

@@ -200,15 +200,59 @@ static PetscErrorCode MatMultAdd_SeqBSRCustom(Mat A, Vec x, Vec y, Vec z)
   PetscFunctionReturn(0);
 }
 
-/* BAIJ re-selects MatMult by block size at preallocation: remember its choice, then put ours back. */
-static void MatSeqBSRCustomInstallMultOps(Mat A)
+/*
+   The MatMult/MatMultAdd that SeqBAIJ's preallocation picks for A's block size, read off a 1-block
+   SeqBAIJ that PETSc preallocates itself with A's options prefix, so the same options apply
+   (-mat_no_unroll, -mat_baij_mult_version). SeqBAIJ picks its kernels there and nowhere else: a
+   matrix made by MatDuplicate_SeqBAIJ keeps the generic MatMult_SeqBAIJ_N whatever its block size;
+   and Debian's PETSc hides the MatMult_SeqBAIJ_<bs> symbols.
+*/
+static PetscErrorCode MatSeqBSRCustomPreallocatedBAIJMultOps(Mat A, PetscErrorCode (**mult)(Mat, Vec, Vec), PetscErrorCode (**multadd)(Mat, Vec, Vec, Vec))
+{
+  Mat         T;
+  PetscInt    bs;
+  const char *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(MatGetOptionsPrefix(A, &prefix));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &T));
+  PetscCall(MatSetSizes(T, bs, bs, bs, bs));
+  PetscCall(MatSetOptionsPrefix(T, prefix));
+  PetscCall(MatSetType(T, MATSEQBAIJ));
+  PetscCall(MatSeqBAIJSetPreallocation(T, bs, 1, NULL));
+  *mult    = T->ops->mult;
+  *multadd = T->ops->multadd;
+  PetscCall(MatDestroy(&T));
+  PetscFunctionReturn(0);
+}
+
+/* Keeps b->baij_mult/multadd, what the reverse convert puts back, at SeqBAIJ's choice for a
+   preallocated matrix of A's block size: taken again whenever SeqBAIJ's own are found on A (after
+   the convert, a preallocation, a duplicate); before any preallocation SeqBAIJ's generic ones stand,
+   and the preallocation will pick. */
+static PetscErrorCode MatSeqBSRCustomSaveBAIJMultOps(Mat A)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
-  if (A->ops->mult != MatMult_SeqBSRCustom) b->baij_mult = A->ops->mult;
-  if (A->ops->multadd != MatMultAdd_SeqBSRCustom) b->baij_multadd = A->ops->multadd;
+  PetscFunctionBegin;
+  if (A->ops->mult == MatMult_SeqBSRCustom && A->ops->multadd == MatMultAdd_SeqBSRCustom) PetscFunctionReturn(0);
+  if (A->preallocated) PetscCall(MatSeqBSRCustomPreallocatedBAIJMultOps(A, &b->baij_mult, &b->baij_multadd));
+  else {
+    b->baij_mult    = A->ops->mult;
+    b->baij_multadd = A->ops->multadd;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* BAIJ re-selects MatMult by block size at preallocation: remember its choice, then put ours back. */
+static PetscErrorCode MatSeqBSRCustomInstallMultOps(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomSaveBAIJMultOps(A));
   A->ops->mult    = MatMult_SeqBSRCustom;
   A->ops->multadd = MatMultAdd_SeqBSRCustom;
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
@@ -218,7 +262,7 @@ static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall((*b->baij_assemblyend)(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
-  MatSeqBSRCustomInstallMultOps(A);
+  PetscCall(MatSeqBSRCustomInstallMultOps(A));
   PetscCall(MatSeqBSRCustomProductsInstall_Private(A, PETSC_TRUE));
   PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_TRUE));
   PetscFunctionReturn(0);
@@ -512,8 +556,6 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   b->baij_setfromoptions   = B->ops->setfromoptions;
   b->baij_fdcoloringsetup  = B->ops->fdcoloringsetup;
   b->baij_fdcoloringcreate = B->ops->fdcoloringcreate;
-  b->baij_mult             = B->ops->mult;
-  b->baij_multadd          = B->ops->multadd;
   b->baij_setvalues        = B->ops->setvalues;
   b->baij_bindtocpu        = B->ops->bindtocpu;
   b->block_preallocated = B->preallocated;
@@ -539,7 +581,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCall(MatBSRCustomMakersInstall_Private(B, B->ops, &b->makers, PETSC_TRUE));
   if (b->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_SeqBSRCustom;
   if (b->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_SeqBSRCustom;
-  MatSeqBSRCustomInstallMultOps(B);
+  PetscCall(MatSeqBSRCustomInstallMultOps(B));
   PetscCall(MatSeqBSRCustomProductsInstall_Private(B, PETSC_TRUE));
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_TRUE, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBSRCUSTOM));
@@ -558,6 +600,7 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)B->spptr;
 
   PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomSaveBAIJMultOps(B)); /* a preallocation since the last assembly may have left SeqBAIJ's */
   B->ops->destroy                       = b->baij_destroy;
   B->ops->duplicate                     = b->baij_duplicate;
   B->ops->assemblyend                   = b->baij_assemblyend;

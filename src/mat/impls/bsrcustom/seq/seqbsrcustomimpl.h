@@ -22,7 +22,7 @@ typedef struct {
   PetscErrorCode (*baij_fdcoloringsetup)(Mat, ISColoring, MatFDColoring);
   PetscErrorCode (*baij_zerorows)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
   PetscErrorCode (*baij_fdcoloringcreate)(Mat, ISColoring, MatFDColoring);
-  PetscErrorCode (*baij_mult)(Mat, Vec, Vec); /* BAIJ picks these by block size at preallocation */
+  PetscErrorCode (*baij_mult)(Mat, Vec, Vec); /* SeqBAIJ's choice by block size for a preallocated matrix (MatSeqBSRCustomSaveBAIJMultOps) */
   PetscErrorCode (*baij_multadd)(Mat, Vec, Vec, Vec);
   PetscErrorCode (*baij_setvalues)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
   PetscErrorCode (*baij_seqbaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[]);
