@@ -8,14 +8,20 @@
    per setup, as for BAIJ, and then applies them with a batched GEMV on CUDA vectors, so a CG + PBJacobi
    iteration never copies a vector to the host. That apply reads its vectors as CUDA vectors, and the
    choice is made at the PC's setup, before it sees one: we give the blocks only where the solve's
-   vectors are CUDA vectors, as far as the matrix can tell (MatBSRCustomSolveOnDevice: the DM's vector
-   type where the matrix came from a DM, else the vectors of its last product, else those MatCreateVecs
-   makes). Elsewhere (host vectors, CPU backend, bound to the CPU, no CUDA in PETSc, a block row
-   without its diagonal block) we give nothing and PBJacobi runs BAIJ's host path, with BAIJ's errors;
+   vectors are CUDA vectors, as far as the matrix can tell, since that apply reads host vectors as CUDA
+   vectors without a word (MatBSRCustomSolveOnDevice: the DM's vector type where the matrix came from
+   a DM, else whether its products all ran on CUDA vectors, else what MatCreateVecs makes). Elsewhere
+   (host vectors, CPU backend, bound to the CPU, no CUDA in PETSc, a block row without its diagonal
+   block) we give nothing and PBJacobi runs BAIJ's host path, with BAIJ's errors;
    -info says which and why.
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include <petscdm.h>
+
+/* the kinds of vectors a matrix's GPU products ran on */
+typedef struct {
+  PetscBool host, device;
+} MatBSRCustomVectorsSeen;
 
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
 /* diag (NULL when a block row lacks its diagonal block): the diagonal blocks of A, an aijcusparse matrix */
@@ -108,9 +114,11 @@ static PetscErrorCode IsCUDAVecType(VecType t, PetscBool *cuda)
   PetscFunctionReturn(0);
 }
 
-/* Whether the solve that sets PBJacobi up on A runs on CUDA vectors, as far as A can tell: the vector
-   type of the DM A came from (KSP takes its vectors there), else the vectors A's last product had,
-   else those MatCreateVecs gives (KSP's without a DM); the same answer on every rank */
+/* Whether the solve that sets PBJacobi up on A runs on CUDA vectors, as far as A can tell. PETSc's GPU
+   apply reads host vectors as CUDA vectors without a word, so the answer is yes only on positive
+   evidence: the vector type of the DM A came from (KSP takes its vectors there); without a DM, A's
+   products so far all ran on CUDA vectors, or there were none and MatCreateVecs gives CUDA vectors
+   (KSP's without a DM). One host product is enough for the host. The same answer on every rank. */
 static PetscErrorCode MatBSRCustomSolveOnDevice(Mat A, PetscBool *on_device, char *why, size_t len)
 {
   DM             dm = NULL;
@@ -118,53 +126,52 @@ static PetscErrorCode MatBSRCustomSolveOnDevice(Mat A, PetscBool *on_device, cha
 
   PetscFunctionBegin;
   PetscCall(MatGetDM(A, &dm));
-  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_LastVectors", (PetscObject *)&seen));
+  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_VectorsSeen", (PetscObject *)&seen));
   if (dm) {
     VecType vt;
     PetscCall(DMGetVecType(dm, &vt));
     PetscCall(IsCUDAVecType(vt, on_device));
     PetscCall(PetscSNPrintf(why, len, "the matrix's DM makes %s vectors", vt ? vt : "default"));
   } else if (seen) {
-    PetscBool *last;
-    PetscCall(PetscContainerGetPointer(seen, (void **)&last));
-    *on_device = *last;
-    PetscCall(PetscSNPrintf(why, len, "the matrix's last product ran on %s vectors", *on_device ? "CUDA" : "host"));
+    const MatBSRCustomVectorsSeen *v;
+    PetscCall(PetscContainerGetPointer(seen, (void **)&v));
+    *on_device = (PetscBool)!v->host;
+    PetscCall(PetscSNPrintf(why, len, "the matrix's products so far ran on %s", v->host ? "host vectors" : "CUDA vectors only"));
   } else {
     PetscCall(IsCUDAVecType(A->defaultvectype, on_device));
-    PetscCall(PetscSNPrintf(why, len, "MatCreateVecs gives %s vectors and no product ran yet", A->defaultvectype ? A->defaultvectype : "host"));
+    PetscCall(PetscSNPrintf(why, len, "no product ran yet and MatCreateVecs gives %s vectors", A->defaultvectype ? A->defaultvectype : "host"));
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, on_device, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(0);
 }
 #endif
 
-static PetscErrorCode LastVectorsDestroy(void *arg)
+static PetscErrorCode VectorsSeenDestroy(void *arg)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(BSRC_CTX_OF(arg)));
   PetscFunctionReturn(0);
 }
 
-/* Records whether A's product ran on CUDA vectors (MatBSRCustomSolveOnDevice reads it), in a
+/* Notes the kind of vectors a product of A ran on (MatBSRCustomSolveOnDevice reads it), in a
    container composed on A */
 static PetscErrorCode MatBSRCustomNoteVectors(Mat A, PetscBool on_device)
 {
-  PetscContainer seen;
-  PetscBool     *last;
+  PetscContainer           seen;
+  MatBSRCustomVectorsSeen *v;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_LastVectors", (PetscObject *)&seen));
+  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_VectorsSeen", (PetscObject *)&seen));
   if (!seen) {
-    PetscCall(PetscNew(&last));
+    PetscCall(PetscNew(&v));
     PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &seen));
-    PetscCall(PetscContainerSetPointer(seen, last));
-    PetscCall(BSRCContainerSetDestroy(seen, LastVectorsDestroy));
-    PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_LastVectors", (PetscObject)seen));
+    PetscCall(PetscContainerSetPointer(seen, v));
+    PetscCall(BSRCContainerSetDestroy(seen, VectorsSeenDestroy));
+    PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_VectorsSeen", (PetscObject)seen));
     PetscCall(PetscContainerDestroy(&seen)); /* A holds it */
-    PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_LastVectors", (PetscObject *)&seen));
-  }
-  PetscCall(PetscContainerGetPointer(seen, (void **)&last));
-  *last = on_device;
+  } else PetscCall(PetscContainerGetPointer(seen, (void **)&v));
+  if (on_device) v->device = PETSC_TRUE;
+  else v->host = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
