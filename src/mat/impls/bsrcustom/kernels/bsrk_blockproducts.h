@@ -1,0 +1,91 @@
+/*
+   PETSc-free sparse products of block matrices, the setup products of smoothed-aggregation
+   multigrid (issue 37): C = A P (A times the prolongator) and the Galerkin product C = P^T A P.
+
+   Blocks may be rectangular: a matrix of nbrows x nbcols blocks, each rbs x cbs, stored like
+   PETSc's BAIJ: rowptr[nbrows+1], colidx[nblocks] strictly increasing within a row, and
+   values[nblocks*rbs*cbs] with each block column-major: entry (i, j) of block k is
+   values[k*rbs*cbs + j*rbs + i]. With rbs == cbs this is BAIJ's layout, so BAIJ's arrays are used
+   in place (3D elasticity: A in 3x3 blocks, P in 3x6 blocks for the 6 rigid-body modes; the coarse
+   levels in 6x6 blocks).
+
+   A product is computed in two phases, as PETSc's MatProduct does:
+     bsrk_ap_symbolic / bsrk_ptap_symbolic   once per pattern: C's block structure and the plan
+                                             of the numeric phase, in an opaque bsrk_block_product;
+     bsrk_block_product_numeric               any number of times: C's values from the operands'
+                                             current values (the patterns given to the symbolic
+                                             phase), written into the caller's array, which has
+                                             C's structure (bsrk_block_product_result);
+     bsrk_block_product_free.
+   The results are the same bits for any thread count (every block of C is summed by one thread,
+   in an order that does not depend on the threads).
+
+   Index widths: block indices are bsrk_idx (PETSc's PetscInt); counts that can exceed them (the
+   block products of the symbolic phase, scalar offsets nblocks*rbs*cbs) are 64-bit. A product whose
+   block count does not fit in bsrk_idx is refused (BSRK_ERR_ARG; 32-bit PetscInt).
+*/
+#ifndef BSRK_BLOCKPRODUCTS_H
+#define BSRK_BLOCKPRODUCTS_H
+
+#include "bsrkernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A block sparse matrix with rbs x cbs blocks (see above). values may be NULL for the symbolic
+   phase. */
+typedef struct {
+  bsrk_idx        nbrows, nbcols; /* block rows and block columns */
+  bsrk_idx        rbs, cbs;       /* rows and columns of every block, >= 1 */
+  const bsrk_idx *rowptr;         /* [nbrows+1], non-decreasing from 0 */
+  const bsrk_idx *colidx;         /* [rowptr[nbrows]], in [0, nbcols), strictly increasing within a row */
+  const double   *values;         /* [rowptr[nbrows]*rbs*cbs], each block column-major */
+} bsrk_rect_matrix;
+
+/* The plan of one product (opaque): C's structure, the operands' shapes, the transposed structure
+   of P (P^T A P) and the intermediate A P's structure and values. */
+typedef struct bsrk_block_product bsrk_block_product;
+
+typedef enum {
+  BSRK_PRODUCT_AP   = 0, /* C = A P */
+  BSRK_PRODUCT_PTAP = 1  /* C = P^T A P */
+} bsrk_product_kind;
+
+/* C = A P: A has rbs_A x cbs_A blocks, P has cbs_A x cbs_P blocks and A's nbcols block rows; C has
+   A's nbrows x P's nbcols blocks of rbs_A x cbs_P. Checks both operands' structure (BSRK_ERR_ARG:
+   NULL pointers, negative sizes, mismatched inner dimension or block size, a rowptr that is not
+   non-decreasing from 0, colidx out of range or not strictly increasing in a row). nthreads >= 1
+   OpenMP threads. On success *product is the plan (free with bsrk_block_product_free); on failure
+   it is NULL. */
+bsrk_status bsrk_ap_symbolic(const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, int nthreads, bsrk_block_product **product);
+
+/* C = P^T A P: A square (nbrows == nbcols) with square b x b blocks, P with A's nbrows block rows
+   and b x c blocks; C has P's nbcols x nbcols blocks of c x c. Computed as A P (kept in the plan),
+   then P^T (A P) through P's transposed structure, built here, so that each block row of C is summed
+   by one thread. Same checks and contract as bsrk_ap_symbolic. */
+bsrk_status bsrk_ptap_symbolic(const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, int nthreads, bsrk_block_product **product);
+
+/* C's shape and structure: C->rowptr and C->colidx point into the plan (valid until it is freed),
+   C->values is NULL. */
+bsrk_status bsrk_block_product_result(const bsrk_block_product *product, bsrk_rect_matrix *C);
+
+/* Which product the plan computes. */
+bsrk_product_kind bsrk_block_product_kind(const bsrk_block_product *product);
+
+/* Floating-point operations of one numeric phase (2 per multiply-add), for the caller's logging. */
+double bsrk_block_product_flops(const bsrk_block_product *product);
+
+/* Fills C_values (C's structure: rowptr[nbrows]*rbs*cbs doubles, every one written) from A's and P's
+   current values, on nthreads >= 1 OpenMP threads. A and P have the shapes, block sizes and block
+   counts the plan was made for (else BSRK_ERR_ARG); their patterns are the ones given to the
+   symbolic phase: a pattern whose product has a block outside C's structure, or a P whose blocks
+   moved, gives BSRK_ERR_ARG (C_values then undefined), never a write outside C_values. */
+bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, int nthreads, double *C_values);
+
+void bsrk_block_product_free(bsrk_block_product *product);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
