@@ -208,7 +208,7 @@ bool product_values(const bsrk_rect_matrix *A, const bsrk_rect_matrix *B, const 
 bool transposed_product_values(const bsrk_block_product *plan, const bsrk_rect_matrix *P, double *Cvalues, int nthreads, bsrk_idx *markers)
 {
   const TransposedRows
-    x{plan->pt_rowptr.data(), plan->pt_row.data(), plan->pt_block.data(), P->rowptr, P->colidx, P->values, plan->ap.rowptr.data(), plan->ap.colidx.data(), plan->ap_values.data(), plan->c.rowptr.data(), plan->c.colidx.data(), Cvalues, plan->c.nbcols, P->cbs, P->rbs, P->cbs};
+    x{plan->pt_rowptr.data(), plan->pt_row.data(), plan->pt_block.data(), P->rowptr, P->colidx, P->values, plan->ap.rowptr.data(), plan->ap.colidx.data(), plan->ap_values.get(), plan->c.rowptr.data(), plan->c.colidx.data(), Cvalues, plan->c.nbcols, P->cbs, P->rbs, P->cbs};
   return all_rows(transposed_row_for(P->cbs, P->rbs, P->cbs), x, plan->c.nbrows, plan->c.nbcols, nthreads, markers);
 }
 
@@ -227,6 +227,6 @@ extern "C" bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, c
   }
   bsrk_idx *markers = product->markers.data();
   if (product->kind == BSRK_PRODUCT_AP) return product_values(A, P, C, C_values, nthreads, markers) ? BSRK_OK : BSRK_ERR_ARG;
-  if (!product_values(A, P, product->ap, product->ap_values.data(), nthreads, markers)) return BSRK_ERR_ARG;
+  if (!product_values(A, P, product->ap, product->ap_values.get(), nthreads, markers)) return BSRK_ERR_ARG;
   return transposed_product_values(product, P, C_values, nthreads, markers) ? BSRK_OK : BSRK_ERR_ARG;
 }

@@ -8,7 +8,9 @@
 
 #include "bsrk_blockproducts.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace bsrk_blockproduct {
@@ -32,8 +34,10 @@ struct Shape {
 struct bsrk_block_product {
   bsrk_product_kind            kind = BSRK_PRODUCT_AP;
   bsrk_blockproduct::Shape     A, P;
-  bsrk_blockproduct::Structure ap;          /* A P: the result (AP) or the intermediate (PtAP) */
-  std::vector<double>          ap_values;   /* PtAP: A P's values, ap.nblocks() blocks of A.rbs x P.cbs */
+  bsrk_blockproduct::Structure ap;        /* A P: the result (AP) or the intermediate (PtAP) */
+  std::unique_ptr<double[]>    ap_values; /* PtAP: A P's values, ap.nblocks() blocks of A.rbs x P.cbs; not
+                                              zeroed here: each numeric row zeroes its own (first touch) */
+  size_t                       ap_scalars = 0;
   std::vector<bsrk_idx>        pt_rowptr;   /* PtAP: P^T's structure, [P.nbcols + 1] */
   std::vector<bsrk_idx>        pt_row;      /* PtAP: entry e of P^T is block (pt_row[e], column) of P, */
   std::vector<bsrk_idx>        pt_block;    /*       P's block pt_block[e]; increasing pt_row in a row */
@@ -43,6 +47,11 @@ struct bsrk_block_product {
 
   const bsrk_blockproduct::Structure &result() const { return kind == BSRK_PRODUCT_AP ? ap : c; }
   bsrk_idx                            result_rbs() const { return kind == BSRK_PRODUCT_AP ? A.rbs : P.cbs; }
+  size_t                              bytes() const
+  {
+    const size_t idx = ap.rowptr.size() + ap.colidx.size() + pt_rowptr.size() + pt_row.size() + pt_block.size() + c.rowptr.size() + c.colidx.size() + markers.size();
+    return sizeof(*this) + idx * sizeof(bsrk_idx) + ap_scalars * sizeof(double);
+  }
 };
 
 #endif

@@ -161,7 +161,8 @@ bsrk_status ptap_symbolic(const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, 
 {
   plan->kind = BSRK_PRODUCT_PTAP;
   if (!ap_structure(A, P, nthreads, plan)) return BSRK_ERR_ARG;
-  plan->ap_values.resize((size_t)plan->ap.nblocks() * (size_t)A->rbs * (size_t)P->cbs);
+  plan->ap_scalars = (size_t)plan->ap.nblocks() * (size_t)A->rbs * (size_t)P->cbs;
+  plan->ap_values.reset(new double[plan->ap_scalars]);
   transposed_structure(P, plan);
   int64_t products = 0;
   if (!union_of_rows(P->nbcols, P->nbcols, plan->pt_rowptr.data(), plan->pt_row.data(), plan->ap.rowptr.data(), plan->ap.colidx.data(), nthreads, &plan->c, &products)) return BSRK_ERR_ARG;
@@ -222,6 +223,11 @@ extern "C" bsrk_product_kind bsrk_block_product_kind(const bsrk_block_product *p
 extern "C" double bsrk_block_product_flops(const bsrk_block_product *product)
 {
   return product ? product->flops : 0.0;
+}
+
+extern "C" size_t bsrk_block_product_bytes(const bsrk_block_product *product)
+{
+  return product ? product->bytes() : 0;
 }
 
 extern "C" void bsrk_block_product_free(bsrk_block_product *product)

@@ -83,6 +83,10 @@ double bsrk_block_product_flops(const bsrk_block_product *product);
    moved, gives BSRK_ERR_ARG (C_values then undefined), never a write outside C_values. */
 bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, int nthreads, double *C_values);
 
+/* Bytes the plan holds (for P^T A P mostly A P's values: its blocks times b x c doubles), for the
+   caller's memory accounting. */
+size_t bsrk_block_product_bytes(const bsrk_block_product *product);
+
 void bsrk_block_product_free(bsrk_block_product *product);
 
 #ifdef __cplusplus
