@@ -147,6 +147,7 @@ struct Computed {
   std::vector<Idx>    rowptr, colidx;
   std::vector<double> values;
   double              flops = 0.0;
+  size_t              bytes = 0; // what the plan held
 };
 
 Computed compute(bool ptap, const Rect &A, const Rect &P, int threads)
@@ -163,6 +164,7 @@ Computed compute(bool ptap, const Rect &A, const Rect &P, int threads)
   out.values.assign((size_t)out.rowptr.back() * out.C.rbs * out.C.cbs, -99.0); // every entry must be written
   EXPECT_EQ(bsrk_block_product_numeric(plan, &Av, &Pv, threads, out.values.data()), BSRK_OK);
   out.flops = bsrk_block_product_flops(plan);
+  out.bytes = bsrk_block_product_bytes(plan);
   bsrk_block_product_free(plan);
   out.C.rowptr = out.rowptr.data();
   out.C.colidx = out.colidx.data();
@@ -197,6 +199,9 @@ void expect_matches_reference(bool ptap, const Rect &A, const Rect &P, const std
   }
   EXPECT_LE(err, kRelTol * nrm) << what;
   EXPECT_GE(got.flops, 0.0) << what;
+  size_t ap_blocks = 0;
+  for (const auto &row : AP) ap_blocks += row.size();
+  if (ptap) EXPECT_GE(got.bytes, ap_blocks * A.rbs * P.cbs * sizeof(double)) << what << ": the plan keeps A P's values";
 }
 
 std::string label(const char *product, Idx b, Idx c, uint64_t seed)

@@ -11,9 +11,11 @@
 
    P^T A P is computed as A P, then P^T (A P) through P^T's structure (a counting sort of P's blocks
    by block column, with each entry's block of P): every block row of C is then summed by one thread
-   from A P's rows, so the result has no races and the same bits for any thread count. Summing P^T's
-   contributions row by row of A P instead (one pass, no A P kept) scatters into rows of C that other
-   threads own: atomics or per-thread copies of C, whose sums depend on the thread count.
+   from A P's rows, so the result has no races and the same bits for any thread count. The price is
+   A P's values, kept in the plan (its blocks times b x c doubles). Summing P^T's contributions row
+   by row of A P instead (one pass, no A P kept) scatters into rows of C that other threads own:
+   atomics or per-thread copies of C, whose sums depend on the thread count; and on one thread it was
+   not faster (docs/design.md, bench/bench_block_products.cpp).
 */
 #include "bsrk_blockproduct_plan.h"
 
