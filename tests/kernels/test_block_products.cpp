@@ -201,7 +201,9 @@ void expect_matches_reference(bool ptap, const Rect &A, const Rect &P, const std
   EXPECT_GE(got.flops, 0.0) << what;
   size_t ap_blocks = 0;
   for (const auto &row : AP) ap_blocks += row.size();
-  if (ptap) EXPECT_GE(got.bytes, ap_blocks * A.rbs * P.cbs * sizeof(double)) << what << ": the plan keeps A P's values";
+  if (ptap) {
+    EXPECT_GE(got.bytes, ap_blocks * A.rbs * P.cbs * sizeof(double)) << what << ": the plan keeps A P's values";
+  }
 }
 
 std::string label(const char *product, Idx b, Idx c, uint64_t seed)
