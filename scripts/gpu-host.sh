@@ -17,7 +17,7 @@
 #               >= 1 GB of matrix per GPU; results in $OUT/bench (scale-*.json, scale-*.log)
 #   overlap16   bench_matmult on 16 CPU ranks (the halo overlap at 16 ranks, MatMult with and without MPI
 #               progress during the local product); OVERLAP16_RUNS='opts;opts' for more runs; results in $OUT/bench
-# The current PETSc with CUDA (device vectors), in the same call or while the machine is held:
+# PETSc 3.25.4 with CUDA (device vectors), in the same call or while the machine is held:
 #   petsc-cuda  PETSc 3.25.4 with CUDA into /tmp/petsc-3.25.4-cuda: unpacked from
 #               .gpu-extra/petsc-3.25.4-cuda.tar.xz where `prepare-cuda` put one (built on the build
 #               machine with the same Debian Open MPI and CUDA 13: seconds), else built from the source
@@ -57,7 +57,7 @@ prepare)
   # the kit's include/petsc is a relative link to share/petsc/3.18/include/petsc, which it does not carry
   tar -cf - /usr/share/petsc/3.18/include 2>/dev/null | xz -T0 > .gpu-extra/petsc-include.tar.xz
   cp $E/ksp/ksp/tutorials/ex56.c .gpu-extra/examples/ksp/ksp/tutorials/
-  # the current PETSc with CUDA: prebuilt (prepare-cuda) or its source, for petsc-cuda
+  # PETSc 3.25.4 with CUDA: prebuilt (prepare-cuda) or its source, for petsc-cuda
   if [[ -d /tmp/petsc-3.25.4-cuda/lib ]]; then
     tar -C /tmp -cf - petsc-3.25.4-cuda | xz -T0 > .gpu-extra/petsc-3.25.4-cuda.tar.xz
   else

@@ -1,25 +1,37 @@
 #!/usr/bin/env bash
-# Builds the current PETSc release (3.25.4) from the vendored source into a prefix, for building and
-# testing the plugin against it. Nothing is downloaded: PETSc uses the MPI and BLAS/LAPACK at hand.
+# Builds PETSc from a vendored source into a prefix, for building and testing the plugin against it:
+# the release 3.25.4 by default, or a snapshot of PETSc's main branch. Nothing is downloaded: PETSc
+# uses the MPI and BLAS/LAPACK at hand.
 #
 #   scripts/petsc-build.sh cpu  [prefix]   this machine: Debian's Open MPI and reference BLAS/LAPACK
 #   scripts/petsc-build.sh cuda [prefix]   a GPU host: CUDA (SM 80 and 90), the gpu-kit's Open MPI
 #                                          and BLAS/LAPACK (source .kit/env.sh with KIT_MPI_ONLY=1 first)
 #
-# Default prefix: $BSRCUSTOM_PETSC_CACHE/petsc-3.25.4-<variant>, where BSRCUSTOM_PETSC_CACHE defaults
+# Which PETSc: $BSRCUSTOM_PETSC, 3.25.4 by default; main-2026-08-21 for the snapshot of main in
+# petsc-main-2026-08-21.tar.xz (it reports 3.25.99); `main` for the newest petsc-main-*.tar.xz found.
+# Default prefix: $BSRCUSTOM_PETSC_CACHE/petsc-<version>-<variant>, where BSRCUSTOM_PETSC_CACHE defaults
 # to ~/.cache/bsrcustom (outside the clone, so fresh clones reuse it). A prefix that holds a complete
 # build (lib/petsc/conf/petscvariables and the library) is reused as it is; make install puts PETSc's
 # example sources under share/petsc/examples/src, which the tests build. Prints the prefix on the
 # last line of its output. The source comes from $PETSC_TARBALL, else the first
-# petsc-3.25.4.tar.xz found in ../shared/vendor, shared/vendor (from the repository's root).
+# petsc-<version>.tar.xz (unpacking to petsc-<version>/) found in ../shared/vendor, shared/vendor
+# (from the repository's root).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-version=3.25.4
+vendor=("$root/../shared/vendor" "$root/shared/vendor")
+version=${BSRCUSTOM_PETSC:-3.25.4}
+if [[ $version == main ]]; then
+  # the newest snapshot at hand (dated names sort by date)
+  newest=$(for d in "${vendor[@]}"; do compgen -G "$d/petsc-main-*.tar.xz" || true; done | xargs -r -n1 basename | sort | tail -n 1)
+  [[ -n $newest ]] || { echo "petsc-build: no petsc-main-*.tar.xz in ../shared/vendor or shared/vendor" >&2; exit 1; }
+  version=${newest#petsc-}
+  version=${version%.tar.xz}
+fi
 variant=${1:-}
 case $variant in
 cpu | cuda) ;;
 *)
-  echo "usage: scripts/petsc-build.sh cpu|cuda [prefix]" >&2
+  echo "usage: [BSRCUSTOM_PETSC=3.25.4|main-2026-08-21|main] scripts/petsc-build.sh cpu|cuda [prefix]" >&2
   exit 2
   ;;
 esac
@@ -47,7 +59,7 @@ need mpicc "an MPI with compiler wrappers is needed (apt-get install libopenmpi-
 need mpicxx "an MPI with compiler wrappers is needed (apt-get install libopenmpi-dev openmpi-bin)"
 tarball=${PETSC_TARBALL:-}
 if [[ -z $tarball ]]; then
-  for d in "$root/../shared/vendor" "$root/shared/vendor"; do
+  for d in "${vendor[@]}"; do
     [[ -f $d/petsc-$version.tar.xz ]] && tarball=$d/petsc-$version.tar.xz && break
   done
 fi
