@@ -23,12 +23,12 @@ typedef struct {
 
 /* The products kept between calls (MAT_REUSE_MATRIX after a change of values), and the PC on A. */
 typedef struct {
-  PetscBool pc_follows; /* false: PETSc cannot know that A changed, a PC set up on A keeps what it had */
-  Mat A, Ref;          /* ours and MATBAIJ, the same values, changed alike */
-  Mat P, Pours;        /* a prolongator-like AIJ matrix (block sizes bs, bs) and the same as bsrcustom */
-  Mat AP, PtAP;        /* A P and P^T A P, AIJ P, reused */
-  Mat APo, PtAPo, PtA; /* the same with bsrcustom P, reused; PtA = P^T A */
-  PC  pc;              /* PCPBJACOBI on A, set up again by PETSc when A changed */
+  PetscBool pc_follows;      /* false: PETSc cannot know that A changed, a PC set up on A keeps what it had */
+  Mat       A, Ref;          /* ours and MATBAIJ, the same values, changed alike */
+  Mat       P, Pours;        /* a prolongator-like AIJ matrix (block sizes bs, bs) and the same as bsrcustom */
+  Mat       AP, PtAP;        /* A P and P^T A P, AIJ P, reused */
+  Mat       APo, PtAPo, PtA; /* the same with bsrcustom P, reused; PtA = P^T A */
+  PC        pc;              /* PCPBJACOBI on A, set up again by PETSc when A changed */
 } Products;
 
 /* ||C - R||_F / ||R||_F of two sparse matrices of any types, through AIJ copies. */
@@ -477,16 +477,8 @@ static PetscErrorCode GAMGBs2(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"store_retrieve", ValueRoute, ROUTE_STORE_RETRIEVE},
-    {"get_restore_array", ValueRoute, ROUTE_GET_RESTORE_ARRAY},
-    {"scale", ValueRoute, ROUTE_SCALE},
-    {"zero_rows", ValueRoute, ROUTE_ZERO_ROWS},
-    {"copy", ValueRoute, ROUTE_COPY},
-    {"set_values", ValueRoute, ROUTE_SET_VALUES},
-    {"no_new_nonzeros", ValueRoute, ROUTE_NO_NEW_NONZEROS},
-    {"ours_times_ours", OursTimesOurs, 0},
-    {"gamg_retrieve", GAMGRetrieve, 0},
-    {"gamg_bs2", GAMGBs2, 0},
+    {"store_retrieve", ValueRoute, ROUTE_STORE_RETRIEVE}, {"get_restore_array", ValueRoute, ROUTE_GET_RESTORE_ARRAY}, {"scale", ValueRoute, ROUTE_SCALE},    {"zero_rows", ValueRoute, ROUTE_ZERO_ROWS}, {"copy", ValueRoute, ROUTE_COPY},
+    {"set_values", ValueRoute, ROUTE_SET_VALUES},         {"no_new_nonzeros", ValueRoute, ROUTE_NO_NEW_NONZEROS},     {"ours_times_ours", OursTimesOurs, 0}, {"gamg_retrieve", GAMGRetrieve, 0},         {"gamg_bs2", GAMGBs2, 0},
   };
   Sizes sz = {3, 9};
   int   status;

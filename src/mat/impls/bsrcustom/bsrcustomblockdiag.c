@@ -27,13 +27,13 @@ typedef struct {
 /* diag (NULL when a block row lacks its diagonal block): the diagonal blocks of A, an aijcusparse matrix */
 static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
 {
-  Mat             Ad;
-  PetscInt        bs, nbrows, rstart, *nnz;
-  const PetscInt *ia, *ja;
+  Mat                Ad;
+  PetscInt           bs, nbrows, rstart, *nnz;
+  const PetscInt    *ia, *ja;
   const PetscScalar *aa;
-  PetscBool       done, complete = PETSC_TRUE;
-  PetscInt       *where; /* where[r]: the position of block row r's diagonal block */
-  PetscMPIInt     size;
+  PetscBool          done, complete = PETSC_TRUE;
+  PetscInt          *where; /* where[r]: the position of block row r's diagonal block */
+  PetscMPIInt        size;
 
   PetscFunctionBegin;
   *diag = NULL;
@@ -189,7 +189,7 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
     PetscObject          cached = NULL;
     MatBSRCustomSettings set;
 
-    PetscObjectState     state;
+    PetscObjectState state;
 
     PetscCall(MatBSRCustomValuesState_Private(A, &state)); /* the composed data below goes stale with it */
     PetscCall(MatBoundToCPU(A, &bound));                   /* true for the CPU backend as well */

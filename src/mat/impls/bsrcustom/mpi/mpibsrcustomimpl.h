@@ -46,9 +46,9 @@ typedef struct {
   Vec                      ghost_x;
   Vec                      ghost_x_dev; /* the same on the device (a CUDA vector), for products on CUDA vectors; made on first use */
   VecScatter               halo;
-  MatBSRCustomStagedHalo   staged;             /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
-  const char              *path;               /* how the last product ran (MatView, -info) */
-  PetscObjectState         blocks_state;       /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
+  MatBSRCustomStagedHalo   staged;                 /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
+  const char              *path;                   /* how the last product ran (MatView, -info) */
+  PetscObjectState         blocks_state;           /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
   PetscObjectState         seen_local, seen_ghost; /* the blocks' object states A's state last accounted for (MatBSRCustomValuesState_Private) */
   PetscBool                seen_valid;
   MatBSRCustomTransposeOps baij_transpose_ops; /* MPIBAIJ's, while ours are installed (mpibsrcustomproducts.c) */

@@ -558,8 +558,8 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   b->baij_fdcoloringcreate = B->ops->fdcoloringcreate;
   b->baij_setvalues        = B->ops->setvalues;
   b->baij_bindtocpu        = B->ops->bindtocpu;
-  b->block_preallocated = B->preallocated;
-  b->gpu_structure      = -1;
+  b->block_preallocated    = B->preallocated;
+  b->gpu_structure         = -1;
   bsrk_team_init(&b->team);
   PetscCall(MatBSRCustomSettingsDefault_Private(&b->set));
   B->spptr = b;
