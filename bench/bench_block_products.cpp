@@ -11,6 +11,8 @@
 // Timing: the minimum of `reps` runs after one warm-up, omp_get_wtime.
 #include "bsrk_blockproducts.h"
 
+#include "bench_min_time.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -75,19 +77,6 @@ Rect tentative(int n, std::mt19937_64 &rng)
       }
   random_values(P, rng);
   return P;
-}
-
-template <class F>
-double time_min(int reps, const F &f)
-{
-  f();
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    const double t0 = omp_get_wtime();
-    f();
-    best = std::min(best, omp_get_wtime() - t0);
-  }
-  return best;
 }
 
 /* P^T A P by rows of A P, each scattered into C's rows at once (C's block found by binary search in

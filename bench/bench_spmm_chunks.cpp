@@ -15,6 +15,8 @@
 #include "bsrk_products.h"
 #include "bsrkernels.h"
 
+#include "bench_min_time.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -25,19 +27,6 @@
 #include <vector>
 
 namespace {
-
-template <class F>
-double time_min(int reps, const F &f)
-{
-  f();
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    const double t0 = omp_get_wtime();
-    f();
-    best = std::min(best, omp_get_wtime() - t0);
-  }
-  return best;
-}
 
 std::vector<int> parse_list(const char *s)
 {
