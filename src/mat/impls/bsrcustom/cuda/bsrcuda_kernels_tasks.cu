@@ -251,8 +251,8 @@ cudaError_t shape_tasks(const matrix_view &, const tasks_view &T, const device_i
 /* The product, then the carries of tasks that continue a row added in task order. */
 cudaError_t queue_tasks(const kernel_launch &L, const matrix_view &A, const tasks_view &T, const launch_config &cfg, product_args args, cudaStream_t s)
 {
-  const cudaError_t err = launch_product(L, A, cfg, args, s);
-  if (err != cudaSuccess || !T.has_carries) return err;
+  BSRC_CUDA_CHECK_OR(launch_product(L, A, cfg, args, s), bsrc_err);
+  if (!T.has_carries) return cudaSuccess;
   const int64_t n    = (int64_t)T.ntasks * A.bs;
   const int     grid = (int)std::min<int64_t>(ceil_div(n, kAuxThreads), INT_MAX);
   return launch_fixup(carry_fixup_kernel, grid, cfg.sm90, s, T.ntasks, (int)A.bs, T.head_row, T.carry, args.alpha, args.out);

@@ -502,8 +502,7 @@ cudaError_t shape_warp_row(const matrix_view &A, const tasks_view &, const devic
 cudaError_t shape_hybrid(const matrix_view &A, const tasks_view &T, const device_info &, launch_config *cfg)
 {
   if (T.hybrid.lanes != cfg->lanes) return cudaErrorInvalidValue; /* work built for other lanes */
-  const cudaError_t err = shape_warp_items(T.hybrid_nwork, cfg);
-  if (err != cudaSuccess) return err;
+  BSRC_CUDA_CHECK_OR(shape_warp_items(T.hybrid_nwork, cfg), bsrc_err);
   cfg->prefetch_blocks = prefetch_blocks(A, T, *cfg);
   return cudaSuccess;
 }
@@ -519,8 +518,8 @@ cudaError_t queue_plain(const kernel_launch &L, const matrix_view &A, const task
 /* HYBRID and SEGMENTED: the product, then the long rows' pieces added up (SLICED adds its own in the product). */
 cudaError_t queue_with_pieces(const kernel_launch &L, const matrix_view &A, const pieces_view &P, const launch_config &cfg, const product_args &args, cudaStream_t s)
 {
-  const cudaError_t err = launch_product(L, A, cfg, args, s);
-  if (err != cudaSuccess || P.nlong <= 0) return err;
+  BSRC_CUDA_CHECK_OR(launch_product(L, A, cfg, args, s), bsrc_err);
+  if (P.nlong <= 0) return cudaSuccess;
   const int grid = (int)std::min<int64_t>(ceil_div((int64_t)P.nlong * A.bs * kWarpSize, kAuxThreads), INT_MAX);
   return launch_fixup(piece_fixup_kernel, grid, cfg.sm90, s, P.nlong, (int)A.bs, P.long_row, P.long_piece_begin, P.piece_sum, args.alpha, args.beta, args.in, args.out);
 }

@@ -42,23 +42,18 @@ cudaError_t configure(bsrc_cuda_kernel k, const matrix_view &A, const tasks_view
   if (threads % kWarpSize != 0 || threads > 1024) return cudaErrorInvalidConfiguration;
   const size_t shared = L->shared_bytes(A.bs, threads);
   if (shared > dev.shared_per_block_optin) return cudaErrorInvalidConfiguration;
-  if (shared > dev.shared_per_block) {
-    const cudaError_t err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-    if (err != cudaSuccess) return err;
-  }
-  int               per_sm = 0;
-  const cudaError_t err    = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, shared);
-  if (err != cudaSuccess) return err;
+  if (shared > dev.shared_per_block) BSRC_CUDA_CHECK_OR(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared), bsrc_err);
+  int per_sm = 0;
+  BSRC_CUDA_CHECK_OR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, shared), bsrc_err);
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
 
-  launch_config c         = {};
-  c.threads               = threads;
-  c.blocks_per_sm         = per_sm;
-  c.lanes                 = has_lanes(k) ? lanes : 0;
-  c.shared_bytes          = shared;
-  c.sm90                  = dev.cc_major >= 9;
-  const cudaError_t shape = L->shape(A, T, dev, &c);
-  if (shape != cudaSuccess) return shape;
+  launch_config c = {};
+  c.threads       = threads;
+  c.blocks_per_sm = per_sm;
+  c.lanes         = has_lanes(k) ? lanes : 0;
+  c.shared_bytes  = shared;
+  c.sm90          = dev.cc_major >= 9;
+  BSRC_CUDA_CHECK_OR(L->shape(A, T, dev, &c), bsrc_err);
   *cfg = c;
   return cudaSuccess;
 }
