@@ -7,7 +7,6 @@
 namespace bsrc {
 namespace {
 
-
 /* Auto choice: WARP_ROW when block rows are short and even (PDE stencils), else the best task kernel. */
 constexpr double   kWarpRowMaxMeanBlocks = 64.0; /* mean blocks per block row */
 constexpr double   kWarpRowMaxSkew       = 4.0;  /* longest row <= skew * mean + slack */

@@ -16,9 +16,9 @@
 
 namespace bsrc {
 
-constexpr int kGenericRows      = 8;                   /* accumulators per pass when bs is a run-time value (thesis: ROWS_AT_ONCE = 8) */
-constexpr int kSpecialisedMax   = 8;                   /* block sizes 1..8 have their own instantiations */
-constexpr int kBsSlots          = kSpecialisedMax + 1; /* + the generic one */
+constexpr int kGenericRows    = 8;                   /* accumulators per pass when bs is a run-time value (thesis: ROWS_AT_ONCE = 8) */
+constexpr int kSpecialisedMax = 8;                   /* block sizes 1..8 have their own instantiations */
+constexpr int kBsSlots        = kSpecialisedMax + 1; /* + the generic one */
 
 /* Everything a product kernel reads, by value. `in` may alias `out`: neither is __restrict__. */
 struct product_args {

@@ -28,12 +28,12 @@
 namespace bsrc {
 namespace {
 
-constexpr int kOversubscription = 8;                   /* task kernels: grid = resident thread blocks x this (thesis 8.2.2, Tables 7-12) */
-constexpr int kTasksPerSM       = 64;                  /* default partition: at least this many tasks per multiprocessor ... */
+constexpr int kOversubscription = 8;  /* task kernels: grid = resident thread blocks x this (thesis 8.2.2, Tables 7-12) */
+constexpr int kTasksPerSM       = 64; /* default partition: at least this many tasks per multiprocessor ... */
 /* kMaxTaskValues: ... and at most this many values per task (512 blocks of 5x5: the thesis's tasks).
    Counted in values, not blocks, so that small blocks still give a task enough work to amortise
    its barriers (HYBRID on scalar power-law rows: 512-block tasks left most groups idle) */
-constexpr int64_t kMaxTaskValues    = 512 * 25;
+constexpr int64_t kMaxTaskValues = 512 * 25;
 
 /* ---------------------------------------------------------------------------------------------
    Thesis kernel 1: row-major access order, shared-memory atomics (Listing 14).

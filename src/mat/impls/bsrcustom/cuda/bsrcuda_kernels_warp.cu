@@ -34,7 +34,7 @@
 namespace bsrc {
 namespace {
 
-constexpr int kPrefetchMaxBs = 3;                 /* the L2 prefetches of WARP_ROW and HYBRID: block sizes 1-3 (prefetch_rows, prefetch_blocks) */
+constexpr int kPrefetchMaxBs = 3; /* the L2 prefetches of WARP_ROW and HYBRID: block sizes 1-3 (prefetch_rows, prefetch_blocks) */
 
 /* ---------------------------------------------------------------------------------------------
    WARP_ROW: L lanes per block row (L divides 32, the thread block is whole warps). No shared
@@ -553,9 +553,9 @@ cudaError_t rows_warp_row(const kernel_launch &L, const matrix_view &, const tas
 
 } // namespace
 
-const kernel_launch launch_warp_row        = {select_warp_row, threads_warps, shared_none, shape_warp_row, queue_plain, rows_warp_row};
-const kernel_launch launch_hybrid          = {select_hybrid, threads_warps, shared_row_vector_per_warp, shape_hybrid, queue_hybrid, nullptr};
-const kernel_launch launch_segmented       = {select_segmented, threads_warps, shared_none, shape_segmented, queue_segmented, nullptr};
+const kernel_launch launch_warp_row  = {select_warp_row, threads_warps, shared_none, shape_warp_row, queue_plain, rows_warp_row};
+const kernel_launch launch_hybrid    = {select_hybrid, threads_warps, shared_row_vector_per_warp, shape_hybrid, queue_hybrid, nullptr};
+const kernel_launch launch_segmented = {select_segmented, threads_warps, shared_none, shape_segmented, queue_segmented, nullptr};
 
 /* Lanes per block row: a power of two in [4, 32] near half the row's block columns, so that each
    lane takes about two columns (rows of 27 3x3 blocks: 81 columns -> 32 lanes; 7 scalar blocks -> 4). */
