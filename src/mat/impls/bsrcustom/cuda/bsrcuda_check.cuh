@@ -30,22 +30,42 @@ bsrc_cuda_status fail_cuda(error_sink e, cudaError_t err, const char *what);
 /* Maps a cuSPARSE status likewise (ALLOC_FAILED and INSUFFICIENT_RESOURCES -> BSRC_CUDA_ERR_MEM,
    else BSRC_CUDA_ERR_CUSPARSE) with "what: <cuSPARSE text> (<name>)". */
 bsrc_cuda_status fail_cusparse(error_sink e, cusparseStatus_t st, const char *what);
+/* fail_cuda after clearing the error (cudaGetLastError): for errors that are not sticky
+   (allocation, registration), which later calls must not see. */
+bsrc_cuda_status fail_cuda_cleared(error_sink e, cudaError_t err, const char *what);
+/* For a call whose error only means "take the other way" (pageable memory, no device): clears the
+   error, as above, and returns `answer`. */
+template <class T>
+T cleared(cudaError_t, T answer)
+{
+  (void)cudaGetLastError();
+  return answer;
+}
 
 } // namespace bsrc
 
-/* Runs `call` (a cudaError_t expression); on an error, returns from the calling function (which
-   returns bsrc_cuda_status) what fail_cuda makes of it, its message "what: ..." left in `sink`. */
-#define BSRC_CUDA_CHECK(call, sink, what) \
+/* Runs `call` (a cudaError_t expression) once; on an error, the calling function returns `report`,
+   an expression of its return type that reads the error as bsrc_err: fail_cuda(...), a clean-up
+   that reports (abandon, ...), or bsrc_err itself where the function returns cudaError_t. The one
+   check of a CUDA call in this layer; BSRC_CUDA_CHECK is its common case. */
+#define BSRC_CUDA_CHECK_OR(call, report) \
   do { \
-    const cudaError_t bsrc_err_ = (call); \
-    if (bsrc_err_ != cudaSuccess) return ::bsrc::fail_cuda((sink), bsrc_err_, (what)); \
+    const cudaError_t bsrc_err = (call); \
+    if (bsrc_err != cudaSuccess) return (report); \
   } while (0)
 
-/* The same for a cusparseStatus_t expression, through fail_cusparse. */
-#define BSRC_CUSPARSE_CHECK(call, sink, what) \
+/* On an error, returns what fail_cuda makes of it (the calling function returns bsrc_cuda_status),
+   its message "what: ..." left in `sink`. */
+#define BSRC_CUDA_CHECK(call, sink, what) BSRC_CUDA_CHECK_OR(call, ::bsrc::fail_cuda((sink), bsrc_err, (what)))
+
+/* The same for a cusparseStatus_t expression, the status read as bsrc_st. */
+#define BSRC_CUSPARSE_CHECK_OR(call, report) \
   do { \
-    const cusparseStatus_t bsrc_st_ = (call); \
-    if (bsrc_st_ != CUSPARSE_STATUS_SUCCESS) return ::bsrc::fail_cusparse((sink), bsrc_st_, (what)); \
+    const cusparseStatus_t bsrc_st = (call); \
+    if (bsrc_st != CUSPARSE_STATUS_SUCCESS) return (report); \
   } while (0)
+
+/* On an error, returns what fail_cusparse makes of it. */
+#define BSRC_CUSPARSE_CHECK(call, sink, what) BSRC_CUSPARSE_CHECK_OR(call, ::bsrc::fail_cusparse((sink), bsrc_st, (what)))
 
 #endif

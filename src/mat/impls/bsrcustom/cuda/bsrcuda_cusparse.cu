@@ -88,19 +88,22 @@ __global__ void transpose_blocks_kernel(int64_t nvalues, int bs, const double *s
 
 /* ---- state ---- */
 
+/* A cuSPARSE handle or descriptor refused: st released, reported as cusparseCreate's. */
+bsrc_cuda_status handle_failed(cusparse_state *st, cusparseStatus_t cs, error_sink e)
+{
+  cusparse_release(st, nullptr);
+  return fail_cusparse(e, cs, "cusparseCreate");
+}
+
 bsrc_cuda_status ensure_handle(cusparse_state **pst, cudaStream_t s, error_sink e)
 {
   if (!*pst) {
     cusparse_state *st = new (std::nothrow) cusparse_state;
     if (!st) return fail(e, BSRC_CUDA_ERR_MEM, "cuSPARSE state: out of host memory");
-    cusparseStatus_t cs = cusparseCreate(&st->handle);
-    if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseCreateMatDescr(&st->legacy);
-    if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseSetMatType(st->legacy, CUSPARSE_MATRIX_TYPE_GENERAL);
-    if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseSetMatIndexBase(st->legacy, CUSPARSE_INDEX_BASE_ZERO);
-    if (cs != CUSPARSE_STATUS_SUCCESS) {
-      cusparse_release(st, nullptr);
-      return fail_cusparse(e, cs, "cusparseCreate");
-    }
+    BSRC_CUSPARSE_CHECK_OR(cusparseCreate(&st->handle), handle_failed(st, bsrc_st, e));
+    BSRC_CUSPARSE_CHECK_OR(cusparseCreateMatDescr(&st->legacy), handle_failed(st, bsrc_st, e));
+    BSRC_CUSPARSE_CHECK_OR(cusparseSetMatType(st->legacy, CUSPARSE_MATRIX_TYPE_GENERAL), handle_failed(st, bsrc_st, e));
+    BSRC_CUSPARSE_CHECK_OR(cusparseSetMatIndexBase(st->legacy, CUSPARSE_INDEX_BASE_ZERO), handle_failed(st, bsrc_st, e));
     *pst = st;
   }
   BSRC_CUSPARSE_CHECK(cusparseSetStream((*pst)->handle, s), e, "cusparseSetStream");
@@ -164,26 +167,34 @@ bsrc_cuda_status ensure_descriptor(cusparse_state *st, const matrix_view &A, cud
   return fail(e, BSRC_CUDA_ERR_ARG, "unknown cuSPARSE SpMV slot %d", (int)slot);
 }
 
+/* spmv_once's calls, the first error returned: the vectors' descriptors (vx, vy: the caller destroys
+   them), the buffer, the preprocessing, the product. */
+cusparseStatus_t spmv_steps(cusparse_state *st, const matrix_view &A, spmv_slot slot, cusparseSpMVAlg_t alg, double alpha, const double *x, double beta, double *y, cusparseConstDnVecDescr_t &vx, cusparseDnVecDescr_t &vy, size_t *bytes, error_sink e, bsrc_cuda_status *alloc_status)
+{
+  BSRC_CUSPARSE_CHECK_OR(cusparseCreateConstDnVec(&vx, (int64_t)A.nbcols * A.bs, x, CUDA_R_64F), bsrc_st);
+  BSRC_CUSPARSE_CHECK_OR(cusparseCreateDnVec(&vy, (int64_t)A.nbrows * A.bs, y, CUDA_R_64F), bsrc_st);
+  size_t need = 0;
+  BSRC_CUSPARSE_CHECK_OR(cusparseSpMV_bufferSize(st->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, st->mat[slot], vx, &beta, vy, CUDA_R_64F, alg, &need), bsrc_st);
+  if (need > st->work[slot].bytes) {
+    *alloc_status = dev_alloc(st->work[slot], need, "cusparseSpMV work buffer", bytes, e);
+    if (*alloc_status != BSRC_CUDA_OK) return CUSPARSE_STATUS_ALLOC_FAILED;
+    st->prepared_epoch[slot] = 0;
+  }
+  if (st->prepared_epoch[slot] != A.values_epoch) {
+    BSRC_CUSPARSE_CHECK_OR(cusparseSpMV_preprocess(st->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, st->mat[slot], vx, &beta, vy, CUDA_R_64F, alg, st->work[slot].ptr), bsrc_st);
+    st->prepared_epoch[slot] = A.values_epoch;
+  }
+  BSRC_CUSPARSE_CHECK_OR(cusparseSpMV(st->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, st->mat[slot], vx, &beta, vy, CUDA_R_64F, alg, st->work[slot].ptr), bsrc_st);
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
 /* One cusparseSpMV of slot `slot` (buffer sized on every call, preprocessed once per values epoch). */
 cusparseStatus_t spmv_once(cusparse_state *st, const matrix_view &A, spmv_slot slot, cusparseSpMVAlg_t alg, double alpha, const double *x, double beta, double *y, size_t *bytes, error_sink e, bsrc_cuda_status *alloc_status)
 {
   *alloc_status                = BSRC_CUDA_OK;
   cusparseConstDnVecDescr_t vx = nullptr;
   cusparseDnVecDescr_t      vy = nullptr;
-  cusparseStatus_t          cs = cusparseCreateConstDnVec(&vx, (int64_t)A.nbcols * A.bs, x, CUDA_R_64F);
-  if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseCreateDnVec(&vy, (int64_t)A.nbrows * A.bs, y, CUDA_R_64F);
-  size_t need = 0;
-  if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseSpMV_bufferSize(st->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, st->mat[slot], vx, &beta, vy, CUDA_R_64F, alg, &need);
-  if (cs == CUSPARSE_STATUS_SUCCESS && need > st->work[slot].bytes) {
-    *alloc_status = dev_alloc(st->work[slot], need, "cusparseSpMV work buffer", bytes, e);
-    if (*alloc_status != BSRC_CUDA_OK) cs = CUSPARSE_STATUS_ALLOC_FAILED;
-    else st->prepared_epoch[slot] = 0;
-  }
-  if (cs == CUSPARSE_STATUS_SUCCESS && st->prepared_epoch[slot] != A.values_epoch) {
-    cs = cusparseSpMV_preprocess(st->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, st->mat[slot], vx, &beta, vy, CUDA_R_64F, alg, st->work[slot].ptr);
-    if (cs == CUSPARSE_STATUS_SUCCESS) st->prepared_epoch[slot] = A.values_epoch;
-  }
-  if (cs == CUSPARSE_STATUS_SUCCESS) cs = cusparseSpMV(st->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, st->mat[slot], vx, &beta, vy, CUDA_R_64F, alg, st->work[slot].ptr);
+  const cusparseStatus_t    cs = spmv_steps(st, A, slot, alg, alpha, x, beta, y, vx, vy, bytes, e, alloc_status);
   if (vx) (void)cusparseDestroyDnVec(vx);
   if (vy) (void)cusparseDestroyDnVec(vy);
   return cs;
@@ -217,9 +228,8 @@ bsrc_cuda_status run_spmv(cusparse_state *st, const matrix_view &A, cudaStream_t
   if (r != BSRC_CUDA_OK) return r;
   if (slot == SLOT_BSR) r = ensure_rowmajor(st, A, s, bytes, e);
   if (r != BSRC_CUDA_OK) return r;
-  const cusparseStatus_t cs = spmv_once(st, A, slot, algs[slot], alpha, x, beta, y, bytes, e, &alloc);
-  if (alloc != BSRC_CUDA_OK) return alloc;
-  if (cs != CUSPARSE_STATUS_SUCCESS) return fail_cusparse(e, cs, what[slot]);
+  /* a refused work buffer is reported as dev_alloc's (spmv_once succeeds only with its buffer) */
+  BSRC_CUSPARSE_CHECK_OR(spmv_once(st, A, slot, algs[slot], alpha, x, beta, y, bytes, e, &alloc), alloc != BSRC_CUDA_OK ? alloc : fail_cusparse(e, bsrc_st, what[slot]));
   return BSRC_CUDA_OK;
 }
 

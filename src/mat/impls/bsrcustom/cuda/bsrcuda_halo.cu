@@ -40,6 +40,26 @@ __global__ void gather(bsrk_idx n, const bsrk_idx *__restrict__ idx, const doubl
 
 } // namespace
 
+/* H's stream, events and buffers, and its send indices uploaded; on an error, what was created is
+   left for bsrc_cuda_halo_destroy. */
+static bsrc_cuda_status open_halo(bsrc_cuda_halo *H, const bsrk_idx *send_idx)
+{
+  const char    *what  = "halo: creating its streams, events and buffers";
+  const bsrk_idx nsend = H->nsend, nrecv = H->nrecv;
+  BSRC_CUDA_CHECK(cudaStreamCreateWithFlags(&H->copies, cudaStreamNonBlocking), sink(nullptr), what);
+  BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&H->gathered, cudaEventDisableTiming), sink(nullptr), what);
+  BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&H->downloaded, cudaEventDisableTiming), sink(nullptr), what);
+  BSRC_CUDA_CHECK(cudaEventCreateWithFlags(&H->uploaded, cudaEventDisableTiming), sink(nullptr), what);
+  if (nsend > 0) BSRC_CUDA_CHECK(cudaMalloc(&H->send_idx, sizeof(bsrk_idx) * nsend), sink(nullptr), what);
+  if (nsend > 0) BSRC_CUDA_CHECK(cudaMalloc(&H->send_dev, sizeof(double) * nsend), sink(nullptr), what);
+  if (nsend > 0) BSRC_CUDA_CHECK(cudaMallocHost(&H->send_host, sizeof(double) * nsend), sink(nullptr), what);
+  if (nrecv > 0) BSRC_CUDA_CHECK(cudaMallocHost(&H->recv_host, sizeof(double) * nrecv), sink(nullptr), what);
+  if (nsend > 0) BSRC_CUDA_CHECK(cudaMemcpy(H->send_idx, send_idx, sizeof(bsrk_idx) * nsend, cudaMemcpyHostToDevice), sink(nullptr), what);
+  /* the first wait_unpacked must not wait for a copy that never ran */
+  BSRC_CUDA_CHECK(cudaEventRecord(H->uploaded, H->copies), sink(nullptr), what);
+  return BSRC_CUDA_OK;
+}
+
 extern "C" bsrc_cuda_status bsrc_cuda_halo_create(int device, bsrk_idx nsend, const bsrk_idx *send_idx, bsrk_idx nrecv, bsrc_cuda_halo **Hout)
 {
   *Hout = nullptr;
@@ -48,22 +68,11 @@ extern "C" bsrc_cuda_status bsrc_cuda_halo_create(int device, bsrk_idx nsend, co
   BSRC_CUDA_CHECK(ds.error(), sink(nullptr), "halo: cudaSetDevice");
   bsrc_cuda_halo *H = new (std::nothrow) bsrc_cuda_halo;
   if (!H) return bsrc::fail(sink(nullptr), BSRC_CUDA_ERR_MEM, "halo: out of host memory");
-  H->device       = device;
-  H->nsend        = nsend;
-  H->nrecv        = nrecv;
-  cudaError_t err = cudaStreamCreateWithFlags(&H->copies, cudaStreamNonBlocking);
-  if (err == cudaSuccess) err = cudaEventCreateWithFlags(&H->gathered, cudaEventDisableTiming);
-  if (err == cudaSuccess) err = cudaEventCreateWithFlags(&H->downloaded, cudaEventDisableTiming);
-  if (err == cudaSuccess) err = cudaEventCreateWithFlags(&H->uploaded, cudaEventDisableTiming);
-  if (err == cudaSuccess && nsend > 0) err = cudaMalloc(&H->send_idx, sizeof(bsrk_idx) * nsend);
-  if (err == cudaSuccess && nsend > 0) err = cudaMalloc(&H->send_dev, sizeof(double) * nsend);
-  if (err == cudaSuccess && nsend > 0) err = cudaMallocHost(&H->send_host, sizeof(double) * nsend);
-  if (err == cudaSuccess && nrecv > 0) err = cudaMallocHost(&H->recv_host, sizeof(double) * nrecv);
-  if (err == cudaSuccess && nsend > 0) err = cudaMemcpy(H->send_idx, send_idx, sizeof(bsrk_idx) * nsend, cudaMemcpyHostToDevice);
-  /* the first wait_unpacked must not wait for a copy that never ran */
-  if (err == cudaSuccess) err = cudaEventRecord(H->uploaded, H->copies);
-  if (err != cudaSuccess) { /* written out: H is released before returning */
-    const bsrc_cuda_status s = bsrc::fail_cuda(sink(nullptr), err, "halo: creating its streams, events and buffers");
+  H->device                = device;
+  H->nsend                 = nsend;
+  H->nrecv                 = nrecv;
+  const bsrc_cuda_status s = open_halo(H, send_idx);
+  if (s != BSRC_CUDA_OK) { /* written out: H is released before returning */
     bsrc_cuda_halo_destroy(H);
     return s;
   }

@@ -3,7 +3,7 @@
    everything the layer asks about a kernel (name, launch, work plan, settings it accepts), so that
    the rest of the layer looks kernels up here instead of testing for particular ones. Adding a
    kernel: its line in bsrcuda_kernel_list.h (the public enum and the names follow from it), its
-   kernel_launch in bsrcuda_kernels.cu, its plan (if any) in bsrcuda_plan.cu, and its entry in
+   kernel_launch in its family's bsrcuda_kernels_*.cu, its plan (if any) in bsrcuda_plan.cu, and its entry in
    bsrcuda_kernel_table.cu. Private: not installed.
 */
 #ifndef BSRCUDA_KERNEL_TABLE_CUH
@@ -24,7 +24,7 @@ using prepare_fn = bsrc_cuda_status (*)(bsrc_cuda_matrix *M, cudaStream_t s);
 struct kernel_desc {
   bsrc_cuda_kernel     id;          /* the public enum value, also the entry's index */
   const char          *name;        /* as -mat_bsrcustom_cuda_kernel spells it (= bsrc_cuda_kernel_names[id]) */
-  const kernel_launch *launch;      /* our kernels: how they are launched (bsrcuda_kernels.cu); null for AUTO and cuSPARSE */
+  const kernel_launch *launch;      /* our kernels: how they are launched (bsrcuda_kernels_*.cu); null for AUTO and cuSPARSE */
   cusparse_variant     cusparse;    /* the cuSPARSE kernels (launch null): which cuSPARSE call */
   plan_fn              plan;        /* its own work plan, built at set_structure and again when its lanes change; null: none */
   plan_fn              plan_on_use; /* the part of its plan built only once it is configured or run (SLICED's sorted layout); null: none */

@@ -2,7 +2,12 @@
    Private interface of the CUDA layer's parts (not installed, not for C callers):
      bsrcuda_matrix.cu       device storage, the C API of bsrcuda.h, staging of host vectors;
      bsrcuda_plan.cu         the kernels' work plans (bsrcuda_plan.cuh);
-     bsrcuda_kernels.cu      our kernels (thesis ch. 8, WARP_ROW, HYBRID, SEGMENTED, SLICED), launch configuration, auto choice;
+     bsrcuda_kernels_tasks.cu  the thesis's task kernels (ch. 8);
+     bsrcuda_kernels_warp.cu   WARP_ROW, HYBRID, SEGMENTED (lanes or warps per row, pieces of long rows);
+     bsrcuda_kernels_sliced.cu SLICED and the build of its copy of the matrix;
+     bsrcuda_kernels_device.cuh the device pieces they share; bsrcuda_launch.cuh how they are launched;
+     bsrcuda_launch.cu       launch configuration and the launches, whatever the kernel;
+     bsrcuda_auto.cu         the auto choice;
      bsrcuda_kernel_table.cu the kernel descriptors (bsrcuda_kernel_table.cuh);
      bsrcuda_cusparse.cu     the cuSPARSE kernels;
    errors and their checks: bsrcuda_check.cuh.
@@ -185,9 +190,10 @@ struct dev_buffer {
 bsrc_cuda_status dev_alloc(dev_buffer &b, size_t bytes, const char *what, size_t *counter, error_sink e);
 void             dev_free(dev_buffer &b, size_t *counter);
 
-/* ---- bsrcuda_kernels.cu ---- */
+/* ---- bsrcuda_kernels_*.cu, bsrcuda_launch.cu, bsrcuda_auto.cu ---- */
 /* How each of our kernels is launched (block-size dispatch, default threads, shared memory, grid,
-   fix-up passes, row ranges); the descriptor table (bsrcuda_kernel_table.cuh) points to these. */
+   fix-up passes, row ranges: bsrcuda_launch.cuh), each defined in its family's file; the descriptor
+   table (bsrcuda_kernel_table.cuh) points to these. */
 struct kernel_launch;
 extern const kernel_launch launch_rowmajor_shared, launch_thread_private, launch_team_scalar, launch_vector_unrolled, launch_warp_row, launch_hybrid, launch_segmented, launch_sliced;
 bsrk_idx                   default_task_count(bsrk_idx nblocks, bsrk_idx bs, const device_info &dev);

@@ -145,22 +145,32 @@ void destroy_events(bsrc_cuda_matrix *M)
   M->have_events = false;
 }
 
+/* A failed creation of the staging events: the error cleared, those created destroyed. */
+bsrc_cuda_status events_failed(bsrc_cuda_matrix *M, cudaError_t err)
+{
+  (void)cudaGetLastError();
+  destroy_events(M);
+  return fail_cuda(sink(M), err, "staging events and stream (cudaEventCreate, cudaStreamCreate)");
+}
+
 /* The events of the download ring and the download stream, created on first use; they outlive
    set_structure (they do not depend on the sizes). */
 bsrc_cuda_status ensure_events(bsrc_cuda_matrix *M)
 {
   if (M->have_events) return BSRC_CUDA_OK;
-  cudaError_t err = cudaSuccess;
-  for (cudaEvent_t &e : M->piece_done)
-    if (err == cudaSuccess) err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
-  if (err == cudaSuccess) err = cudaEventCreateWithFlags(&M->split_mark, cudaEventDisableTiming);
-  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&M->down_stream, cudaStreamNonBlocking);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    destroy_events(M);
-    return fail_cuda(sink(M), err, "staging events and stream (cudaEventCreate, cudaStreamCreate)");
-  }
+  for (cudaEvent_t &e : M->piece_done) BSRC_CUDA_CHECK_OR(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), events_failed(M, bsrc_err));
+  BSRC_CUDA_CHECK_OR(cudaEventCreateWithFlags(&M->split_mark, cudaEventDisableTiming), events_failed(M, bsrc_err));
+  BSRC_CUDA_CHECK_OR(cudaStreamCreateWithFlags(&M->down_stream, cudaStreamNonBlocking), events_failed(M, bsrc_err));
   M->have_events = true;
+  return BSRC_CUDA_OK;
+}
+
+/* The pinned host buffers of the staging. */
+bsrc_cuda_status alloc_pinned_staging(bsrc_cuda_matrix *M, size_t xbytes, size_t ybytes)
+{
+  const char *what = "pinned host staging buffers (cudaMallocHost)";
+  BSRC_CUDA_CHECK_OR(cudaMallocHost((void **)&M->h_x, std::max<size_t>(xbytes, sizeof(double))), fail_cuda_cleared(sink(M), bsrc_err, what));
+  BSRC_CUDA_CHECK_OR(cudaMallocHost((void **)&M->h_y, std::max<size_t>(ybytes, sizeof(double))), fail_cuda_cleared(sink(M), bsrc_err, what));
   return BSRC_CUDA_OK;
 }
 
@@ -173,14 +183,7 @@ bsrc_cuda_status ensure_staging(bsrc_cuda_matrix *M)
   const size_t     xbytes = x_bytes(M), ybytes = y_bytes(M);
   bsrc_cuda_status s = dev_alloc(M->d_x, xbytes, "device staging of x", &M->bytes, sink(M));
   if (s == BSRC_CUDA_OK) s = dev_alloc(M->d_y, ybytes, "device staging of in/out", &M->bytes, sink(M));
-  if (s == BSRC_CUDA_OK) {
-    cudaError_t err = cudaMallocHost((void **)&M->h_x, std::max<size_t>(xbytes, sizeof(double)));
-    if (err == cudaSuccess) err = cudaMallocHost((void **)&M->h_y, std::max<size_t>(ybytes, sizeof(double)));
-    if (err != cudaSuccess) {
-      (void)cudaGetLastError();
-      s = fail_cuda(sink(M), err, "pinned host staging buffers (cudaMallocHost)");
-    }
-  }
+  if (s == BSRC_CUDA_OK) s = alloc_pinned_staging(M, xbytes, ybytes);
   if (s != BSRC_CUDA_OK) release_staging(M);
   return s;
 }
@@ -256,10 +259,7 @@ bool page_locked(const void *p, size_t bytes)
   const void *ends[2] = {p, (const char *)p + bytes - 1};
   for (const void *e : ends) {
     cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, e) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
+    BSRC_CUDA_CHECK_OR(cudaPointerGetAttributes(&a, e), cleared(bsrc_err, false));
     if (a.type != cudaMemoryTypeHost) return false;
   }
   return true;
@@ -283,8 +283,7 @@ cudaError_t stage_up(bsrc_cuda_matrix *M, const staging_plan &plan, void *dev, v
   for (size_t off = 0; off < bytes;) {
     const size_t n = std::min(plan.chunk, bytes - off);
     host_copy((char *)pinned + off, (const char *)src + off, n, plan.threads);
-    const cudaError_t err = cudaMemcpyAsync((char *)dev + off, (char *)pinned + off, n, cudaMemcpyHostToDevice, M->stream);
-    if (err != cudaSuccess) return err;
+    BSRC_CUDA_CHECK_OR(cudaMemcpyAsync((char *)dev + off, (char *)pinned + off, n, cudaMemcpyHostToDevice, M->stream), bsrc_err);
     off += n;
   }
   return cudaSuccess;
@@ -300,37 +299,39 @@ cudaError_t stage_up(bsrc_cuda_matrix *M, const staging_plan &plan, void *dev, v
 bsrc_cuda_status stage_down(bsrc_cuda_matrix *M, const staging_plan &plan, void *dst, void *pinned, const void *dev, size_t bytes, const bool *dst_locked = nullptr)
 {
   if (dst_locked ? *dst_locked : page_locked(dst, bytes)) {
-    cudaError_t err = cudaMemcpyAsync(dst, dev, bytes, cudaMemcpyDeviceToHost, M->stream);
-    if (err == cudaSuccess) {
-      err = cudaStreamSynchronize(M->stream);
-      return err == cudaSuccess ? BSRC_CUDA_OK : abandon(M, err, "product (host entry)");
+    const cudaError_t err = cudaMemcpyAsync(dst, dev, bytes, cudaMemcpyDeviceToHost, M->stream);
+    if (err == cudaSuccess) { /* cudaErrorInvalidValue: the staged way below */
+      BSRC_CUDA_CHECK_OR(cudaStreamSynchronize(M->stream), abandon(M, bsrc_err, "product (host entry)"));
+      return BSRC_CUDA_OK;
     }
     if (err != cudaErrorInvalidValue) return abandon(M, err, "device-to-host copy of out");
     (void)cudaGetLastError();
   }
   const size_t pieces = bytes == 0 ? 0 : (bytes - 1) / plan.chunk + 1;
-  auto         queue  = [&](size_t k) {
+  auto         queue  = [&](size_t k) -> cudaError_t {
     const size_t off = k * plan.chunk, n = std::min(plan.chunk, bytes - off);
-    cudaError_t  err = cudaMemcpyAsync((char *)pinned + off, (const char *)dev + off, n, cudaMemcpyDeviceToHost, M->stream);
-    if (err == cudaSuccess) err = cudaEventRecord(M->piece_done[k % staging_ring], M->stream);
-    return err;
+    BSRC_CUDA_CHECK_OR(cudaMemcpyAsync((char *)pinned + off, (const char *)dev + off, n, cudaMemcpyDeviceToHost, M->stream), bsrc_err);
+    BSRC_CUDA_CHECK_OR(cudaEventRecord(M->piece_done[k % staging_ring], M->stream), bsrc_err);
+    return cudaSuccess;
   };
   size_t queued = 0;
-  for (; queued < pieces && queued < (size_t)staging_ring; ++queued) {
-    const cudaError_t err = queue(queued);
-    if (err != cudaSuccess) return abandon(M, err, "device-to-host copy of out");
-  }
+  for (; queued < pieces && queued < (size_t)staging_ring; ++queued) BSRC_CUDA_CHECK_OR(queue(queued), abandon(M, bsrc_err, "device-to-host copy of out"));
   for (size_t k = 0; k < pieces; ++k) {
-    cudaError_t err = cudaEventSynchronize(M->piece_done[k % staging_ring]);
-    if (err != cudaSuccess) return abandon(M, err, "product (host entry)");
+    BSRC_CUDA_CHECK_OR(cudaEventSynchronize(M->piece_done[k % staging_ring]), abandon(M, bsrc_err, "product (host entry)"));
     if (queued < pieces) { /* piece k's event has fired: it can mark piece `queued` now */
-      err = queue(queued++);
-      if (err != cudaSuccess) return abandon(M, err, "device-to-host copy of out");
+      BSRC_CUDA_CHECK_OR(queue(queued++), abandon(M, bsrc_err, "device-to-host copy of out"));
     }
     const size_t off = k * plan.chunk;
     host_copy((char *)dst + off, (const char *)pinned + off, std::min(plan.chunk, bytes - off), plan.threads);
   }
   return BSRC_CUDA_OK;
+}
+
+/* A launch configuration refused: the error cleared, reported with the kernel, bs and threads. */
+bsrc_cuda_status configure_failed(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, cudaError_t err)
+{
+  (void)cudaGetLastError();
+  return fail(sink(M), err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "launch configuration of %s (bs %lld, %d threads): %s (%s)", bsrc_cuda_kernel_names[k], (long long)M->bs, M->threads_override[k], cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
 /* M->cfg[k] up to date for one of our kernels. */
@@ -341,11 +342,7 @@ bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k)
     const bsrc_cuda_status ps = kernel_info(k).plan_on_use(M);
     if (ps != BSRC_CUDA_OK) return ps;
   }
-  const cudaError_t err = configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return fail(sink(M), err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "launch configuration of %s (bs %lld, %d threads): %s (%s)", bsrc_cuda_kernel_names[k], (long long)M->bs, M->threads_override[k], cudaGetErrorString(err), cudaGetErrorName(err));
-  }
+  BSRC_CUDA_CHECK_OR(configure(k, view(M), tasks(M), lanes_of(M, k), M->dev, M->threads_override[k], &M->cfg[k]), configure_failed(M, k, bsrc_err));
   M->cfg_valid[k] = true;
   return BSRC_CUDA_OK;
 }
@@ -394,16 +391,25 @@ bsrc_cuda_status fail_cuda(error_sink e, cudaError_t err, const char *what)
   return fail(e, s, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
+bsrc_cuda_status fail_cuda_cleared(error_sink e, cudaError_t err, const char *what)
+{
+  (void)cudaGetLastError();
+  return fail_cuda(e, err, what);
+}
+
+/* A cudaMalloc refused: the error cleared (allocation failures are not sticky), b left empty. */
+static bsrc_cuda_status alloc_failed(dev_buffer &b, size_t bytes, const char *what, error_sink e, cudaError_t err)
+{
+  (void)cudaGetLastError();
+  b.ptr = nullptr;
+  return fail(e, err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "cudaMalloc of %zu bytes for %s: %s (%s)", bytes, what, cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
 bsrc_cuda_status dev_alloc(dev_buffer &b, size_t bytes, const char *what, size_t *counter, error_sink e)
 {
   dev_free(b, counter);
   if (bytes == 0) return BSRC_CUDA_OK;
-  const cudaError_t err = cudaMalloc(&b.ptr, bytes);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError(); /* allocation failures are not sticky; clear them */
-    b.ptr = nullptr;
-    return fail(e, err == cudaErrorMemoryAllocation ? BSRC_CUDA_ERR_MEM : BSRC_CUDA_ERR_CUDA, "cudaMalloc of %zu bytes for %s: %s (%s)", bytes, what, cudaGetErrorString(err), cudaGetErrorName(err));
-  }
+  BSRC_CUDA_CHECK_OR(cudaMalloc(&b.ptr, bytes), alloc_failed(b, bytes, what, e, bsrc_err));
   b.bytes = bytes;
   if (counter) *counter += bytes;
   return BSRC_CUDA_OK;
@@ -427,13 +433,27 @@ using namespace bsrc;
 
 extern "C" int bsrc_cuda_device_count(void)
 {
-  int               n   = 0;
-  const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
+  int n = 0;
+  BSRC_CUDA_CHECK_OR(cudaGetDeviceCount(&n), cleared(bsrc_err, 0));
   return n;
+}
+
+/* A's device properties and stream, read and created on `device`. */
+static bsrc_cuda_status open_device(bsrc_cuda_matrix *A, int device)
+{
+  device_scope   ds(device);
+  cudaDeviceProp prop;
+  BSRC_CUDA_CHECK(ds.error(), sink(nullptr), "bsrc_cuda_create");
+  BSRC_CUDA_CHECK(cudaGetDeviceProperties(&prop, device), sink(nullptr), "bsrc_cuda_create");
+  /* A blocking stream: it orders itself after work the caller queued on the legacy default stream
+     (cudaMemcpy / cudaMemset of the inputs), so device arrays filled that way are safe to pass. */
+  BSRC_CUDA_CHECK(cudaStreamCreateWithFlags(&A->stream, cudaStreamDefault), sink(nullptr), "bsrc_cuda_create");
+  A->dev.sm_count               = prop.multiProcessorCount;
+  A->dev.max_threads_per_sm     = prop.maxThreadsPerMultiProcessor;
+  A->dev.shared_per_block       = prop.sharedMemPerBlock;
+  A->dev.shared_per_block_optin = std::max(prop.sharedMemPerBlockOptin, prop.sharedMemPerBlock);
+  A->dev.cc_major               = prop.major;
+  return BSRC_CUDA_OK;
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_create(int device, bsrc_cuda_matrix **M)
@@ -446,25 +466,13 @@ extern "C" bsrc_cuda_status bsrc_cuda_create(int device, bsrc_cuda_matrix **M)
 
   bsrc_cuda_matrix *A = new (std::nothrow) bsrc_cuda_matrix;
   if (!A) return fail(sink(nullptr), BSRC_CUDA_ERR_MEM, "bsrc_cuda_create: out of host memory");
-  A->device = device;
-  device_scope   ds(device);
-  cudaError_t    err = ds.error();
-  cudaDeviceProp prop;
-  if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, device);
-  /* A blocking stream: it orders itself after work the caller queued on the legacy default stream
-     (cudaMemcpy / cudaMemset of the inputs), so device arrays filled that way are safe to pass. */
-  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&A->stream, cudaStreamDefault);
-  if (err != cudaSuccess) {
-    const bsrc_cuda_status s = fail_cuda(sink(nullptr), err, "bsrc_cuda_create");
+  A->device                = device;
+  const bsrc_cuda_status s = open_device(A, device);
+  if (s != BSRC_CUDA_OK) {
     delete A;
     return s;
   }
-  A->dev.sm_count               = prop.multiProcessorCount;
-  A->dev.max_threads_per_sm     = prop.maxThreadsPerMultiProcessor;
-  A->dev.shared_per_block       = prop.sharedMemPerBlock;
-  A->dev.shared_per_block_optin = std::max(prop.sharedMemPerBlockOptin, prop.sharedMemPerBlock);
-  A->dev.cc_major               = prop.major;
-  *M                            = A;
+  *M = A;
   return BSRC_CUDA_OK;
 }
 
@@ -590,6 +598,28 @@ extern "C" bsrc_cuda_kernel bsrc_cuda_auto_kernel(const bsrc_cuda_matrix *M)
 
 namespace bsrc {
 namespace {
+/* The chunks of an overlapped product queued: each chunk's product on M's stream, its download on the
+   download stream after it; the first error stops the queueing. */
+cudaError_t queue_overlapped_chunks(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *dx, double beta, double *out)
+{
+  const kernel_desc &d     = kernel_info(k);
+  double            *dy    = (double *)M->d_y.ptr;
+  const bool         tasky = d.tasks;
+  for (int c = 0; c < overlap_chunks; ++c) {
+    /* ranges start at multiples of the kernel's row unit (SLICED: whole slices); task kernels: at the task ranges' rows */
+    const int64_t  unit = std::max(1, d.row_unit);
+    const bsrk_idx r0   = tasky ? M->overlap_row[c] : (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks / unit * unit);
+    const bsrk_idx r1   = tasky ? M->overlap_row[c + 1] : c + 1 == overlap_chunks ? M->nbrows : (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks / unit * unit);
+    const size_t   off = (size_t)r0 * (size_t)M->bs, n = (size_t)(r1 - r0) * (size_t)M->bs;
+    if (tasky) BSRC_CUDA_CHECK_OR(launch_task_range(k, view(M), tasks(M), M->cfg[k], M->overlap_task[c], M->overlap_task[c + 1], alpha, dx, beta, dy, dy, M->stream), bsrc_err);
+    else BSRC_CUDA_CHECK_OR(launch_row_range(k, view(M), tasks(M), M->cfg[k], r0, r1, alpha, dx, beta, dy, dy, M->stream), bsrc_err);
+    BSRC_CUDA_CHECK_OR(cudaEventRecord(M->piece_done[c], M->stream), bsrc_err);
+    BSRC_CUDA_CHECK_OR(cudaStreamWaitEvent(M->down_stream, M->piece_done[c], 0), bsrc_err);
+    if (n > 0) BSRC_CUDA_CHECK_OR(cudaMemcpyAsync(out + off, dy + off, n * sizeof(double), cudaMemcpyDeviceToHost, M->down_stream), bsrc_err);
+  }
+  return cudaSuccess;
+}
+
 /* WARP_ROW, SLICED or a task kernel (k) into a page-locked out in overlap_chunks row ranges (a task
    kernel's ranges follow its task ranges, overlap_task): range c's download (on the
    download stream, after range c's product) overlaps the product of range c + 1, so of the
@@ -604,26 +634,11 @@ bsrc_cuda_status overlapped_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, dou
     (void)cudaStreamSynchronize(M->stream);
     return s;
   }
-  double     *dy    = (double *)M->d_y.ptr;
-  const bool  tasky = d.tasks;
-  cudaError_t err   = cudaSuccess;
-  for (int c = 0; c < overlap_chunks && err == cudaSuccess; ++c) {
-    /* ranges start at multiples of the kernel's row unit (SLICED: whole slices); task kernels: at the task ranges' rows */
-    const int64_t  unit = std::max(1, d.row_unit);
-    const bsrk_idx r0   = tasky ? M->overlap_row[c] : (bsrk_idx)((int64_t)M->nbrows * c / overlap_chunks / unit * unit);
-    const bsrk_idx r1   = tasky ? M->overlap_row[c + 1] : c + 1 == overlap_chunks ? M->nbrows : (bsrk_idx)((int64_t)M->nbrows * (c + 1) / overlap_chunks / unit * unit);
-    const size_t   off = (size_t)r0 * (size_t)M->bs, n = (size_t)(r1 - r0) * (size_t)M->bs;
-    if (tasky) err = launch_task_range(k, view(M), tasks(M), M->cfg[k], M->overlap_task[c], M->overlap_task[c + 1], alpha, dx, beta, dy, dy, M->stream);
-    else err = launch_row_range(k, view(M), tasks(M), M->cfg[k], r0, r1, alpha, dx, beta, dy, dy, M->stream);
-    if (err == cudaSuccess) err = cudaEventRecord(M->piece_done[c], M->stream);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(M->down_stream, M->piece_done[c], 0);
-    if (err == cudaSuccess && n > 0) err = cudaMemcpyAsync(out + off, dy + off, n * sizeof(double), cudaMemcpyDeviceToHost, M->down_stream);
-  }
+  const cudaError_t queued    = queue_overlapped_chunks(M, k, alpha, dx, beta, out);
   const cudaError_t wait_down = cudaStreamSynchronize(M->down_stream);
-  if (err != cudaSuccess) return abandon(M, err, "overlapped product (host entry)");
-  err = cudaStreamSynchronize(M->stream); /* errors of the products surface here */
-  if (err == cudaSuccess) err = wait_down;
-  if (err != cudaSuccess) return abandon(M, err, "product (host entry)");
+  BSRC_CUDA_CHECK_OR(queued, abandon(M, bsrc_err, "overlapped product (host entry)"));
+  BSRC_CUDA_CHECK_OR(cudaStreamSynchronize(M->stream), abandon(M, bsrc_err, "product (host entry)")); /* errors of the products surface here */
+  BSRC_CUDA_CHECK_OR(wait_down, abandon(M, bsrc_err, "product (host entry)"));
   return BSRC_CUDA_OK;
 }
 
@@ -634,14 +649,20 @@ bsrc_cuda_status stage_inputs(bsrc_cuda_matrix *M, const staging_plan &plan, con
 {
   const bsrc_cuda_status s = ensure_staging(M);
   if (s != BSRC_CUDA_OK) return s;
-  cudaError_t err = stage_up(M, plan, (double *)M->d_x.ptr, M->h_x, x, x_bytes(M));
-  if (err == cudaSuccess && beta != 0.0) err = stage_up(M, plan, (double *)M->d_y.ptr, M->h_y, in, y_bytes(M));
-  if (err != cudaSuccess) return abandon(M, err, what);
+  BSRC_CUDA_CHECK_OR(stage_up(M, plan, (double *)M->d_x.ptr, M->h_x, x, x_bytes(M)), abandon(M, bsrc_err, what));
+  if (beta != 0.0) BSRC_CUDA_CHECK_OR(stage_up(M, plan, (double *)M->d_y.ptr, M->h_y, in, y_bytes(M)), abandon(M, bsrc_err, what));
   return BSRC_CUDA_OK;
 }
 } // namespace
 
 /* ---- the block SpMM's host arrays (bsrcuda_spmm.cu): k columns through pinned buffers ---- */
+
+/* cudaMallocHost refused: p null, the error cleared; false. */
+static bool pinned_refused(double *&p, cudaError_t err)
+{
+  p = nullptr;
+  return cleared(err, false);
+}
 
 /* *p (pinned, *have bytes) at least `bytes`; false (CUDA's error cleared) where page-locked memory
    is refused: the caller then copies from pageable memory instead. */
@@ -650,11 +671,7 @@ static bool spmm_pinned(double *&p, size_t &have, size_t bytes)
   if (have >= bytes) return true;
   free_pinned(p);
   have = 0;
-  if (cudaMallocHost((void **)&p, bytes) != cudaSuccess) {
-    (void)cudaGetLastError();
-    p = nullptr;
-    return false;
-  }
+  BSRC_CUDA_CHECK_OR(cudaMallocHost((void **)&p, bytes), pinned_refused(p, bsrc_err));
   have = bytes;
   return true;
 }
@@ -664,14 +681,13 @@ bsrc_cuda_status spmm_stage_up(bsrc_cuda_matrix *M, double *dev, const double *s
   if (rows == 0 || k == 0) return BSRC_CUDA_OK;
   const size_t col = (size_t)rows * sizeof(double), bytes = col * (size_t)k;
   double     *&pinned = y ? M->spmm_hy : M->spmm_hx;
-  cudaError_t  err    = cudaSuccess;
-  if (!spmm_pinned(pinned, y ? M->spmm_hy_bytes : M->spmm_hx_bytes, bytes)) err = cudaMemcpy2DAsync(dev, col, src, (size_t)ld * sizeof(double), col, (size_t)k, cudaMemcpyHostToDevice, M->stream);
+  const char  *what   = "block SpMM: host-to-device copy of X / Y";
+  if (!spmm_pinned(pinned, y ? M->spmm_hy_bytes : M->spmm_hx_bytes, bytes)) BSRC_CUDA_CHECK_OR(cudaMemcpy2DAsync(dev, col, src, (size_t)ld * sizeof(double), col, (size_t)k, cudaMemcpyHostToDevice, M->stream), abandon(M, bsrc_err, what));
   else {
     const staging_plan plan = staging_settings();
-    if (ld == rows) err = stage_up(M, plan, dev, pinned, src, bytes);
-    for (int64_t j = 0; ld != rows && j < k && err == cudaSuccess; ++j) err = stage_up(M, plan, dev + j * rows, pinned + j * rows, src + j * ld, col);
+    if (ld == rows) BSRC_CUDA_CHECK_OR(stage_up(M, plan, dev, pinned, src, bytes), abandon(M, bsrc_err, what));
+    for (int64_t j = 0; ld != rows && j < k; ++j) BSRC_CUDA_CHECK_OR(stage_up(M, plan, dev + j * rows, pinned + j * rows, src + j * ld, col), abandon(M, bsrc_err, what));
   }
-  if (err != cudaSuccess) return abandon(M, err, "block SpMM: host-to-device copy of X / Y");
   return BSRC_CUDA_OK;
 }
 
@@ -685,9 +701,9 @@ bsrc_cuda_status spmm_stage_down(bsrc_cuda_matrix *M, double *dst, int64_t ld, c
   const size_t col = (size_t)rows * sizeof(double), bytes = col * (size_t)k;
   if (rows == 0 || k == 0) return finish(M, "block SpMM (host entry)");
   if (!spmm_pinned(M->spmm_hy, M->spmm_hy_bytes, bytes)) {
-    cudaError_t err = cudaMemcpy2DAsync(dst, (size_t)ld * sizeof(double), dev, col, col, (size_t)k, cudaMemcpyDeviceToHost, M->stream);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(M->stream);
-    return err == cudaSuccess ? BSRC_CUDA_OK : abandon(M, err, "block SpMM (host entry)");
+    BSRC_CUDA_CHECK_OR(cudaMemcpy2DAsync(dst, (size_t)ld * sizeof(double), dev, col, col, (size_t)k, cudaMemcpyDeviceToHost, M->stream), abandon(M, bsrc_err, "block SpMM (host entry)"));
+    BSRC_CUDA_CHECK_OR(cudaStreamSynchronize(M->stream), abandon(M, bsrc_err, "block SpMM (host entry)"));
+    return BSRC_CUDA_OK;
   }
   const staging_plan plan = staging_settings();
   if (ld == rows) return stage_down(M, plan, dst, M->spmm_hy, dev, bytes);
@@ -754,6 +770,14 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda
   return BSRC_CUDA_OK;
 }
 
+/* The ghost values' upload or its ordering refused: G's queued copies finished, L's product
+   abandoned. */
+static bsrc_cuda_status ghost_upload_failed(bsrc_cuda_matrix *G, bsrc_cuda_matrix *L, cudaError_t err)
+{
+  (void)cudaStreamSynchronize(G->stream);
+  return abandon(L, err, "host-to-device copy of the ghost values (split product)");
+}
+
 /* end: ghost_x staged on G's stream (its DMA overlaps L's product), L's stream made to wait for it,
    G's product queued on L's stream accumulating into L's y, and y brought back once. */
 extern "C" bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_matrix *G, bsrc_cuda_kernel kg, double alpha, const double *ghost_x, double *out)
@@ -783,13 +807,9 @@ extern "C" bsrc_cuda_status bsrc_cuda_split_end(bsrc_cuda_matrix *L, bsrc_cuda_m
       (void)cudaStreamSynchronize(L->stream);
       return s;
     }
-    cudaError_t err = stage_up(G, plan, G->d_x.ptr, G->h_x, ghost_x, x_bytes(G));
-    if (err == cudaSuccess) err = cudaEventRecord(G->split_mark, G->stream);
-    if (err == cudaSuccess) err = cudaStreamWaitEvent(L->stream, G->split_mark, 0);
-    if (err != cudaSuccess) {
-      (void)cudaStreamSynchronize(G->stream);
-      return abandon(L, err, "host-to-device copy of the ghost values (split product)");
-    }
+    BSRC_CUDA_CHECK_OR(stage_up(G, plan, G->d_x.ptr, G->h_x, ghost_x, x_bytes(G)), ghost_upload_failed(G, L, bsrc_err));
+    BSRC_CUDA_CHECK_OR(cudaEventRecord(G->split_mark, G->stream), ghost_upload_failed(G, L, bsrc_err));
+    BSRC_CUDA_CHECK_OR(cudaStreamWaitEvent(L->stream, G->split_mark, 0), ghost_upload_failed(G, L, bsrc_err));
     s = queue_product(G, kg, alpha, (const double *)G->d_x.ptr, 1.0, dy, dy, L->stream);
     if (s != BSRC_CUDA_OK) {
       (void)snprintf(L->msg, sizeof(L->msg), "ghost block: %.900s", G->msg);
@@ -839,29 +859,31 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_device(bsrc_cuda_matrix *M, bsrc_c
   return finish(M, "product (device entry)");
 }
 
+/* A refused (un)registration, cleared (not sticky: later calls must not see it) and reported. */
+static bsrc_cuda_status register_failed(cudaError_t err, void *ptr, size_t bytes)
+{
+  char what[96];
+  snprintf(what, sizeof(what), "cudaHostRegister of %zu bytes at %p", bytes, ptr);
+  return fail_cuda_cleared(sink(nullptr), err, what);
+}
+static bsrc_cuda_status unregister_failed(cudaError_t err, void *ptr)
+{
+  char what[64];
+  snprintf(what, sizeof(what), "cudaHostUnregister at %p", ptr);
+  return fail_cuda_cleared(sink(nullptr), err, what);
+}
+
 extern "C" bsrc_cuda_status bsrc_cuda_host_register(void *ptr, size_t bytes)
 {
   if (!ptr || bytes == 0) return fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "host_register: %s", ptr ? "0 bytes" : "pointer is NULL");
-  const cudaError_t err = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError(); /* not sticky: later calls must not see it */
-    char what[96];
-    snprintf(what, sizeof(what), "cudaHostRegister of %zu bytes at %p", bytes, ptr);
-    return fail_cuda(sink(nullptr), err, what);
-  }
+  BSRC_CUDA_CHECK_OR(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable), register_failed(bsrc_err, ptr, bytes));
   return BSRC_CUDA_OK;
 }
 
 extern "C" bsrc_cuda_status bsrc_cuda_host_unregister(void *ptr)
 {
   if (!ptr) return fail(sink(nullptr), BSRC_CUDA_ERR_ARG, "host_unregister: pointer is NULL");
-  const cudaError_t err = cudaHostUnregister(ptr);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    char what[64];
-    snprintf(what, sizeof(what), "cudaHostUnregister at %p", ptr);
-    return fail_cuda(sink(nullptr), err, what);
-  }
+  BSRC_CUDA_CHECK_OR(cudaHostUnregister(ptr), unregister_failed(bsrc_err, ptr));
   return BSRC_CUDA_OK;
 }
 

@@ -326,7 +326,7 @@ bsrc_cuda_status plan_slices(bsrc_cuda_matrix *M)
    at most sliced_lane_blocks(bs) blocks, else the fewest of 2, 4, .., 32 lanes that leave each at
    most that many (the row's blocks shared out evenly, in order); a row too long for 32 such lanes
    is cut into equal parts of one whole slice each, whose sums go to slots that the warp of the
-   row's last part to finish adds up (sliced_long_row_end in bsrcuda_kernels.cu).
+   row's last part to finish adds up (sliced_long_row_end in bsrcuda_kernels_sliced.cu).
    Units are sorted by lanes, then by their longest lane (longest first; ties in row order) and laid
    out in that order: a unit of g lanes then starts at a multiple of g, so it never straddles two
    slices and the kernel's butterfly over g lanes stays inside it. */
