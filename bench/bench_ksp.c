@@ -31,6 +31,44 @@ static PetscErrorCode TimeSolve(const char matrix[], KSP ksp, Vec b, Vec x, Pets
   PetscFunctionReturn(0);
 }
 
+/* The solver of -bench_ksp on A: ksp_type with pc_type, exactly its iterations (*restart: 30 for
+   the GMRES family, preconditioned on the right, else left as it is). */
+static PetscErrorCode KSPCreateFixedIterations(Mat A, const char ksp_type[], const char pc_type[], PetscInt its, KSP *ksp, PetscInt *restart)
+{
+  PC pc;
+  PetscErrorCode (*setrestart)(KSP, PetscInt) = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), ksp));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, ksp_type));
+  PetscCall(PetscObjectQueryFunction((PetscObject)*ksp, "KSPGMRESSetRestart_C", &setrestart));
+  if (setrestart) { /* the GMRES family, preconditioned on the right: it minimises ||b - A x|| itself */
+    PetscCall(KSPGMRESSetRestart(*ksp, 30));
+    PetscCall(KSPSetPCSide(*ksp, PC_RIGHT));
+    *restart = 30;
+  }
+  PetscCall(KSPGetPC(*ksp, &pc));
+  PetscCall(PCSetType(pc, pc_type));
+  PetscCall(KSPSetTolerances(*ksp, 0.0, 0.0, 1e300, its));
+  PetscCall(KSPSetInitialGuessNonzero(*ksp, PETSC_FALSE));
+  PetscCall(KSPSetUp(*ksp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PrintKSPRows(MPI_Comm comm, const MatrixSpec *spec, const KSPRow rows[], PetscInt ntypes, PetscInt its, PetscInt trials, const char ref_type[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "  KSP solves, %s: %s%s + %s, exactly %" PetscInt_FMT " iterations from x0 = 0 (rtol = atol = 0: a fixed-iteration timing of the solver's products, orthogonalisation and PC, not of convergence); b = A u for one random u; medians of %" PetscInt_FMT " interleaved trials of the slowest rank's KSPSolve; ratio = time of %s / time of this type (> 1: faster); reldiff = max relative difference of the solution to %s's\n",
+                        spec->name, rows[0].ksp_type, rows[0].restart ? "(30)" : "", rows[0].pc_type, its, trials, ref_type, ref_type));
+  PetscCall(PetscPrintf(comm, "ksp %-10s %-14s %-8s %-10s %5s %10s %9s %8s %9s %10s\n", "matrix", "type", "ksp", "pc", "its", "solve ms", "ms/it", "ratio", "reldiff", "residual"));
+  for (PetscInt j = 0; j < ntypes; j++) {
+    const KSPRow *r = &rows[j];
+    PetscCall(PetscPrintf(comm, "ksp %-10s %-14s %-8s %-10s %5" PetscInt_FMT " %10.3f %9.4f %8.3f %9.1e %10.4e\n", r->matrix, r->type, r->ksp_type, r->pc_type, r->its, 1e3 * r->solve_s, 1e3 * r->solve_s / (double)r->its, r->ratio, r->diff, r->relres));
+  }
+  PetscFunctionReturn(0);
+}
+
 /*
   The cost of a solver's iterations with each type of -bench_types: <its> iterations of ksp_type
   (GMRES(30) by default) preconditioned by pc_type (PCPBJACOBI by default) on A x = b from x0 = 0.
@@ -72,7 +110,6 @@ PetscErrorCode BenchKSP(const MatrixSpec *spec, Mat base, PetscInt ntypes, char 
     KSPType   kt;
     PCType    pt;
     PC        pc;
-    PetscErrorCode (*setrestart)(KSP, PetscInt) = NULL;
 
     PetscCall(PetscMemzero(r, sizeof(*r)));
     PetscCall(IsBaseType(base, types[j], &same));
@@ -91,20 +128,8 @@ PetscErrorCode BenchKSP(const MatrixSpec *spec, Mat base, PetscInt ntypes, char 
       PetscCall(VecDestroy(&u));
     } else PetscCall(VecCopy(b[0], b[j]));
 
-    PetscCall(KSPCreate(comm, &ksp[j]));
-    PetscCall(KSPSetOperators(ksp[j], A[j], A[j]));
-    PetscCall(KSPSetType(ksp[j], ksp_type));
-    PetscCall(PetscObjectQueryFunction((PetscObject)ksp[j], "KSPGMRESSetRestart_C", &setrestart));
-    if (setrestart) { /* the GMRES family, preconditioned on the right: it minimises ||b - A x|| itself */
-      PetscCall(KSPGMRESSetRestart(ksp[j], 30));
-      PetscCall(KSPSetPCSide(ksp[j], PC_RIGHT));
-      r->restart = 30;
-    }
+    PetscCall(KSPCreateFixedIterations(A[j], ksp_type, pc_type, its, &ksp[j], &r->restart));
     PetscCall(KSPGetPC(ksp[j], &pc));
-    PetscCall(PCSetType(pc, pc_type));
-    PetscCall(KSPSetTolerances(ksp[j], 0.0, 0.0, 1e300, its));
-    PetscCall(KSPSetInitialGuessNonzero(ksp[j], PETSC_FALSE));
-    PetscCall(KSPSetUp(ksp[j]));
     PetscCall(TimeSolve(spec->name, ksp[j], b[j], x[j], its, &dt)); /* warm-up */
     PetscCall(KSPGetType(ksp[j], &kt));
     PetscCall(PCGetType(pc, &pt));
@@ -137,13 +162,7 @@ PetscErrorCode BenchKSP(const MatrixSpec *spec, Mat base, PetscInt ntypes, char 
     if (j > 0) maxdiff = PetscMax(maxdiff, PetscAbsReal(rows[j].relres - rows[0].relres) / rows[0].relres);
   }
 
-  PetscCall(PetscPrintf(comm, "  KSP solves, %s: %s%s + %s, exactly %" PetscInt_FMT " iterations from x0 = 0 (rtol = atol = 0: a fixed-iteration timing of the solver's products, orthogonalisation and PC, not of convergence); b = A u for one random u; medians of %" PetscInt_FMT " interleaved trials of the slowest rank's KSPSolve; ratio = time of %s / time of this type (> 1: faster); reldiff = max relative difference of the solution to %s's\n",
-                        spec->name, rows[0].ksp_type, rows[0].restart ? "(30)" : "", rows[0].pc_type, its, trials, types[0], types[0]));
-  PetscCall(PetscPrintf(comm, "ksp %-10s %-14s %-8s %-10s %5s %10s %9s %8s %9s %10s\n", "matrix", "type", "ksp", "pc", "its", "solve ms", "ms/it", "ratio", "reldiff", "residual"));
-  for (j = 0; j < ntypes; j++) {
-    const KSPRow *r = &rows[j];
-    PetscCall(PetscPrintf(comm, "ksp %-10s %-14s %-8s %-10s %5" PetscInt_FMT " %10.3f %9.4f %8.3f %9.1e %10.4e\n", r->matrix, r->type, r->ksp_type, r->pc_type, r->its, 1e3 * r->solve_s, 1e3 * r->solve_s / (double)r->its, r->ratio, r->diff, r->relres));
-  }
+  PetscCall(PrintKSPRows(comm, spec, rows, ntypes, its, trials, types[0]));
 
   for (j = 0; j < ntypes; j++) {
     PetscCall(KSPDestroy(&ksp[j]));
