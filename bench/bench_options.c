@@ -1,11 +1,12 @@
 /* The command line: the options of -help, their defaults and their checks. */
 #include "bench_matmult.h"
 
-static void BenchOptionsDefault(BenchOptions *o)
+static PetscErrorCode BenchOptionsDefault(BenchOptions *o)
 {
   const PetscInt chunks[] = {1, 2, 4, 8, 16, 64, 256}, spmm_k[] = {1, 4, 8, 32};
 
-  memset(o, 0, sizeof(*o));
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(o, sizeof(*o)));
   o->nmats       = MAX_LIST;
   o->ntypes      = MAX_LIST;
   o->reps        = 50;
@@ -42,8 +43,9 @@ static void BenchOptionsDefault(BenchOptions *o)
   o->dotranspose          = PETSC_TRUE;
   o->docopies             = PETSC_TRUE;
   o->nthreads             = 1;
-  (void)PetscStrncpy(o->ksp_type, KSPGMRES, sizeof(o->ksp_type));
-  (void)PetscStrncpy(o->pc_type, PCPBJACOBI, sizeof(o->pc_type));
+  PetscCall(PetscStrncpy(o->ksp_type, KSPGMRES, sizeof(o->ksp_type)));
+  PetscCall(PetscStrncpy(o->pc_type, PCPBJACOBI, sizeof(o->pc_type)));
+  PetscFunctionReturn(0);
 }
 
 /* the options database, in the order -help lists them */
@@ -136,7 +138,7 @@ PetscErrorCode BenchOptionsGet(BenchOptions *o)
   PetscBool setm, sett, setc, setk;
 
   PetscFunctionBeginUser;
-  BenchOptionsDefault(o);
+  PetscCall(BenchOptionsDefault(o));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &o->size));
   PetscCall(BenchOptionsRead(o, &setm, &sett, &setc, &setk));
   PetscCall(BenchOptionsComplete(o, setm, sett, setc, setk));
