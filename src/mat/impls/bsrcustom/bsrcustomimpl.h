@@ -150,8 +150,24 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BSRCustom_AIJ(Mat C);
 /* composes MatProductSetFromOptions_<ours>_<AIJ types>_C on A (install) or removes them */
 PETSC_INTERN PetscErrorCode MatBSRCustomComposeAIJProducts_Private(Mat A, const char ours[], PetscBool install);
 
-/* X -> ours through the base BAIJ type and our in-place convert */
+/* The lifecycle both types share (bsrcustomlifecycle.c). X -> ours through the base BAIJ type and our
+   in-place convert; ours -> the base type through the type's own detach (restore = PETSC_TRUE). */
 PETSC_INTERN PetscErrorCode MatBSRCustomConvertViaBase_Private(Mat, MatType, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatBSRCustomConvertToBase_Private(Mat A, PetscErrorCode (*detach)(Mat, PetscBool restore), MatReuse, Mat *);
+/* a type's implementations of the methods that both types compose on their matrices */
+typedef struct {
+  const char *to_base_name; /* "MatConvert_<ours>_<base>_C" */
+  PetscErrorCode (*to_base)(Mat, MatType, MatReuse, Mat *);
+  PetscErrorCode (*get_settings)(Mat, MatBSRCustomSettings *);
+  PetscErrorCode (*set_settings)(Mat, const MatBSRCustomSettings *);
+  PetscErrorCode (*cuda_kernel_used)(Mat, MatBSRCustomCUDAKernel *);
+  PetscErrorCode (*num_tasks)(Mat, PetscInt *);
+} MatBSRCustomTypeMethods;
+/* composes them (install) or removes them, with the public setters and getters of the settings */
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeTypeMethods_Private(Mat A, const MatBSRCustomTypeMethods *, PetscBool install);
+/* stores settings and CPU binding where the type keeps them (held_*), then A's vector type follows them:
+   one rule for a setter, MatBindToCPU and a duplicate */
+PETSC_INTERN PetscErrorCode MatBSRCustomHoldSettings_Private(Mat A, const MatBSRCustomSettings *set, PetscBool bound, MatBSRCustomSettings *held_set, PetscBool *held_bound);
 
 /* MatSetValues() with NULL values inserts zeros (AIJ does; BAIJ crashes): wraps BAIJ's setvalues. */
 typedef PetscErrorCode (*MatBSRCustomSetValuesFn)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);

@@ -208,24 +208,6 @@ PETSC_INTERN PetscErrorCode MatBSRCustomFDColoringHostWork_Private(MatFDColoring
   PetscFunctionReturn(0);
 }
 
-/* AIJ (and anything else) -> ours: through the base BAIJ type, whose converters know the block size,
-   then the in-place convert of our type. */
-PETSC_INTERN PetscErrorCode MatBSRCustomConvertViaBase_Private(Mat A, MatType base, PetscErrorCode (*inplace)(Mat, MatType, MatReuse, Mat *), MatType type, MatReuse reuse, Mat *newmat)
-{
-  Mat B;
-
-  PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, DIFFERENT_NONZERO_PATTERN));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatConvert(A, base, MAT_INITIAL_MATRIX, &B));
-  PetscCall((*inplace)(B, type, MAT_INPLACE_MATRIX, &B));
-  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &B));
-  else *newmat = B;
-  PetscFunctionReturn(0);
-}
-
 PETSC_INTERN PetscErrorCode MatBSRCustomSetValuesAllowNull_Private(MatBSRCustomSetValuesFn base, Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
 {
   PetscScalar *zeros;

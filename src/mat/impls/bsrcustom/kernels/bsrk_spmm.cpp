@@ -7,11 +7,9 @@
    bs x k sums row-major. For bs 1..8 (compile-time sizes, loops unrolled) a row segment is walked once
    per chunk of 4 (or 2) columns whose bs x 4 sums stay in SSE2 registers: each block value times two
    columns of X at once (contiguous in the row-major copy). The first chunk reads the blocks from
-   memory, the later ones from L1, so the matrix is read from memory once for all k columns.
-   Measured on the 2-core EPYC VM, one thread, a 27-point band of 810k blocks, 8 columns: keeping the
-   block in registers and walking the k columns of column-major X took 1.09 MatMult a column for bs 3;
-   sums of all k columns in an L1 buffer, the innermost loop over the columns, 1.1 as well (a store
-   and a load of every sum for each block value); these register chunks 0.57 (bs 3) and 0.49 (bs 5).
+   memory, the later ones from L1, so the matrix is read from memory once for all k columns. Sums
+   kept in an L1 buffer instead would cost a store and a load of every sum for each block value
+   (the alternatives and their figures: docs/design.md, docs/performance.md).
    With SSE2 only (the portable build) those chunks are bound by multiplies and adds, not by memory,
    so where the CPU has AVX2 and FMA (asked at run time: the library stays portable) chunks of 8 (or,
    for bs 7 and 8, 4) columns in 256-bit registers with fused multiply-adds do the same work in about
@@ -23,6 +21,7 @@
    of the matching In element, so In may alias Y.
 */
 #include "bsrk_products.h"
+#include "bsrk_dispatch.h"
 #include "bsrk_passive_team.h"
 
 #include <immintrin.h>
@@ -336,35 +335,7 @@ extern "C" bsrk_status bsrk_tasks_spmm_on(const bsrk_matrix *A, const bsrk_parti
   c.avx2 = use_avx2 == 1;
   const Transp  T{X, const_cast<double *>(c.Xr), A->rowptr[A->nbrows] > 0 ? (int64_t)A->nbcols * bs : 0, (int64_t)k, (int64_t)ldx};
   const int64_t ntasks = p->ntasks;
-  switch (A->bs) {
-  case 1:
-    run<1>(c, T, ntasks, kind, nthreads);
-    break;
-  case 2:
-    run<2>(c, T, ntasks, kind, nthreads);
-    break;
-  case 3:
-    run<3>(c, T, ntasks, kind, nthreads);
-    break;
-  case 4:
-    run<4>(c, T, ntasks, kind, nthreads);
-    break;
-  case 5:
-    run<5>(c, T, ntasks, kind, nthreads);
-    break;
-  case 6:
-    run<6>(c, T, ntasks, kind, nthreads);
-    break;
-  case 7:
-    run<7>(c, T, ntasks, kind, nthreads);
-    break;
-  case 8:
-    run<8>(c, T, ntasks, kind, nthreads);
-    break;
-  default:
-    run<0>(c, T, ntasks, kind, nthreads);
-    break;
-  }
+  bsrk_dispatch_block_size(A->bs, [&](auto BS) { run<BS.value>(c, T, ntasks, kind, nthreads); });
   return BSRK_OK;
 }
 

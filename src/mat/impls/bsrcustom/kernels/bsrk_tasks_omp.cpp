@@ -34,12 +34,14 @@
    thread timing does).
 */
 #include "bsrkernels.h"
+#include "bsrk_dispatch.h"
 #include "bsrk_passive_team.h"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace {
 
@@ -533,35 +535,9 @@ extern "C" bsrk_status bsrk_tasks_multadd_between(const bsrk_matrix *A, const bs
   c.pf      = prefetch_bytes / (int)sizeof(double);
   c.between = between ? *between : bsrk_between{nullptr, nullptr};
 
-  static_assert(BSRK_MAX_FIXED_BS == 8, "a case below for each block size that bsrk_streams_used counts as fixed");
-  switch (A->bs) {
-  case 1:
-    run<FixedRow<1>>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  case 2:
-    run<FixedRow<2>>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  case 3:
-    run<FixedRow<3>>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  case 4:
-    run<FixedRow<4>>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  case 5:
-    run<FixedRow<5>>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  case 6:
-    run<FixedRow<6>>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  case 7:
-    run<FixedRow<7>>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  case 8:
-    run<FixedRow<8>>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  default:
-    run<GenericRow>(c, ntasks, kind, nthreads, streams, mode);
-    break;
-  }
+  bsrk_dispatch_block_size(A->bs, [&](auto BS) {
+    using Row = std::conditional_t<BS.value == 0, GenericRow, FixedRow<BS.value>>;
+    run<Row>(c, ntasks, kind, nthreads, streams, mode);
+  });
   return BSRK_OK;
 }

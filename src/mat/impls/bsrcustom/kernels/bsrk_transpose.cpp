@@ -7,6 +7,7 @@
    each block transposed) in one parallel pass, without sorting again.
 */
 #include "bsrk_products.h"
+#include "bsrk_dispatch.h"
 
 #include <omp.h>
 
@@ -68,35 +69,7 @@ extern "C" bsrk_status bsrk_transpose_values(const bsrk_matrix *A, bsrk_transpos
   if (A->rowptr[A->nbrows] != T->nblocks) return BSRK_ERR_ARG;
   if (T->nblocks == 0) return BSRK_OK;
   if (!A->values) return BSRK_ERR_ARG;
-  switch (A->bs) {
-  case 1:
-    copy_values<1>(A, T, nthreads);
-    break;
-  case 2:
-    copy_values<2>(A, T, nthreads);
-    break;
-  case 3:
-    copy_values<3>(A, T, nthreads);
-    break;
-  case 4:
-    copy_values<4>(A, T, nthreads);
-    break;
-  case 5:
-    copy_values<5>(A, T, nthreads);
-    break;
-  case 6:
-    copy_values<6>(A, T, nthreads);
-    break;
-  case 7:
-    copy_values<7>(A, T, nthreads);
-    break;
-  case 8:
-    copy_values<8>(A, T, nthreads);
-    break;
-  default:
-    copy_values<0>(A, T, nthreads);
-    break;
-  }
+  bsrk_dispatch_block_size(A->bs, [&](auto BS) { copy_values<BS.value>(A, T, nthreads); });
   return BSRK_OK;
 }
 

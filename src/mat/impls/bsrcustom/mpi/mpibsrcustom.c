@@ -578,8 +578,7 @@ static PetscErrorCode MatBSRCustomSetSettings_MPIBSRCustom(Mat A, const MatBSRCu
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  c->set = *set;
-  PetscCall(MatBSRCustomVecTypeFollow_Private(A, c->set.backend, c->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, set, c->bound, &c->set, &c->bound));
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
 }
@@ -590,8 +589,7 @@ static PetscErrorCode MatBindToCPU_MPIBSRCustom(Mat A, PetscBool flg)
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  c->bound = flg;
-  PetscCall(MatBSRCustomVecTypeFollow_Private(A, c->set.backend, c->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, &c->set, flg, &c->set, &c->bound));
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
 }
@@ -667,6 +665,16 @@ static PetscErrorCode MatAXPY_MPIBSRCustom(Mat Y, PetscScalar a, Mat X, MatStruc
   PetscFunctionReturn(0);
 }
 
+/* the methods both types compose, composed for this one (bsrcustomlifecycle.c) */
+static const MatBSRCustomTypeMethods MPIBSRCustomTypeMethods = {
+  .to_base_name     = "MatConvert_mpibsrcustom_mpibaij_C",
+  .to_base          = MatConvert_MPIBSRCustom_MPIBAIJ,
+  .get_settings     = MatBSRCustomGetSettings_MPIBSRCustom,
+  .set_settings     = MatBSRCustomSetSettings_MPIBSRCustom,
+  .cuda_kernel_used = MatBSRCustomGetCUDAKernelUsed_MPIBSRCustom,
+  .num_tasks        = MatBSRCustomGetNumTasks_MPIBSRCustom,
+};
+
 /* MPIBAIJ's converters are composed under "mpibaij" names; publish them under ours. */
 /* install: ours; otherwise removes ours and, with restore, puts MPIBAIJ's preallocation back (not
    before a destroy: PETSc 3.25's MatHeaderMerge would then leak the list it went into) */
@@ -677,11 +685,7 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, Pe
 
 #define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
   PetscFunctionBegin;
-  BSRC_COMPOSE("MatConvert_mpibsrcustom_mpibaij_C", MatConvert_MPIBSRCustom_MPIBAIJ);
-  BSRC_COMPOSE("MatBSRCustomGetSettings_C", MatBSRCustomGetSettings_MPIBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomSetSettings_C", MatBSRCustomSetSettings_MPIBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", MatBSRCustomGetCUDAKernelUsed_MPIBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_MPIBSRCustom);
+  PetscCall(MatBSRCustomComposeTypeMethods_Private(A, &MPIBSRCustomTypeMethods, install));
   BSRC_COMPOSE("MatBSRCustomGetLocalAndGhost_C", MatBSRCustomGetLocalAndGhost_MPIBSRCustom);
   BSRC_COMPOSE("MatBSRCustomSyncState_C", MatBSRCustomSyncState_MPIBSRCustom);
   BSRC_COMPOSE("MatConvert_mpibsrcustom_mpiaij_C", MatConvert_MPIBSRCustom_MPIAIJ);
@@ -690,7 +694,6 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, Pe
   } else {
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatRetrieveValues_C", restore ? MPIBAIJBaseRetrieveValues : NULL));
   }
-  PetscCall(MatBSRCustomComposeSettings_Private(A, install));
   BSRC_COMPOSE("MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIBSRCustom);
   if (install) {
     BSRC_COMPOSE("MatMPIBAIJSetPreallocation_C", MatMPIBAIJSetPreallocation_MPIBSRCustom);
@@ -730,10 +733,8 @@ static PetscErrorCode MatDuplicate_MPIBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall((*c->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(*M, MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, M));
-  d        = (Mat_MPIBSRCustom *)(*M)->spptr;
-  d->set   = c->set;
-  d->bound = c->bound;
-  PetscCall(MatBSRCustomVecTypeFollow_Private(*M, d->set.backend, d->bound));
+  d = (Mat_MPIBSRCustom *)(*M)->spptr;
+  PetscCall(MatBSRCustomHoldSettings_Private(*M, &c->set, c->bound, &d->set, &d->bound));
   if ((*M)->assembled) PetscCall(MatMPIBSRCustomSetUp(*M));
   PetscFunctionReturn(0);
 }
@@ -871,17 +872,8 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
 
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat B = *newmat;
-
   PetscFunctionBegin;
-  (void)type;
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatMPIBSRCustomDetach(B, PETSC_TRUE));
-  *newmat = B;
+  PetscCall(MatBSRCustomConvertToBase_Private(A, MatMPIBSRCustomDetach, reuse, newmat));
   PetscFunctionReturn(0);
 }
 

@@ -342,14 +342,13 @@ static PetscErrorCode MatDestroy_SeqBSRCustom(Mat A)
 
 static PetscErrorCode MatDuplicate_SeqBSRCustom(Mat A, MatDuplicateOption op, Mat *M)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr, *d;
 
   PetscFunctionBegin;
   PetscCall((*b->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(*M, MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, M));
-  ((Mat_SeqBSRCustom *)(*M)->spptr)->set   = b->set; /* the copy goes to the device at its first product */
-  ((Mat_SeqBSRCustom *)(*M)->spptr)->bound = b->bound;
-  PetscCall(MatBSRCustomVecTypeFollow_Private(*M, b->set.backend, b->bound));
+  d = (Mat_SeqBSRCustom *)(*M)->spptr;
+  PetscCall(MatBSRCustomHoldSettings_Private(*M, &b->set, b->bound, &d->set, &d->bound)); /* the copy goes to the device at its first product */
   PetscFunctionReturn(0);
 }
 
@@ -367,8 +366,7 @@ static PetscErrorCode MatBSRCustomSetSettings_SeqBSRCustom(Mat A, const MatBSRCu
 
   PetscFunctionBegin;
   if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && set->backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDAFree(A)); /* give the device memory back */
-  b->set = *set;
-  PetscCall(MatBSRCustomVecTypeFollow_Private(A, b->set.backend, b->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, set, b->bound, &b->set, &b->bound));
   PetscFunctionReturn(0);
 }
 
@@ -379,8 +377,7 @@ static PetscErrorCode MatBindToCPU_SeqBSRCustom(Mat A, PetscBool flg)
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  b->bound = flg;
-  PetscCall(MatBSRCustomVecTypeFollow_Private(A, b->set.backend, b->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, &b->set, flg, &b->set, &b->bound));
   PetscFunctionReturn(0);
 }
 
@@ -493,18 +490,23 @@ static PetscErrorCode MatSeqBSRCustomComposeBAIJConverters(Mat A, PetscBool inst
   PetscFunctionReturn(0);
 }
 
+/* the methods both types compose, composed for this one (bsrcustomlifecycle.c) */
+static const MatBSRCustomTypeMethods SeqBSRCustomTypeMethods = {
+  .to_base_name     = "MatConvert_seqbsrcustom_seqbaij_C",
+  .to_base          = MatConvert_SeqBSRCustom_SeqBAIJ,
+  .get_settings     = MatBSRCustomGetSettings_SeqBSRCustom,
+  .set_settings     = MatBSRCustomSetSettings_SeqBSRCustom,
+  .cuda_kernel_used = MatBSRCustomGetCUDAKernelUsed_SeqBSRCustom,
+  .num_tasks        = MatBSRCustomGetNumTasks_SeqBSRCustom,
+};
+
 /* install: ours; otherwise removes ours and, with restore, puts SeqBAIJ's preallocation back (not
    before a destroy: PETSc 3.25's MatHeaderMerge would then leak the list it went into) */
 static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, PetscBool restore)
 {
 #define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
   PetscFunctionBegin;
-  BSRC_COMPOSE("MatConvert_seqbsrcustom_seqbaij_C", MatConvert_SeqBSRCustom_SeqBAIJ);
-  BSRC_COMPOSE("MatBSRCustomGetSettings_C", MatBSRCustomGetSettings_SeqBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomSetSettings_C", MatBSRCustomSetSettings_SeqBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", MatBSRCustomGetCUDAKernelUsed_SeqBSRCustom);
-  BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", MatBSRCustomGetNumTasks_SeqBSRCustom);
-  PetscCall(MatBSRCustomComposeSettings_Private(A, install));
+  PetscCall(MatBSRCustomComposeTypeMethods_Private(A, &SeqBSRCustomTypeMethods, install));
   BSRC_COMPOSE("MatSeqAIJSetPreallocation_C", MatSeqAIJSetPreallocation_SeqBSRCustom);
   if (install) {
     BSRC_COMPOSE("MatSeqBAIJSetPreallocation_C", MatSeqBAIJSetPreallocation_SeqBSRCustom);
@@ -631,17 +633,8 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat B = *newmat;
-
   PetscFunctionBegin;
-  (void)type;
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatSeqBSRCustomDetach(B, PETSC_TRUE));
-  *newmat = B;
+  PetscCall(MatBSRCustomConvertToBase_Private(A, MatSeqBSRCustomDetach, reuse, newmat));
   PetscFunctionReturn(0);
 }
 
