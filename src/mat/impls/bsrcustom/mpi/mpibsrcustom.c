@@ -143,7 +143,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat 
     if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
     c->blocks_state = st;
     /* told by A: not a change of theirs that A must count */
-    if (c->seen_valid && Ad == c->local && Ao == c->ghost) {
+    if (c->seen_valid) {
       PetscCall(PetscObjectStateGet((PetscObject)Ad, &c->seen_local));
       if (Ao) PetscCall(PetscObjectStateGet((PetscObject)Ao, &c->seen_ghost));
     }
