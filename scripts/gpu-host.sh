@@ -37,6 +37,13 @@
 #   products-325 transposes and products with dense matrices on 1 GPU (bench_matmult -bench_transpose
 #               -bench_spmm, CUDA vectors, against MATAIJCUSPARSE) and bench_cuda --spmm (against cuSPARSE's
 #               SpMM paths); results in $OUT/products
+#   compare-325 the same measurements on an earlier tree and on this one, alternated (before, after,
+#               before, after) in one call: bench_matmult on the GPU (thesis-type band and 27-point
+#               stencil, 1 GB each, cuda backend, CUDA vectors, against MATAIJCUSPARSE), the main job at
+#               60^3 on CUDA vectors (CG + PBJacobi) and bench_matmult on 16 CPU threads (MATBAIJ
+#               against the cpu backend). The earlier tree: a source tree in $BEFORE (default .before/,
+#               e.g. `git archive <commit> | tar -x -C .before`, carried), built into build-gpu-325-before/;
+#               results in $OUT/compare
 #   nvml        copies nvml.h and the NVML stub library to $OUT (to build PETSc with CUDA elsewhere)
 # A device call holds the machine while it runs and 30 s after: put petsc-cuda, build-325 and run-325
 # in one call (`bash scripts/gpu-host.sh petsc-cuda build-325 run-325`), or chain calls at once.
@@ -71,7 +78,7 @@ prepare-cuda)
   scripts/petsc-build.sh cuda /tmp/petsc-3.25.4-cuda
   "$0" prepare
   ;;
-petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | ksp-325 | scale-325 | products-325 | nvml)
+petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | compare-325 | ksp-325 | scale-325 | products-325 | nvml)
   : "${OUT:=/tmp/out}"
   mkdir -p "$OUT"
   export KIT_MPI_ONLY=1 PATH=/usr/local/cuda/bin:$PATH
@@ -140,6 +147,35 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | ksp
         for f in "${logs[@]}"; do echo "== $(basename "$f")"; grep -E "^Matrix:|^Solve \[|Timing: (assembly|KSPSolve|MatMult loop)" "$f"; done
       done
       nvidia-smi --query-gpu=memory.total --format=csv,noheader || true
+      ;;
+    compare-325)
+      BEF=${BEFORE:-.before}
+      [[ -f $BEF/CMakeLists.txt ]] || { echo "compare-325: no source tree in $BEF"; exit 1; }
+      BB=$root/build-gpu-325-before
+      if [[ ! -x $BB/bench/bench_matmult ]]; then
+        cmake -S "$BEF" -B "$BB" -DCMAKE_BUILD_TYPE=Release -DPETSC_DIR="$P" -DBSRCUSTOM_MEMCHECK=OFF -DBSRCUSTOM_BUILD_TESTS=OFF > "$OUT/configure-325-before.log" 2>&1 || { tail -30 "$OUT/configure-325-before.log"; exit 1; }
+        cmake --build "$BB" -j "$(nproc)" > "$OUT/build-325-before.log" 2>&1 || { grep -E "error" "$OUT/build-325-before.log" | head -30; exit 1; }
+      fi
+      mkdir -p "$OUT/compare"
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      gb=(-bench_sweep false -bench_loaded false -bench_one_rank false -bench_overlap false -bench_transpose false -bench_spmm ""
+        -bench_trials 5 -bench_time_budget 1 -bench_warmup 3 -bench_matrices thesis,stencil27 -stream_mb 40
+        -thesis_rows 80000 -thesis_density 0.02 -stencil_n 82)
+      cb=(-bench_sweep false -bench_loaded false -bench_one_rank false -bench_overlap false -bench_transpose false -bench_spmm ""
+        -bench_trials 5 -bench_time_budget 1 -bench_warmup 3 -bench_matrices thesis,stencil27 -stream_mb 200)
+      for round in 1 2; do
+        for tree in before after; do
+          if [[ $tree == before ]]; then TB=$BB; else TB=$B; fi
+          tag=$tree-$round
+          "$TB/bench/bench_matmult" -bench_types aijcusparse,bsrcustom -mat_bsrcustom_backend cuda "${gb[@]}" > "$OUT/compare/gpu-$tag.log" 2>&1 || echo "   (failed: gpu-$tag.log)"
+          timeout 300 mpiexec -n 1 "$TB/examples/ksp_block_elasticity" -dll_append "$TB/src/mat/impls/bsrcustom/libpetscbsrcustom.so" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda -dm_vec_type cuda -use_gpu_aware_mpi 0 \
+            -compare_type aijcusparse -ksp_type cg -pc_type pbjacobi -ksp_rtol 1e-8 -mult_reps 200 -nx 60 -ny 60 -nz 60 > "$OUT/compare/solve-$tag.log" 2>&1 || echo "   (failed: solve-$tag.log)"
+          OMP_NUM_THREADS=16 OMP_PROC_BIND=close OMP_PLACES=cores "$TB/bench/bench_matmult" -bench_types baij,bsrcustom "${cb[@]}" > "$OUT/compare/cpu-$tag.log" 2>&1 || echo "   (failed: cpu-$tag.log)"
+          echo "== $tag"
+          grep -E "^(thesis|stencil27) " "$OUT/compare/gpu-$tag.log" "$OUT/compare/cpu-$tag.log" | sed "s|$OUT/compare/||" | head -12
+          grep -E "^Solve \[|Timing: (KSPSolve|MatMult loop)" "$OUT/compare/solve-$tag.log" | head -6
+        done
+      done
       ;;
     ksp-325)
       # KSPSolve on the thesis-type band (320 5x5 blocks a block row) and the 27-point bs 3 stencil, 1 GB of

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The options the code reads are the options the documentation lists, with the same values.
 
-The code's options are one table, BSRCOptions[] in src/mat/impls/bsrcustom/bsrcustomsettings.c: each
+The code's options are one table, BSRCOptions[] in src/mat/impls/bsrcustom/options/bsrcustomsettings.c: each
 row names the option, the setter that does the same, and the kind (int, enum, boolean). A program of
 ours run with -help prints them with the values of those that have a fixed set ("(one of: a, b)").
 Checked, against the table and those values:
@@ -37,7 +37,7 @@ def split_values(text):
 
 
 def from_table(root):
-    text = open(f"{root}/{PKG}/bsrcustomsettings.c", encoding="utf-8").read()
+    text = open(f"{root}/{PKG}/options/bsrcustomsettings.c", encoding="utf-8").read()
     body = text[text.index("BSRCOptions[] = {"):]
     body = body[:body.index("\n};")]
     table = {m.group(1): (m.group(2), m.group(3)) for m in TABLE_ROW.finditer(body)}
@@ -86,7 +86,7 @@ def from_type_page(path, name):
 def setter_pages(root):
     """man page text of every public function of the package (not cuda/), by name"""
     pages = {}
-    for path in glob.glob(f"{root}/{PKG}/*.c") + glob.glob(f"{root}/{PKG}/seq/*.c") + glob.glob(f"{root}/{PKG}/mpi/*.c"):
+    for path in glob.glob(f"{root}/{PKG}/**/*.c", recursive=True):
         for m in re.finditer(r"/\*@C?\n\s*(\w+) - (.*?)@\*/", open(path, encoding="utf-8").read(), re.S):
             pages[m.group(1)] = m.group(2)
     return pages

@@ -22,7 +22,7 @@ static const char help[] = "The GPU backends of bsrcustom against its CPU backen
    build or machine has no GPU. */
 
 #include "testutils.h"
-#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h> /* MatBSRCustomCUDAVecPinned_Private() */
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h> /* MatBSRCustomCUDAVecPinned_Private() */
 
 /* y = A x, z = A x + w, then w = A x + w in place, on these very vectors (page-locked or not), each
    against Ref. */

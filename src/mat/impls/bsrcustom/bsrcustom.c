@@ -1,19 +1,12 @@
 /*
-   The package: registration of the bsrcustom types and of the dispatching root name "bsrcustom", our
-   log events, MatCreateBSRCustom() and the mpi type's pieces query. The settings and the names of
-   their public enums live in bsrcustomsettings.c, their public setters in bsrcustomsetcpu.c and
-   bsrcustomsetgpu.c.
+   The package: registration of the bsrcustom types, of the dispatching root name "bsrcustom" and of
+   our log events (bsrcustomcommon.c holds them), and MatCreateBSRCustom(). The settings and the names of
+   their public enums live in options/bsrcustomsettings.c, their public setters in
+   options/bsrcustomsetcpu.c and options/bsrcustomsetgpu.c.
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
-#include <omp.h>
 
-PetscLogEvent    MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0;
 static PetscBool MatBSRCustomPackageInitialized = PETSC_FALSE;
-
-PETSC_INTERN PetscInt MatBSRCustomDefaultThreads(void)
-{
-  return (PetscInt)omp_get_max_threads();
-}
 
 static PetscErrorCode MatBSRCustomFinalizePackage(void)
 {
@@ -98,36 +91,5 @@ PetscErrorCode MatCreateBSRCustom(MPI_Comm comm, PetscInt bs, PetscInt m, PetscI
   PetscCall(MatSetType(*A, MATBSRCUSTOM));
   PetscCall(MatSeqBAIJSetPreallocation(*A, bs, d_nz, d_nnz));
   PetscCall(MatMPIBAIJSetPreallocation(*A, bs, d_nz, d_nnz, o_nz, o_nnz));
-  PetscFunctionReturn(0);
-}
-
-/*@C
-   MatBSRCustomGetLocalAndGhost - Gets the pieces of this rank's share of an assembled MATMPIBSRCUSTOM
-   matrix: the local block (own columns), the ghost block (off-rank columns, compressed), the ghost
-   block columns in global numbering, and the halo scatter with its ghost vector. For diagnostics and
-   benchmarks (e.g. timing the halo exchange alone); do not destroy what it returns.
-
-   Not Collective
-
-   Input Parameter:
-.  A - an assembled MATMPIBSRCUSTOM matrix
-
-   Output Parameters (each may be NULL):
-+  local - the local block, a MATSEQBSRCUSTOM
-.  ghost - the ghost block, a MATSEQBSRCUSTOM with nghost block columns
-.  nghost - the number of ghost block columns
-.  ghost_cols - their global block column numbers
-.  halo - the scatter that fills ghost_x from a vector of A's column layout
--  ghost_x - the ghost values of x
-
-   Level: developer
-
-.seealso: `MATMPIBSRCUSTOM`
-@*/
-PetscErrorCode MatBSRCustomGetLocalAndGhost(Mat A, Mat *local, Mat *ghost, PetscInt *nghost, const PetscInt *ghost_cols[], VecScatter *halo, Vec *ghost_x)
-{
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscUseMethod(A, "MatBSRCustomGetLocalAndGhost_C", (Mat, Mat *, Mat *, PetscInt *, const PetscInt **, VecScatter *, Vec *), (A, local, ghost, nghost, ghost_cols, halo, ghost_x));
   PetscFunctionReturn(0);
 }

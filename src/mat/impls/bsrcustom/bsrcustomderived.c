@@ -17,8 +17,9 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAdopt_Private(Mat from, Mat *B)
   PetscCall(PetscObjectTypeCompare((PetscObject)*B, MATMPIBAIJ, &mpi));
   if (!seq && !mpi) PetscFunctionReturn(0);
   PetscUseMethod(from, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (from, &set));
-  if (seq) PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(*B, MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, B));
-  else PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(*B, MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, B));
+  /* through PETSc's MatConvert, which finds the converter our type composes on its matrices: this
+     layer below the types does not call into them */
+  PetscCall(MatConvert(*B, seq ? MATSEQBSRCUSTOM : MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, B));
   PetscUseMethod(*B, "MatBSRCustomSetSettings_C", (Mat, const MatBSRCustomSettings *), (*B, &set));
   PetscCall(PetscInfo(*B, "Made from a %s matrix: %s\n", ((PetscObject)from)->type_name, ((PetscObject)*B)->type_name));
   PetscFunctionReturn(0);

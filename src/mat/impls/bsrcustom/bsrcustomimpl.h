@@ -6,7 +6,8 @@
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomcompat.h>
-#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/bsrcustombackend.h>
 
 #define MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD 8
 #define MATBSRCUSTOM_MAX_CHUNKS_PER_THREAD     (1 << 20)
@@ -35,6 +36,10 @@ typedef struct {
 } MatBSRCustomSettings;
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *);
+/* The backend table of a matrix with these settings, bound to the CPU or not; the check that the
+   backend they ask for can run here, naming `what` (backends/bsrcustombackend.c) */
+PETSC_INTERN const MatBSRCustomBackendOps *MatBSRCustomBackendOf_Private(const MatBSRCustomSettings *set, PetscBool bound);
+PETSC_INTERN PetscErrorCode                MatBSRCustomBackendCheck_Private(Mat A, const MatBSRCustomSettings *set, const char *what);
 /* The tasks a thread of the cpu backend walks at once. PETSC_DECIDE: 2 on one thread, whose core
    alone must keep enough of the values in flight, and 1 on several, where memory bandwidth is the
    limit and one stream costs the fewest instructions. */
@@ -53,9 +58,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomOptionsFromDatabase_Private(Mat, MatBSRC
    "MatBSRCustomSetSettings_C"); the setter checks them first, naming `what` in the error */
 PETSC_INTERN PetscErrorCode MatBSRCustomGetSettings_Private(Mat, MatBSRCustomSettings *);
 PETSC_INTERN PetscErrorCode MatBSRCustomSetSettings_Private(Mat, const MatBSRCustomSettings *, const char *what);
-/* composes (install) or removes the implementations of the public setters and getters on A, as both
-   types do with their other methods (bsrcustomsetcpu.c, bsrcustomsetgpu.c) */
-PETSC_INTERN PetscErrorCode MatBSRCustomComposeSettings_Private(Mat A, PetscBool install);
+/* compose (install) or remove the implementations of the public setters and getters on A, as both
+   types do with their other methods (options/bsrcustomsetcpu.c, options/bsrcustomsetgpu.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomComposeCPUSettings_Private(Mat A, PetscBool install);
 PETSC_INTERN PetscErrorCode MatBSRCustomComposeGPUSettings_Private(Mat A, PetscBool install);
 /* The implementations behind a public MatBSRCustomSet<Name>() / MatBSRCustomGet<Name>() of one field:
@@ -91,13 +95,18 @@ PETSC_INTERN PetscErrorCode MatBSRCustomComposeGPUSettings_Private(Mat A, PetscB
    it, -info how or why not. */
 PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat, const void *, size_t, PetscBool *);
 
-/* PCPBJACOBI on the device: A's diagonal blocks as an aijcusparse matrix (bsrcustomblockdiag.c);
+/* PCPBJACOBI on the device: A's diagonal blocks as an aijcusparse matrix (seq/seqbsrcustomblockdiag.c);
    installs or removes the MATOP_GET_BLOCK_DIAGONAL operation where PETSc has it */
 PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, PetscBool install);
 /* a GPU product of A ran on v, a CUDA vector (on_device) or a host one: recorded for PCPBJACOBI's
    choice; a host vector is stopped while PCPBJACOBI holds A's diagonal blocks for the GPU (its GPU
-   apply would read v as a CUDA vector) */
+   apply would read v as a CUDA vector). What was recorded (any: a GPU product ran; host: one on host
+   vectors); the block diagonal kept for the GPU while current (NULL: none), and keeping one
+   (backends/gpu/bsrcustomvecseen.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomNoteVectors_Private(Mat A, Vec v, PetscBool on_device);
+PETSC_INTERN PetscErrorCode MatBSRCustomVectorsSeen_Private(Mat A, PetscBool *any, PetscBool *host);
+PETSC_INTERN PetscErrorCode MatBSRCustomDeviceBlockDiagonal_Private(Mat A, Mat *diag);
+PETSC_INTERN PetscErrorCode MatBSRCustomDeviceBlockDiagonalKeep_Private(Mat A, Mat diag);
 /* A's values as SeqBAIJ holds them (A a seqbaij or seqbsrcustom), read without counting as a change
    (seqbsrcustomvalues.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGetArrayRead_Private(Mat A, const PetscScalar **array);
@@ -165,9 +174,9 @@ typedef struct {
 } MatBSRCustomTypeMethods;
 /* composes them (install) or removes them, with the public setters and getters of the settings */
 PETSC_INTERN PetscErrorCode MatBSRCustomComposeTypeMethods_Private(Mat A, const MatBSRCustomTypeMethods *, PetscBool install);
-/* stores settings and CPU binding where the type keeps them (held_*), then A's vector type follows them:
-   one rule for a setter, MatBindToCPU and a duplicate */
-PETSC_INTERN PetscErrorCode MatBSRCustomHoldSettings_Private(Mat A, const MatBSRCustomSettings *set, PetscBool bound, MatBSRCustomSettings *held_set, PetscBool *held_bound);
+/* stores settings and CPU binding where the type keeps them (held_*), with the backend table they
+   choose, and A's vector type follows: one rule for a setter, MatBindToCPU and a duplicate */
+PETSC_INTERN PetscErrorCode MatBSRCustomHoldSettings_Private(Mat A, const MatBSRCustomSettings *set, PetscBool bound, MatBSRCustomSettings *held_set, PetscBool *held_bound, const MatBSRCustomBackendOps **held_backend);
 
 /* MatSetValues() with NULL values inserts zeros (AIJ does; BAIJ crashes): wraps BAIJ's setvalues. */
 typedef PetscErrorCode (*MatBSRCustomSetValuesFn)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);

@@ -50,15 +50,17 @@ PETSC_INTERN PetscErrorCode MatBSRCustomComposeTypeMethods_Private(Mat A, const 
   BSRC_COMPOSE("MatBSRCustomGetCUDAKernelUsed_C", m->cuda_kernel_used);
   BSRC_COMPOSE("MatBSRCustomGetNumTasks_C", m->num_tasks);
 #undef BSRC_COMPOSE
-  PetscCall(MatBSRCustomComposeSettings_Private(A, install));
+  PetscCall(MatBSRCustomComposeCPUSettings_Private(A, install));
+  PetscCall(MatBSRCustomComposeGPUSettings_Private(A, install));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomHoldSettings_Private(Mat A, const MatBSRCustomSettings *set, PetscBool bound, MatBSRCustomSettings *held_set, PetscBool *held_bound)
+PETSC_INTERN PetscErrorCode MatBSRCustomHoldSettings_Private(Mat A, const MatBSRCustomSettings *set, PetscBool bound, MatBSRCustomSettings *held_set, PetscBool *held_bound, const MatBSRCustomBackendOps **held_backend)
 {
   PetscFunctionBegin;
-  *held_set   = *set;
-  *held_bound = bound;
-  PetscCall(MatBSRCustomVecTypeFollow_Private(A, held_set->backend, *held_bound));
+  *held_set     = *set;
+  *held_bound   = bound;
+  *held_backend = MatBSRCustomBackendOf_Private(held_set, bound);
+  PetscCall((*(*held_backend)->vectors_follow)(A));
   PetscFunctionReturn(0);
 }

@@ -11,7 +11,7 @@
    Like seqbsrcustom: create = MPIBAIJ create + in-place convert; the reverse convert undoes it.
 */
 #include "mpibsrcustomimpl.h"
-#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 
 static PetscErrorCode MatMPIBSRCustomAttach(Mat);
@@ -79,8 +79,10 @@ static PetscErrorCode MatMPIBSRCustomConvertBlocks(Mat A)
     PetscCall(PetscObjectTypeCompare((PetscObject)blk[k], MATSEQBSRCUSTOM, &ours));
     if (!ours) PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(blk[k], MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, &blk[k]));
     PetscUseMethod(blk[k], "MatBSRCustomSetSettings_C", (Mat, const MatBSRCustomSettings *), (blk[k], &c->set));
-    ((Mat_SeqBSRCustom *)blk[k]->spptr)->bound = c->bound;
-    PetscCall(MatBSRCustomVecTypeFollow_Private(blk[k], c->set.backend, c->bound));
+    {
+      Mat_SeqBSRCustom *bb = (Mat_SeqBSRCustom *)blk[k]->spptr;
+      PetscCall(MatBSRCustomHoldSettings_Private(blk[k], &bb->set, c->bound, &bb->set, &bb->bound, &bb->backend));
+    }
   }
   PetscFunctionReturn(0);
 }
@@ -127,30 +129,6 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* MPIBAIJ changes its blocks' values through their operations directly at times (MatDiagonalScale
-   does), which leaves the blocks' object state, and so their device copies and transposed copies,
-   behind: a change of A's state is passed on to both blocks, whose next products take their values
-   again */
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao)
-{
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
-  PetscObjectState  st;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
-  if (st != c->blocks_state) {
-    PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
-    if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
-    c->blocks_state = st;
-    /* told by A: not a change of theirs that A must count */
-    if (c->seen_valid) {
-      PetscCall(PetscObjectStateGet((PetscObject)Ad, &c->seen_local));
-      if (Ao) PetscCall(PetscObjectStateGet((PetscObject)Ao, &c->seen_ghost));
-    }
-  }
-  PetscFunctionReturn(0);
-}
-
 /* MPIBAIJ's retrieve copies the blocks' stored values back without a state increase of A (the blocks'
    own states increase, seqbsrcustomvalues.c): A's too, so that a PC set up on A is set up again */
 static PetscErrorCode MatRetrieveValues_MPIBSRCustom(Mat A)
@@ -191,104 +169,56 @@ static PetscErrorCode MatBSRCustomSyncState_MPIBSRCustom(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* the ghost vector for products on x: the host one, or on_device (x a CUDA vector) the device one,
-   made at its first use */
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost)
-{
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
-
-  PetscFunctionBegin;
-  if (on_device) {
-    if (!c->ghost_x_dev) {
-      PetscInt n;
-      PetscCall(VecGetLocalSize(c->ghost_x, &n));
-      PetscCall(VecCreate(PETSC_COMM_SELF, &c->ghost_x_dev));
-      PetscCall(VecSetSizes(c->ghost_x_dev, n, n));
-      PetscCall(VecSetType(c->ghost_x_dev, VECSEQCUDA));
-    }
-    *ghost = c->ghost_x_dev;
-  } else *ghost = c->ghost_x;
-  PetscFunctionReturn(0);
-}
-
-/* MPI progress (see MatBSRCustomSetMPIProgress()): one MPI_Iprobe lets the library move the halo's
-   messages. Open MPI and MPICH progress every pending request inside any such call; a message above
-   the eager limit needs both sides to take part, so without it a rank's exchange would end only once
-   each neighbour had finished its own local product and entered VecScatterEnd. */
-static void MatMPIBSRCustomProgress(void *ctx)
-{
-  int flag;
-
-  (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, PetscObjectComm((PetscObject)ctx), &flag, MPI_STATUS_IGNORE);
-}
-
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomProgressHook_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use)
-{
-  Mat_MPIBSRCustom *c = NULL;
-  PetscMPIInt       size;
-  PetscBool         ours;
-
-  PetscFunctionBegin;
-  *use = NULL;
-  PetscCall(MatMPIBSRCustomContext(A, &c));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(PetscObjectTypeCompare((PetscObject)block, MATSEQBSRCUSTOM, &ours));
-  if (!c->set.mpi_progress || size == 1 || !ours) PetscFunctionReturn(0);
-  if (((Mat_SeqBSRCustom *)block->spptr)->set.nthreads > 1) { /* thread 0 of the team calls MPI while the others compute */
-    int provided, is_main;
-    PetscCallMPI(MPI_Query_thread(&provided));
-    PetscCallMPI(MPI_Is_thread_main(&is_main));
-    if (provided < MPI_THREAD_FUNNELED || !is_main) PetscFunctionReturn(0);
-  }
-  hook->fn  = MatMPIBSRCustomProgress;
-  hook->ctx = (void *)A;
-  *use      = hook;
-  PetscFunctionReturn(0);
-}
-
 /*
-   out = A x + beta in (beta 0 or 1). CPU: exchange begun, local product (letting MPI progress between
-   its tasks, -mat_bsrcustom_mpi_progress), exchange ended, ghost product.
-   GPU backends with host vectors: the exchange is begun first (its messages move while x is staged),
-   then x is uploaded and the local kernel queued without waiting (MatSeqBSRCustomCUDASplitBegin), the
-   exchange ends on the host while the GPU works, and the ghost values are uploaded, the ghost kernel
-   accumulates into the device y and y comes back once (MatSeqBSRCustomCUDASplitEnd). Large host
-   vectors, the ghost vector included, are page-locked on their second use so that these transfers
-   skip the pinned buffers.
-   GPU backends with CUDA vectors (a CUDA-enabled PETSc): the ghost vector is a CUDA vector too. With
-   an MPI that reads device memory, PetscSF packs x's ghost entries on the GPU and unpacks them there,
-   the local kernel queued on PETSc's stream between the two; otherwise our staged halo
-   (mpibsrcustomhalo.c) gathers them ahead of the local kernel and moves them through page-locked
-   host buffers on a stream of its own while that kernel runs. The ghost kernel comes after.
+   out = A x + beta in (beta 0 or 1), on A's backend around the halo exchange:
+
+       where the vectors live (backend) -> exchange begun -> local block's product begun (backend)
+         -> exchange ended -> ghost block's product (backend)
+
+   cpu: the local product on the task kernel, its calling thread letting MPI progress between tasks
+   (-mat_bsrcustom_mpi_progress), the ghost product after. GPU backends with host vectors: x uploaded
+   and the local kernel queued without waiting while the exchange runs on the host, then the ghosts
+   uploaded, the ghost kernel accumulating into the device y, and y downloaded once. GPU backends with
+   CUDA vectors (a CUDA-enabled PETSc): the ghost vector is a CUDA vector too; with an MPI that reads
+   device memory PetscSF packs and unpacks x's ghost entries on the GPU, otherwise our staged halo
+   (backends/gpu/bsrcustomstagedhalo.c) gathers them ahead of the local kernel and moves them through
+   page-locked host buffers on a stream of its own while that kernel runs.
 */
 static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
-  Mat_MPIBSRCustom   *c = NULL;
-  Mat                 Ad, Ao;
-  const PetscInt     *garray;
-  PetscBool           split = PETSC_FALSE, gpu, on_device = PETSC_FALSE, staged = PETSC_FALSE;
-  void               *stream = NULL;
-  Vec                 ghost;
-  const char         *path;
-  bsrk_between        hook;
-  const bsrk_between *between = NULL;
+  Mat_MPIBSRCustom             *c = NULL;
+  const MatBSRCustomBackendOps *be;
+  Mat                           Ad, Ao;
+  const PetscInt               *garray;
+  bsrk_matrix                   M, G;
+  PetscBool                     split = PETSC_FALSE, on_device = PETSC_FALSE, staged = PETSC_FALSE, ours[2];
+  void                         *stream = NULL;
+  Vec                           ghost;
+  const char                   *path;
+  bsrk_between                  hook;
+  const bsrk_between           *between = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
+  be = c->backend;
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
-  gpu = (PetscBool)(c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !c->bound);
-  if (gpu) PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
-  if (gpu) PetscCall(MatBSRCustomVecOnDevice_Private(x, &on_device));
-  PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
-  if (gpu) PetscCall(MatBSRCustomNoteVectors_Private(A, x, on_device));
-  if (gpu && !on_device) { /* before the exchange and the split take their arrays */
-    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, x));
-    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, out));
-    if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, in));
-    PetscCall(MatBSRCustomCUDAPinVec_Private(c->set.cuda_pin_vectors, c->ghost_x));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours[0]));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQBSRCUSTOM, &ours[1]));
+  if (!ours[0] || !ours[1]) { /* blocks a MatHeaderMerge left as MPIBAIJ's until the next assembly: their own products */
+    PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
+    if (beta == (PetscScalar)0.0) PetscCall((*Ad->ops->mult)(Ad, x, out));
+    else PetscCall((*Ad->ops->multadd)(Ad, x, in, out));
+    PetscCall(VecScatterEnd(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall((*Ao->ops->multadd)(Ao, c->ghost_x, out, out));
+    PetscFunctionReturn(0);
   }
+  PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
+  PetscCall(MatSeqBSRCustomPrepare_Private(Ad, &M));
+  PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
+  PetscCall((*be->place_vectors)(A, x, beta, in, out, c->ghost_x, &on_device));
+  PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
 #if defined(BSRCUSTOM_HAVE_CUDA) && defined(BSRC_HAVE_PETSC_CUDA)
-  if (on_device && !use_gpu_aware_mpi) { /* MPI takes host memory only: our staged halo (mpibsrcustomhalo.c) */
+  if (on_device && !use_gpu_aware_mpi) { /* MPI takes host memory only: our staged halo */
     if (!c->staged) {
       PetscInt device;
       PetscCall(MatBSRCustomPETScDeviceId_Private(&device));
@@ -300,22 +230,12 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
 #endif
   if (staged) PetscCall(MatBSRCustomStagedHaloBegin(c->staged, x, stream));
   else PetscCall(VecScatterBegin(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
-  if (gpu && !on_device) PetscCall(MatSeqBSRCustomCUDASplitBegin(Ad, Ao, 1.0, x, beta, in, &split));
-  if (!split) { /* the seq kernels read the local parts of x, in and out */
-    if (!gpu) PetscCall(MatMPIBSRCustomProgressHook_Private(A, Ad, &hook, &between));
-    if (between) PetscCall(MatSeqBSRCustomApply_Private(Ad, 1.0, x, beta, beta == (PetscScalar)0.0 ? NULL : in, out, between));
-    else if (beta == (PetscScalar)0.0) PetscCall((*Ad->ops->mult)(Ad, x, out));
-    else PetscCall((*Ad->ops->multadd)(Ad, x, in, out));
-  }
+  PetscCall((*be->between)(A, Ad, &hook, &between));
+  PetscCall((*be->split_begin)(Ad, &M, Ao, &G, on_device, beta, x, in, out, between, &split));
   if (staged) PetscCall(MatBSRCustomStagedHaloEnd(c->staged, ghost, stream));
   else PetscCall(VecScatterEnd(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
-  if (split) PetscCall(MatSeqBSRCustomCUDASplitEnd(Ad, Ao, 1.0, c->ghost_x, out));
-  else PetscCall((*Ao->ops->multadd)(Ao, ghost, out, out));
-  path = !gpu      ? (between ? "CPU kernels, MPI progress between the local product's tasks" : "CPU kernels")
-       : staged    ? "GPU, CUDA vectors, MPI on host memory: halo gathered on the GPU ahead of the local kernel, copied through page-locked host buffers while it runs, ghost kernel after"
-       : on_device ? "GPU, CUDA vectors: halo packed and unpacked on the GPU by PetscSF into a device ghost vector, local kernel queued while it moves, ghost kernel after"
-       : split     ? "GPU, host-staged halo (local kernel queued before the exchange ends, ghost kernel into the same device y, one download)"
-                   : "GPU, per-block products";
+  PetscCall((*be->split_end)(Ad, &M, Ao, &G, split, ghost, out));
+  path = be->mpi_path(on_device, staged, split, (PetscBool)(between != NULL));
   if (path != c->path) { /* say once which path runs */
     c->path = path;
     PetscCall(PetscInfo(A, "MatMult path: %s\n", path));
@@ -374,7 +294,7 @@ static PetscErrorCode MatSetFromOptions_MPIBSRCustom(Mat A, BSRCOptionItems Pets
   PetscOptionsHeadBegin(PetscOptionsObject, "MPIBSRCustom options");
   PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &c->set));
   PetscOptionsHeadEnd();
-  PetscCall(MatBSRCustomVecTypeFollow_Private(A, c->set.backend, c->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, &c->set, c->bound, &c->set, &c->bound, &c->backend));
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
 }
@@ -396,7 +316,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s; halo exchange overlapped with the local product\n",
-                                   MatBSRCustomBackends[c->set.backend], A->rmap->bs, c->set.nthreads, c->set.chunks_per_thread, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&c->set)), c->set.cpu_prefetch,
+                                   c->backend->name, A->rmap->bs, c->set.nthreads, c->set.chunks_per_thread, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&c->set)), c->set.cpu_prefetch,
                                    MatBSRCustomSharedRowsTypes[c->set.shared_rows]));
   if (!A->assembled) PetscFunctionReturn(0);
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
@@ -408,17 +328,8 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(MatGetInfo(Ao, MAT_LOCAL, &ig));
     PetscCall(MatBSRCustomGetNumTasks(Ad, &tl));
     PetscCall(MatBSRCustomGetNumTasks(Ao, &tg));
-    if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
-      PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
-      PetscCall(MatBSRCustomCUDAViewHostVectors_Private(c->set.cuda_pin_vectors, viewer));
-    }
+    PetscCall((*c->backend->mpi_view)(A, c->path, viewer));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    if (c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) {
-      PetscInt device;
-      char     how[128];
-      PetscCall(MatBSRCustomCUDADevice_Private(c->set.cuda_device, &device, how, sizeof(how)));
-      PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] CUDA device %" PetscInt_FMT " (%s); last product: %s\n", rank, device, how, c->path ? c->path : "none yet"));
-    }
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank,
                                                  Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));
     PetscCall(PetscViewerFlush(viewer));
@@ -578,7 +489,7 @@ static PetscErrorCode MatBSRCustomSetSettings_MPIBSRCustom(Mat A, const MatBSRCu
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomHoldSettings_Private(A, set, c->bound, &c->set, &c->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, set, c->bound, &c->set, &c->bound, &c->backend));
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
 }
@@ -589,7 +500,7 @@ static PetscErrorCode MatBindToCPU_MPIBSRCustom(Mat A, PetscBool flg)
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomHoldSettings_Private(A, &c->set, flg, &c->set, &c->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, &c->set, flg, &c->set, &c->bound, &c->backend));
   if (A->assembled) PetscCall(MatMPIBSRCustomConvertBlocks(A));
   PetscFunctionReturn(0);
 }
@@ -734,7 +645,7 @@ static PetscErrorCode MatDuplicate_MPIBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscCall((*c->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_MPIBAIJ_MPIBSRCustom(*M, MATMPIBSRCUSTOM, MAT_INPLACE_MATRIX, M));
   d = (Mat_MPIBSRCustom *)(*M)->spptr;
-  PetscCall(MatBSRCustomHoldSettings_Private(*M, &c->set, c->bound, &d->set, &d->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(*M, &c->set, c->bound, &d->set, &d->bound, &d->backend));
   if ((*M)->assembled) PetscCall(MatMPIBSRCustomSetUp(*M));
   PetscFunctionReturn(0);
 }
@@ -768,7 +679,8 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   c->baij_transpose_ops.multhermitiantransposeadd = MPIBAIJBaseOps.multhermitiantransposeadd;
   c->block_preallocated                           = B->preallocated;
   PetscCall(MatBSRCustomSettingsDefault_Private(&c->set));
-  B->spptr = c;
+  c->backend = MatBSRCustomBackendOf_Private(&c->set, c->bound);
+  B->spptr   = c;
 
   B->ops->destroy          = MatDestroy_MPIBSRCustom;
   B->ops->duplicate        = MatDuplicate_MPIBSRCustom;
@@ -787,7 +699,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBSRCUSTOM));
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->set));
-  PetscCall(MatBSRCustomVecTypeFollow_Private(B, c->set.backend, c->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(B, &c->set, c->bound, &c->set, &c->bound, &c->backend));
   if (B->assembled) PetscCall(MatMPIBSRCustomSetUp(B));
   PetscFunctionReturn(0);
 }
@@ -853,7 +765,7 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   B->ops->axpy              = c->baij_axpy;
   B->ops->bindtocpu         = c->baij_bindtocpu;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
-  PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* MPIBAIJ's: host vectors, bound */
+  PetscCall((*MatBSRCustomBackendBoundCPU.vectors_follow)(B)); /* MPIBAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &c->makers, PETSC_FALSE));
   PetscCall(MatMPIBSRCustomProductsInstall_Private(B, PETSC_FALSE));
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE, restore));

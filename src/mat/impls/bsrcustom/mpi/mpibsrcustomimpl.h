@@ -8,9 +8,6 @@
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomproducts.h>
 
-/* The halo exchange on CUDA vectors staged through page-locked host memory (mpibsrcustomhalo.c). */
-typedef struct _n_MatBSRCustomStagedHalo *MatBSRCustomStagedHalo;
-
 typedef struct {
   MatBSRCustomMakers makers; /* first (see MatBSRCustomMakers): MPIBAIJ's sub-matrix and permutation operations, wrapped */
 
@@ -32,8 +29,9 @@ typedef struct {
   PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
   PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
 
-  MatBSRCustomSettings set;   /* handed to the local and ghost blocks */
-  PetscBool            bound; /* MatBindToCPU(A, PETSC_TRUE): passed on to the blocks */
+  MatBSRCustomSettings          set;     /* handed to the local and ghost blocks */
+  PetscBool                     bound;   /* MatBindToCPU(A, PETSC_TRUE): passed on to the blocks */
+  const MatBSRCustomBackendOps *backend; /* where the products run: chosen from set and bound (MatBSRCustomHoldSettings_Private) */
   PetscErrorCode (*baij_bindtocpu)(Mat, PetscBool);
 
   /* the local and ghost blocks (MPIBAIJ's, borrowed), as of the last assembly */
@@ -64,19 +62,12 @@ typedef struct {
 } Mat_MPIBSRCustom;
 _Static_assert(offsetof(Mat_MPIBSRCustom, makers) == 0, "bsrcustomderived.c finds the makers at the start of A->spptr");
 
-PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloCreate(Mat, PetscInt, const PetscInt[], PetscInt, MatBSRCustomStagedHalo *);
-PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloDestroy(MatBSRCustomStagedHalo *);
-PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloBegin(MatBSRCustomStagedHalo, Vec, void *);
-PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo, Vec, void *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat, MatType, MatReuse, Mat *);
 /* to MATMPIAIJ from the local and ghost blocks, A left as it is (mpibsrcustomaij.c) */
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIAIJ(Mat, MatType, MatReuse, Mat *);
+/* the blocks' object states follow A's; the ghost vector of a product on host or device vectors
+   (mpibsrcustomblocks.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRCustom *c);
-/* *use = hook, filled with MPI progress on A's communicator, where A's settings ask for it and the
-   block's product may call MPI (several ranks; one thread, or MPI_THREAD_FUNNELED from the main
-   thread); else NULL */
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomProgressHook_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
-
 #endif

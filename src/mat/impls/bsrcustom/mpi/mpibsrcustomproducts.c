@@ -27,22 +27,16 @@
 */
 #include "mpibsrcustomimpl.h"
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
-#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 #include <petscsf.h>
 
 /* our context, and whether our products with dense matrices can run: both blocks seqbsrcustom on the
    cpu kernel (else one MatMult per column) */
-static PetscErrorCode MatMPIBSRCustomProductsContext(Mat A, Mat_MPIBSRCustom **c, PetscBool *cpu)
+static PetscErrorCode MatMPIBSRCustomProductsContext(Mat A, Mat_MPIBSRCustom **c)
 {
-  PetscBool ours[2] = {PETSC_FALSE, PETSC_FALSE};
-
   PetscFunctionBegin;
   *c = (Mat_MPIBSRCustom *)A->spptr;
   PetscCheck(*c && (*c)->local && (*c)->ghost && (*c)->halo, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
-  PetscCall(PetscObjectTypeCompare((PetscObject)(*c)->local, MATSEQBSRCUSTOM, &ours[0]));
-  PetscCall(PetscObjectTypeCompare((PetscObject)(*c)->ghost, MATSEQBSRCUSTOM, &ours[1]));
-  *cpu = (PetscBool)(ours[0] && ours[1]);
-  if (*cpu) PetscCall(MatSeqBSRCustomOnCPU_Private((*c)->local, cpu));
   PetscFunctionReturn(0);
 }
 
@@ -97,7 +91,7 @@ static PetscErrorCode MatMPIBSRCustomTransposeTouched(Mat A, Mat_MPIBSRCustom *c
 static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec out)
 {
   Mat_MPIBSRCustom   *c       = (Mat_MPIBSRCustom *)A->spptr;
-  PetscBool           ours[2] = {PETSC_FALSE, PETSC_FALSE}, gpu, on_device = PETSC_FALSE, recv_on_device = PETSC_FALSE;
+  PetscBool           ours[2] = {PETSC_FALSE, PETSC_FALSE}, on_device = PETSC_FALSE, recv_on_device = PETSC_FALSE;
   Vec                 ghost, recv;
   const char         *path;
   bsrk_between        hook;
@@ -112,9 +106,8 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
     else PetscCall((*c->baij_transpose_ops.multtranspose)(A, x, out));
     path = "MPIBAIJ's (blocks that are not " MATSEQBSRCUSTOM ")";
   } else {
-    gpu = (PetscBool)(c->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !c->bound);
     PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, c->local, c->ghost));
-    if (gpu) PetscCall(MatBSRCustomVecOnDevice_Private(x, &on_device));
+    PetscCall((*c->backend->on_device)(x, &on_device));
     PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
     PetscCall(MatMPIBSRCustomTransposeTouched(A, c));
     if (c->transpose_recv) { /* of y's type: a new one where y's differs */
@@ -131,7 +124,7 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
     /* the seq blocks' products read and write the local parts of the MPI vectors, as in MatMult */
     if (c->ghost->cmap->n > 0) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, ghost, NULL));
     PetscCall(VecScatterBegin(c->halo, ghost, recv, ADD_VALUES, SCATTER_REVERSE));
-    if (!gpu) PetscCall(MatMPIBSRCustomProgressHook_Private(A, c->local, &hook, &between)); /* the reverse exchange moves meanwhile */
+    PetscCall((*c->backend->between)(A, c->local, &hook, &between)); /* the reverse exchange moves meanwhile */
     if (in) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 1.0, in, out, between));
     else PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 0.0, NULL, out, between));
     PetscCall(VecScatterEnd(c->halo, ghost, recv, ADD_VALUES, SCATTER_REVERSE));
@@ -160,11 +153,7 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
       PetscCall(VecRestoreArray(recv, &r));
       PetscCall(VecRestoreArray(out, &o));
     }
-    if (((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ)
-      path = gpu ? "blocks by BAIJ's serial transpose on the host (-mat_bsrcustom_transpose baij); the ghost part's reverse scatter ADD overlaps the local block's" : "blocks by BAIJ's serial transpose; the ghost part's reverse scatter ADD overlaps the local block's";
-    else if (!gpu) path = "blocks by their cached transposed copies (task kernel); the ghost part's reverse scatter ADD overlaps the local block's";
-    else if (on_device) path = "GPU, CUDA vectors: blocks by their cached transposed copies on the GPU (our kernels), the ghost part into a device ghost vector, its reverse scatter ADD (PetscSF) overlapping the local block's";
-    else path = "GPU, host vectors: blocks by their cached transposed copies on the GPU (our kernels); the ghost part's reverse scatter ADD overlaps the local block's";
+    path = c->backend->mpi_transpose_path(on_device, (PetscBool)(((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ));
   }
   if (path != c->transpose_path) {
     c->transpose_path = path;
@@ -192,8 +181,9 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscVie
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound || c->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ ? "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs" : "cached transposed copies on the GPU, our kernels: ghost block's, reverse scatter ADD of the ghost part while the local block's runs",
-                                   MatBSRCustomTransposeModes[c->set.transpose], c->transpose_path ? c->transpose_path : "none yet", c->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || c->bound ? "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's" : "block SpMM on the GPU, one pass for all columns: the local block's while B's ghost rows arrive, then the ghost block's into the same device C"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (-mat_bsrcustom_transpose %s); last: %s; MatMatMult with a dense matrix: %s\n",
+                                   c->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ ? MatBSRCustomBackendCPU.mpi_transpose_text : c->backend->mpi_transpose_text, MatBSRCustomTransposeModes[c->set.transpose], c->transpose_path ? c->transpose_path : "none yet",
+                                   c->backend->mpi_spmm_text));
   PetscFunctionReturn(0);
 }
 
@@ -263,45 +253,30 @@ static PetscErrorCode MPIDenseProductSetUp(Mat A, Mat_MPIBSRCustom *c, MPIDenseP
   PetscFunctionReturn(0);
 }
 
+/* C = A B on A's backend: the local block's SpMM begun while one SF moves B's ghost rows for all
+   columns, the ghost block's after */
 static PetscErrorCode MatProductNumeric_MPIBSRCustom_MPIDense(Mat C)
 {
   Mat                A = C->product->A, B = C->product->B;
   MPIDenseProduct   *p = (MPIDenseProduct *)C->product->data;
   Mat_MPIBSRCustom  *c;
-  PetscBool          cpu, ours[2] = {PETSC_FALSE, PETSC_FALSE};
+  PetscBool          ours[2] = {PETSC_FALSE, PETSC_FALSE};
   const PetscScalar *x, *root;
   PetscScalar       *y;
   PetscInt           ldx, ldy, k, m;
+  bsrk_matrix        M, G;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBSRCustomProductsContext(A, &c, &cpu));
+  PetscCall(MatMPIBSRCustomProductsContext(A, &c));
   PetscCall(PetscObjectTypeCompare((PetscObject)c->local, MATSEQBSRCUSTOM, &ours[0]));
   PetscCall(PetscObjectTypeCompare((PetscObject)c->ghost, MATSEQBSRCUSTOM, &ours[1]));
   if (!ours[0] || !ours[1]) {
     PetscCall(PetscInfo(A, "MatProduct AB with %s: one MatMult per column (blocks that are not %s)\n", ((PetscObject)B)->type_name, MATSEQBSRCUSTOM));
     PetscCall(MatBSRCustomProductByColumns_Private(A, B, C));
-  } else if (!cpu) { /* GPU backends: both blocks' SpMMs on the GPU, C brought back once */
-    PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, c->local, c->ghost));
-    PetscCall(MatGetSize(B, NULL, &k));
-    m = B->rmap->n;
-    PetscCall(MPIDenseProductSetUp(A, c, p, k, m));
-    PetscCall(MatDenseGetLDA(B, &ldx));
-    PetscCall(MatDenseGetLDA(C, &ldy));
-    PetscCall(MatDenseGetArrayRead(B, &x));
-    root = x;
-    if (ldx != m && k > 1) {
-      if (!p->root) PetscCall(PetscMalloc1(m * k, &p->root));
-      for (PetscInt j = 0; j < k; j++) PetscCall(PetscArraycpy(p->root + j * m, x + j * ldx, m));
-      root = p->root;
-    }
-    PetscCall(PetscSFBcastBegin(p->sf, MPIU_SCALAR, root, p->ghost, MPI_REPLACE));
-    PetscCall(MatSeqBSRCustomCUDASpMMSplitBegin(c->local, c->ghost, k, x, ldx));
-    PetscCall(PetscSFBcastEnd(p->sf, MPIU_SCALAR, root, p->ghost, MPI_REPLACE));
-    PetscCall(MatDenseGetArrayWrite(C, &y));
-    PetscCall(MatSeqBSRCustomCUDASpMMSplitEnd(c->local, c->ghost, k, p->ghost, PetscMax(p->nghost_rows, 1), y, ldy));
-    PetscCall(MatDenseRestoreArrayWrite(C, &y));
-    PetscCall(MatDenseRestoreArrayRead(B, &x));
   } else {
+    PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, c->local, c->ghost));
+    PetscCall(MatSeqBSRCustomPrepare_Private(c->local, &M));
+    PetscCall(MatSeqBSRCustomPrepare_Private(c->ghost, &G));
     PetscCall(MatGetSize(B, NULL, &k));
     m = B->rmap->n;
     PetscCall(MPIDenseProductSetUp(A, c, p, k, m));
@@ -316,9 +291,9 @@ static PetscErrorCode MatProductNumeric_MPIBSRCustom_MPIDense(Mat C)
     }
     PetscCall(PetscSFBcastBegin(p->sf, MPIU_SCALAR, root, p->ghost, MPI_REPLACE));
     PetscCall(MatDenseGetArrayWrite(C, &y));
-    PetscCall(MatSeqBSRCustomSpMM_Private(c->local, k, 1.0, x, ldx, 0.0, y, ldy));
+    PetscCall((*c->backend->spmm_split_begin)(c->local, &M, c->ghost, &G, k, x, ldx, y, ldy));
     PetscCall(PetscSFBcastEnd(p->sf, MPIU_SCALAR, root, p->ghost, MPI_REPLACE));
-    if (p->nghost_rows > 0) PetscCall(MatSeqBSRCustomSpMM_Private(c->ghost, k, 1.0, p->ghost, p->nghost_rows, 1.0, y, ldy));
+    PetscCall((*c->backend->spmm_split_end)(c->local, &M, c->ghost, &G, k, p->ghost, PetscMax(p->nghost_rows, 1), y, ldy));
     PetscCall(MatDenseRestoreArrayWrite(C, &y));
     PetscCall(MatDenseRestoreArrayRead(B, &x));
   }
@@ -345,8 +320,8 @@ static PetscErrorCode MatProductSymbolic_MPIBSRCustom_MPIDense(Mat C)
   C->product->destroy     = MPIDenseProductDestroy;
   C->ops->productsymbolic = MatProductSymbolic_MPIBSRCustom_MPIDense;
   C->ops->productnumeric  = MatProductNumeric_MPIBSRCustom_MPIDense;
-  PetscCall(PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): block SpMM%s of the local and ghost blocks, ghost rows of B gathered by one SF for all columns\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N,
-                      ((Mat_MPIBSRCustom *)A->spptr)->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || ((Mat_MPIBSRCustom *)A->spptr)->bound ? " on the task partition" : " on the GPU, one pass for all columns,"));
+  PetscCall(
+    PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): %s; ghost rows of B gathered by one SF for all columns\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N, ((Mat_MPIBSRCustom *)A->spptr)->backend->mpi_spmm_text));
   PetscFunctionReturn(0);
 }
 

@@ -9,180 +9,21 @@
    nonzero structure changes (A->nonzerostate) or the thread/chunk settings do.
 */
 #include "seqbsrcustomimpl.h"
-#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 
 /* the options check the same limit the kernel layer does */
 _Static_assert(MATBSRCUSTOM_MAX_CPU_PREFETCH == BSRK_MAX_PREFETCH_BYTES, "prefetch limits of bsrcustomimpl.h and bsrkernels.h differ");
 
-/* Error from the PETSc-free kernel layer -> PETSc error. */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat A, bsrk_status st, const char *what)
-{
-  PetscFunctionBegin;
-  PetscCheck(st != BSRK_ERR_ALLOC, PetscObjectComm((PetscObject)A), PETSC_ERR_MEM, "Out of memory in %s", what);
-  PetscCheck(st == BSRK_OK, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s rejected its arguments (status %d)", what, (int)st);
-  PetscFunctionReturn(0);
-}
-
-/* The BSR view of A: SeqBAIJ's block-row pointers, block columns and values, no copies. */
-static PetscErrorCode MatSeqBSRCustomGetBSR(Mat A, bsrk_matrix *M)
-{
-  PetscInt        nbrows, bs;
-  const PetscInt *ia, *ja;
-  PetscScalar    *aa;
-  PetscBool       done;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetBlockSize(A, &bs));
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ did not give its block structure");
-  M->nbrows = nbrows;
-  M->nbcols = A->cmap->n / bs;
-  M->bs     = bs;
-  M->rowptr = ia;
-  M->colidx = ja;
-  /* SeqBAIJ's own methods: ours (seqbsrcustomvalues.c) would count a read as a change of values */
-  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->baij_getarray)(A, &aa));
-  M->values = aa;
-  /* SeqBAIJ hands out its own arrays (no copies): they stay valid after the restores below
-     until the nonzero structure changes, which needs a new assembly */
-  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->baij_restorearray)(A, &aa));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
-  PetscFunctionReturn(0);
-}
-
-/*
-   Rebuilds the task partition when the block-row structure changed or the thread/chunk settings did.
-   The partition depends on the row pointers only. At assembly (compare_rows) they are compared with
-   the copy taken at the last build, an O(block rows) check: PETSc 3.18's MatSetValuesBlocked() can
-   add blocks without bumping A->nonzerostate. Elsewhere (MatMult) only O(1) state is compared.
-*/
-static PetscErrorCode MatSeqBSRCustomUpdateTasks(Mat A, PetscBool compare_rows)
-{
-  Mat_SeqBSRCustom *b      = (Mat_SeqBSRCustom *)A->spptr;
-  PetscInt          wanted = b->set.nthreads * b->set.chunks_per_thread;
-  bsrk_matrix       M;
-  size_t            bytes;
-  PetscBool         same;
-
-  PetscFunctionBegin;
-  if (b->tasks_built && b->tasks_wanted == wanted && b->tasks_nonzerostate == A->nonzerostate && !compare_rows) PetscFunctionReturn(0);
-  PetscCall(MatSeqBSRCustomGetBSR(A, &M));
-  if (b->tasks_built && b->tasks_wanted == wanted && b->rowptr_len == M.nbrows + 1) {
-    PetscCall(PetscArraycmp(b->rowptr_copy, M.rowptr, M.nbrows + 1, &same));
-    if (same) {
-      /* the tasks still fit the rows; columns may have changed (the device copy must follow) */
-      if (b->tasks_nonzerostate != A->nonzerostate) b->structure_generation++;
-      b->tasks_nonzerostate = A->nonzerostate;
-      PetscFunctionReturn(0);
-    }
-  }
-  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
-  b->structure_generation++;
-  bsrk_partition_free(&b->tasks);
-  b->tasks_built = PETSC_FALSE;
-  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_partition_build(M.nbrows, M.rowptr, wanted, &b->tasks), "the task partition"));
-  b->nonzero_block_rows = 0;
-  for (PetscInt i = 0; i < M.nbrows; i++) b->nonzero_block_rows += (M.rowptr[i + 1] > M.rowptr[i]);
-  bytes = bsrk_tasks_workspace_bytes(&b->tasks, M.bs);
-  if (bytes > b->workspace_bytes) {
-    PetscCall(PetscFree(b->workspace));
-    PetscCall(PetscMalloc(bytes, &b->workspace));
-    b->workspace_bytes = bytes;
-  }
-  if (b->rowptr_len != M.nbrows + 1) {
-    PetscCall(PetscFree(b->rowptr_copy));
-    PetscCall(PetscMalloc1(M.nbrows + 1, &b->rowptr_copy));
-    b->rowptr_len = M.nbrows + 1;
-  }
-  PetscCall(PetscArraycpy(b->rowptr_copy, M.rowptr, M.nbrows + 1));
-  /* the values the threads stream onto huge pages, once per partition (already huge pages stay) */
-  b->huge_granted = PETSC_FALSE;
-  if (b->set.huge_pages && b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomAdviseHugePages_Private(A, M.values, (size_t)M.rowptr[M.nbrows] * (size_t)(M.bs * M.bs) * sizeof(PetscScalar), &b->huge_granted));
-  bsrk_team_init(&b->team); /* new tasks, new times */
-  b->tasks_built        = PETSC_TRUE;
-  b->tasks_nonzerostate = A->nonzerostate;
-  b->tasks_wanted       = wanted;
-  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M.rowptr[M.nbrows],
-                      (PetscInt)M.nbrows, (PetscInt)M.bs, (PetscInt)b->tasks.ntasks, b->set.nthreads, b->set.chunks_per_thread));
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M)
-{
-  PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
-  PetscCall(MatSeqBSRCustomGetBSR(A, M));
-  PetscFunctionReturn(0);
-}
-
-/*
-  out = alpha*M*x + beta*in on the cpu backend's task kernel (in is not read when beta == 0), M being
-  A's own BSR view or a matrix kept for A (its transposed copy), each with its tasks, thread team and
-  workspace; logs M's flops. between (may be NULL): the calling thread's work between its tasks.
-*/
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_matrix *M, const bsrk_partition *tasks, bsrk_team *team, void *workspace, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between, const char *what)
-{
-  Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)A->spptr;
-  const PetscScalar *xa, *ina = NULL;
-  PetscScalar       *outa;
-  PetscBool          adapt;
-  bsrk_threads       kind;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(x, &xa));
-  if (beta == (PetscScalar)0.0) {
-    PetscCall(VecGetArrayWrite(out, &outa));
-  } else if (in == out) {
-    PetscCall(VecGetArray(out, &outa));
-    ina = outa;
-  } else {
-    PetscCall(VecGetArrayRead(in, &ina));
-    PetscCall(VecGetArrayWrite(out, &outa));
-  }
-  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  adapt = (PetscBool)(b->set.cpu_busy_fallback && b->set.nthreads > 1);
-  kind  = adapt ? bsrk_team_begin(team, bsrk_team_clock()) : BSRK_THREADS_OPENMP;
-  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_multadd_between(M, tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, xa, beta, ina, outa, workspace, between), what));
-  if (adapt) {
-    const int mode = team->mode;
-    bsrk_team_end(team, bsrk_team_clock());
-    if (mode != team->mode)
-      PetscCall(PetscInfo(A, "%s (%s: measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team)\n", team->mode == BSRK_THREADS_PASSIVE ? "Cores busy: products on the passive team" : "Products on the OpenMP team again", what,
-                          1e3 * team->mean[BSRK_THREADS_OPENMP], 1e3 * team->mean[BSRK_THREADS_PASSIVE]));
-  }
-  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, x, out, 0));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  if (beta == (PetscScalar)0.0) {
-    PetscCall(VecRestoreArrayWrite(out, &outa));
-  } else if (in == out) {
-    PetscCall(VecRestoreArray(out, &outa));
-  } else {
-    PetscCall(VecRestoreArrayRead(in, &ina));
-    PetscCall(VecRestoreArrayWrite(out, &outa));
-  }
-  {
-    const PetscLogDouble bs = (PetscLogDouble)M->bs, nblocks = (PetscLogDouble)M->rowptr[M->nbrows];
-    PetscCall(PetscLogFlops(2.0 * nblocks * bs * bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)nonzero_block_rows * bs : 0.0)));
-  }
-  PetscFunctionReturn(0);
-}
-
-/* out = alpha*A*x + beta*in; in is not read when beta == 0. between: see MatSeqBSRCustomRunTasks_Private()
-   (the GPU backends have no use for it). */
+/* out = alpha*A*x + beta*in on A's backend; in is not read when beta == 0. between: the calling
+   thread's work between its tasks on the cpu backend (the GPU backends have no use for it). */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   bsrk_matrix       M;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
-  PetscCall(MatSeqBSRCustomGetBSR(A, &M));
-  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && !b->bound) { /* it logs its flops, as GPU flops */
-    PetscCall(MatSeqBSRCustomCUDAApply(A, &M, alpha, x, beta, in, out));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatSeqBSRCustomRunTasks_Private(A, &M, &b->tasks, &b->team, b->workspace, b->nonzero_block_rows, alpha, x, beta, in, out, between, "the task kernel"));
+  PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
+  PetscCall((*b->backend->apply)(A, &M, alpha, x, beta, in, out, between));
   PetscFunctionReturn(0);
 }
 
@@ -264,7 +105,7 @@ static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(MatSeqBSRCustomInstallMultOps(A));
   PetscCall(MatSeqBSRCustomProductsInstall_Private(A, PETSC_TRUE));
-  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_TRUE));
+  PetscCall(MatSeqBSRCustomUpdateTasks_Private(A, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
@@ -277,7 +118,7 @@ static PetscErrorCode MatSetFromOptions_SeqBSRCustom(Mat A, BSRCOptionItems Pets
   PetscOptionsHeadBegin(PetscOptionsObject, "SeqBSRCustom options");
   PetscCall(MatBSRCustomOptionsProcess_Private(A, PetscOptionsObject, &b->set));
   PetscOptionsHeadEnd();
-  PetscCall(MatBSRCustomVecTypeFollow_Private(A, b->set.backend, b->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, &b->set, b->bound, &b->set, &b->bound, &b->backend));
   PetscFunctionReturn(0);
 }
 
@@ -293,20 +134,8 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
-  if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
-  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
-  if (b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || b->bound) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s, busy-core fallback %s\n",
-                                     A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch,
-                                     MatBSRCustomSharedRowsTypes[b->set.shared_rows],
-                                     !b->set.huge_pages ? "not asked for"
-                                     : b->huge_granted  ? "granted"
-                                                        : "asked for, not granted (-info says why)",
-                                     b->set.cpu_busy_fallback ? "on" : "off"));
-    if (b->set.cpu_busy_fallback && b->set.nthreads > 1)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", b->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP",
-                                       1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE], b->team.switches));
-  } else PetscCall(MatSeqBSRCustomCUDAView(A, viewer));
+  if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks_Private(A, PETSC_FALSE));
+  PetscCall((*b->backend->view)(A, viewer));
   PetscCall(MatSeqBSRCustomTransposeView_Private(A, viewer));
   PetscFunctionReturn(0);
 }
@@ -348,11 +177,23 @@ static PetscErrorCode MatDuplicate_SeqBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscCall((*b->baij_duplicate)(A, op, M));
   PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(*M, MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, M));
   d = (Mat_SeqBSRCustom *)(*M)->spptr;
-  PetscCall(MatBSRCustomHoldSettings_Private(*M, &b->set, b->bound, &d->set, &d->bound)); /* the copy goes to the device at its first product */
+  PetscCall(MatBSRCustomHoldSettings_Private(*M, &b->set, b->bound, &d->set, &d->bound, &d->backend)); /* the copy goes to the device at its first product */
   PetscFunctionReturn(0);
 }
 
-/* Settings and queries behind the public setters and getters (bsrcustomsetcpu.c, bsrcustomsetgpu.c). */
+/* gives back what backend `ops` holds for A and its transposed copy (device copies) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRelease_Private(Mat A, const MatBSRCustomBackendOps *ops)
+{
+  MatSeqBSRCustomKept *k = NULL;
+
+  PetscFunctionBegin;
+  PetscCall((*ops->release)(A, NULL));
+  PetscCall(MatSeqBSRCustomTransposeKept_Private(A, &k));
+  if (k) PetscCall((*ops->release)(A, k));
+  PetscFunctionReturn(0);
+}
+
+/* Settings and queries behind the public setters and getters (options/bsrcustomsetcpu.c, options/bsrcustomsetgpu.c). */
 static PetscErrorCode MatBSRCustomGetSettings_SeqBSRCustom(Mat A, MatBSRCustomSettings *set)
 {
   PetscFunctionBegin;
@@ -365,8 +206,13 @@ static PetscErrorCode MatBSRCustomSetSettings_SeqBSRCustom(Mat A, const MatBSRCu
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  if (b->set.backend != MAT_BSRCUSTOM_BACKEND_CPU && set->backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDAFree(A)); /* give the device memory back */
-  PetscCall(MatBSRCustomHoldSettings_Private(A, set, b->bound, &b->set, &b->bound));
+  {
+    /* a backend that keeps other memory than the new one's gives it back (the device copies); a
+       binding to the CPU keeps them, for the first product after unbinding */
+    const MatBSRCustomBackendOps *was = MatBSRCustomBackendOf_Private(&b->set, PETSC_FALSE), *now = MatBSRCustomBackendOf_Private(set, PETSC_FALSE);
+    if (was->release != now->release) PetscCall(MatSeqBSRCustomRelease_Private(A, was));
+  }
+  PetscCall(MatBSRCustomHoldSettings_Private(A, set, b->bound, &b->set, &b->bound, &b->backend));
   PetscFunctionReturn(0);
 }
 
@@ -377,14 +223,14 @@ static PetscErrorCode MatBindToCPU_SeqBSRCustom(Mat A, PetscBool flg)
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomHoldSettings_Private(A, &b->set, flg, &b->set, &b->bound));
+  PetscCall(MatBSRCustomHoldSettings_Private(A, &b->set, flg, &b->set, &b->bound, &b->backend));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatBSRCustomGetCUDAKernelUsed_SeqBSRCustom(Mat A, MatBSRCustomCUDAKernel *used)
 {
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomCUDAKernelUsed(A, used));
+  PetscCall(MatSeqBSRCustomGPUKernelUsed_Private(A, used));
   PetscFunctionReturn(0);
 }
 
@@ -394,7 +240,7 @@ static PetscErrorCode MatBSRCustomGetNumTasks_SeqBSRCustom(Mat A, PetscInt *ntas
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The tasks exist only once the matrix is assembled");
-  PetscCall(MatSeqBSRCustomUpdateTasks(A, PETSC_FALSE));
+  PetscCall(MatSeqBSRCustomUpdateTasks_Private(A, PETSC_FALSE));
   *ntasks = b->tasks.ntasks;
   PetscFunctionReturn(0);
 }
@@ -564,7 +410,8 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   b->gpu_structure         = -1;
   bsrk_team_init(&b->team);
   PetscCall(MatBSRCustomSettingsDefault_Private(&b->set));
-  B->spptr = b;
+  b->backend = MatBSRCustomBackendOf_Private(&b->set, b->bound);
+  B->spptr   = b;
   PetscCall(MatSeqBSRCustomSaveBAIJMethods_Private(B, (void (*)(void))MatSeqBAIJSetPreallocation_SeqBSRCustom));
 
   b->baij_zerorows       = B->ops->zerorows;
@@ -589,8 +436,8 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBSRCUSTOM));
   /* settings given on the command line apply even where the program never calls MatSetFromOptions() */
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &b->set));
-  PetscCall(MatBSRCustomVecTypeFollow_Private(B, b->set.backend, b->bound));
-  if (B->assembled) PetscCall(MatSeqBSRCustomUpdateTasks(B, PETSC_TRUE));
+  PetscCall(MatBSRCustomHoldSettings_Private(B, &b->set, b->bound, &b->set, &b->bound, &b->backend));
+  if (B->assembled) PetscCall(MatSeqBSRCustomUpdateTasks_Private(B, PETSC_TRUE));
   *newmat = B;
   PetscFunctionReturn(0);
 }
@@ -618,13 +465,14 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   B->ops->creatempimatconcatenateseqmat = b->baij_concatenate;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomInstallInvertBlockDiagonal_Private(B, PETSC_FALSE));
-  PetscCall(MatBSRCustomVecTypeFollow_Private(B, MAT_BSRCUSTOM_BACKEND_CPU, PETSC_TRUE)); /* BAIJ's: host vectors, bound */
+  PetscCall((*MatBSRCustomBackendBoundCPU.vectors_follow)(B)); /* BAIJ's: host vectors, bound */
   PetscCall(MatBSRCustomMakersInstall_Private(B, NULL, &b->makers, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(MatSeqBSRCustomProductsInstall_Private(B, PETSC_FALSE));
-  PetscCall(MatSeqBSRCustomCUDAFree(B));
+  PetscCall(MatSeqBSRCustomRelease_Private(B, MatBSRCustomBackendOf_Private(&b->set, PETSC_FALSE)));
   bsrk_partition_free(&b->tasks);
   PetscCall(PetscFree(b->workspace));
+  PetscCall(PetscFree(b->spmm_workspace));
   PetscCall(PetscFree(b->rowptr_copy));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJ));

@@ -33,8 +33,9 @@ typedef struct {
   PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
   PetscErrorCode (*baij_concatenate)(MPI_Comm, Mat, PetscInt, MatReuse, Mat *);
 
-  MatBSRCustomSettings set;   /* threads, chunks, shared rows, backend, kernel */
-  PetscBool            bound; /* MatBindToCPU(A, PETSC_TRUE): the CPU kernel runs whatever the backend */
+  MatBSRCustomSettings          set;     /* threads, chunks, shared rows, backend, kernel */
+  PetscBool                     bound;   /* MatBindToCPU(A, PETSC_TRUE): the CPU kernel runs whatever the backend */
+  const MatBSRCustomBackendOps *backend; /* where products run: chosen from set and bound (MatBSRCustomHoldSettings_Private) */
   PetscErrorCode (*baij_bindtocpu)(Mat, PetscBool);
 
   /* the task partition and what it was built for: rebuilt only when one of these changes */
@@ -50,6 +51,8 @@ typedef struct {
   void            *workspace;            /* carry buffers of the tasks */
   bsrk_team        team;                 /* OpenMP or passive team, as the products measure (busy-core fallback) */
   size_t           workspace_bytes;
+  void            *spmm_workspace; /* the cpu backend's block SpMM: carries, row-major copy of B; kept for the next product */
+  size_t           spmm_workspace_bytes;
 
   /* the device copy (GPU backends): a bsrc_cuda_matrix, and what it holds */
   void            *gpu;
@@ -82,46 +85,18 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeValueRoutes_Private(Mat A, Pet
    (seqbsrcustomdiaginv.c): installed, or SeqBAIJ's put back */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomInstallInvertBlockDiagonal_Private(Mat A, PetscBool install);
 
-/* a device matrix kept for A besides its own copy (the transposed copy), and what it holds */
-typedef struct {
-  void    *gpu;       /* a bsrc_cuda_matrix; NULL: none */
-  PetscInt device;    /* the device it lives on */
-  PetscInt structure; /* the caller's structure id it holds, -1: none */
-  PetscInt values;    /* the caller's values id it holds */
-  PetscInt products;  /* products run on it (MatView, tests) */
-} MatSeqBSRCustomDeviceMatrix;
-
-/* GPU backends (seqbsrcustomcuda.c) */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat, const bsrk_matrix *, PetscScalar, Vec, PetscScalar, Vec, Vec);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat, PetscViewer);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat, MatBSRCustomCUDAKernel *);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptApply(Mat A, MatSeqBSRCustomDeviceMatrix *d, const bsrk_matrix *M, PetscInt structure, PetscInt values, PetscInt nonzero_block_rows, const char *what, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptFree(MatSeqBSRCustomDeviceMatrix *d);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCustomDeviceMatrix *d, const char **kernel, double *mib);
-/* frees the transposed copy's device matrix, if any (seqbsrcustomtranspose.c) */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeDeviceFree_Private(Mat A);
-/* MATMPIBSRCUSTOM's GPU product of one rank's local (Ad) and ghost (Ao) blocks around the halo exchange */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, PetscBool *split);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out);
-/* C = A B with B and C dense (seqdense, or seqdensecuda on a CUDA PETSc): the block SpMM on the GPU,
-   one pass over A for all columns, on device arrays where both have them, else on host arrays
-   staged through the device; GPU flops logged */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C);
-/* MATMPIBSRCUSTOM's SpMM of one rank on host arrays: Y = Ad X + Ao Xg, begun before B's ghost rows Xg
-   have arrived (X: B's local rows, leading dimension ldx; k columns) and ended with them */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitBegin(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *X, PetscInt ldx);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitEnd(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy);
-/* MatView: how products with dense matrices run on the GPU */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_t len);
-/* the BSR view of A after the bookkeeping a product does first (tasks, structure generation) */
+/* the transposed copy's kept matrix (NULL: none yet), for a backend to give back what it holds
+   (seqbsrcustomtranspose.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeKept_Private(Mat A, MatSeqBSRCustomKept **k);
+/* what backend ops holds for A and its transposed copy, given back (seqbsrcustom.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomRelease_Private(Mat A, const MatBSRCustomBackendOps *ops);
+/* the BSR view of A after the bookkeeping a product does first: the task partition, rebuilt when the
+   block rows or the thread and chunk settings changed (compare_rows: compare the row pointers too, at
+   assembly), and the structure generation (seqbsrcustombsr.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M);
-/* kernel-layer status -> PETSc error naming what failed */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat, bsrk_status, const char *);
-/* out = alpha*M*x + beta*in on the task kernel, for A's own view or a matrix kept for A (seqbsrcustom.c) */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomRunTasks_Private(Mat A, const bsrk_matrix *M, const bsrk_partition *tasks, bsrk_team *team, void *workspace, PetscInt nonzero_block_rows, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between, const char *what);
-/* out = alpha*A*x + beta*in on A's backend; on the cpu backend the calling thread runs between (may be NULL)
-   after each task it takes (mpibsrcustom: MPI progress of the halo exchange) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomUpdateTasks_Private(Mat A, PetscBool compare_rows);
+/* out = alpha*A*x + beta*in on A's backend; between: the calling thread's work between its tasks on
+   the cpu backend (mpibsrcustom: MPI progress of the halo exchange); may be NULL */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 
 #endif

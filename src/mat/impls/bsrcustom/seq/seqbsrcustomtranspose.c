@@ -13,7 +13,7 @@
 
    On the GPU backends the same copy is uploaded as a second device matrix and the transpose product
    runs our kernels on it (auto: the copy's own choice), on host or CUDA vectors as MatMult does
-   (seqbsrcustomcuda.c): its structure is uploaded when the copy is (re)built, its values when they
+   (backends/gpu/seqbsrcustomgpu.c): its structure is uploaded when the copy is (re)built, its values when they
    were refreshed. The refresh stays on the host (the permutation copy, then one upload of the values):
    the values come from the host matrix anyway (A's own device copy is uploaded from it too), so a
    device-side permutation would save only a host pass over memory, for a second code path to keep
@@ -22,34 +22,26 @@
 
    MatProduct AB with a seqdense B (MatMatMult, KSPMatSolve): the block SpMM of the kernel layer, one
    pass over the matrix for the k columns, on A's own tasks, honouring both leading dimensions; on
-   the GPU backends the GPU's block SpMM (seqbsrcustomcuda.c, cuda/bsrcuda_spmm.cu), on device arrays
+   the GPU backends the GPU's block SpMM (backends/gpu/seqbsrcustomgpu.c, cuda/bsrcuda_spmm.cu), on device arrays
    for a seqdensecuda B of a CUDA PETSc.
 */
 #include "seqbsrcustomimpl.h"
 #include "bsrk_products.h"
+#include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
 
 typedef struct {
-  bsrk_transpose              T;
-  PetscBool                   built;
-  PetscInt                    structure_generation; /* A's, when T's structure was built */
-  PetscObjectState            values_state;         /* A's object state when T's values were copied */
-  bsrk_partition              tasks;
-  PetscInt                    tasks_wanted;
-  void                       *workspace;
-  size_t                      workspace_bytes;
-  PetscInt                    nonzero_block_rows; /* of A^T, for the flop count */
-  bsrk_team                   team;
-  PetscInt                    builds, refreshes;
-  PetscInt                    values_version; /* counts builds and refreshes: the device copy's values id */
-  MatSeqBSRCustomDeviceMatrix dev;            /* the GPU backends' device copy of T */
-  const char                 *path;           /* the path of the last transpose product (-info says when it changes) */
-  void                       *spmm_ws;        /* the block SpMM's workspace (carries, row-major copy of B), kept for the next product */
-  size_t                      spmm_ws_bytes;
+  bsrk_transpose      T;
+  PetscBool           built;
+  PetscInt            structure_generation; /* A's, when T's structure was built */
+  PetscObjectState    values_state;         /* A's object state when T's values were copied */
+  PetscInt            builds, refreshes;
+  MatSeqBSRCustomKept kept; /* T as the backends run it: its view, ids, and what each keeps for it */
+  const char         *path; /* the path of the last transpose product (-info says when it changes) */
 } SeqTransposeCopy;
 
-static const char *const TransposePaths[] = {"cached transposed copy, task kernel", "BAIJ's serial transpose product", "cached transposed copy on the GPU, our kernels"};
+static const char *const BAIJTransposePath = "BAIJ's serial transpose product";
 
-/* frees the transposed copy; all: the SpMM workspace and the context too */
+/* frees the transposed copy; all: the context too */
 static PetscErrorCode SeqTransposeCopyFree(Mat A, PetscBool all)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
@@ -57,17 +49,11 @@ static PetscErrorCode SeqTransposeCopyFree(Mat A, PetscBool all)
 
   PetscFunctionBegin;
   if (!t) PetscFunctionReturn(0);
-  PetscCall(MatSeqBSRCustomCUDAKeptFree(&t->dev));
+  PetscCall((*MatBSRCustomBackendOf_Private(&b->set, PETSC_FALSE)->release)(A, &t->kept));
+  PetscCall(MatSeqBSRCustomCPUKeptFree_Private(&t->kept));
   bsrk_transpose_free(&t->T);
-  bsrk_partition_free(&t->tasks);
-  PetscCall(PetscFree(t->workspace));
-  t->workspace_bytes = 0;
-  t->built           = PETSC_FALSE;
-  t->tasks_wanted    = -1;
-  if (all) {
-    PetscCall(PetscFree(t->spmm_ws));
-    PetscCall(PetscFree(b->transpose));
-  }
+  t->built = PETSC_FALSE;
+  if (all) PetscCall(PetscFree(b->transpose));
   PetscFunctionReturn(0);
 }
 
@@ -80,42 +66,32 @@ static PetscErrorCode SeqTransposeCopyContext(Mat A, SeqTransposeCopy **copy)
   if (!b->transpose) {
     SeqTransposeCopy *t;
     PetscCall(PetscNew(&t));
-    bsrk_team_init(&t->team);
-    t->tasks_wanted  = -1;
-    t->dev.structure = -1;
-    b->transpose     = t;
+    bsrk_team_init(&t->kept.team);
+    t->kept.tasks_wanted  = -1;
+    t->kept.dev.structure = -1;
+    t->kept.what          = "The transposed copy";
+    b->transpose          = t;
   }
   *copy = (SeqTransposeCopy *)b->transpose;
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeDeviceFree_Private(Mat A)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeKept_Private(Mat A, MatSeqBSRCustomKept **k)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  if (b->transpose) PetscCall(MatSeqBSRCustomCUDAKeptFree(&((SeqTransposeCopy *)b->transpose)->dev));
+  *k = b->transpose ? &((SeqTransposeCopy *)b->transpose)->kept : NULL;
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomOnCPU_Private(Mat A, PetscBool *cpu)
-{
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-
-  PetscFunctionBegin;
-  *cpu = (PetscBool)(b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU || b->bound);
-  PetscFunctionReturn(0);
-}
-
-/* The copy in step with A: structure rebuilt after a structure change, values after a value change;
-   tasks: its task partition for the cpu kernel too (the GPU backends need none). */
-static PetscErrorCode SeqTransposeCopyUpdate(Mat A, PetscBool tasks, SeqTransposeCopy **copy)
+/* The copy in step with A: structure rebuilt after a structure change, values after a value change. */
+static PetscErrorCode SeqTransposeCopyUpdate(Mat A, SeqTransposeCopy **copy)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   SeqTransposeCopy *t = NULL;
   bsrk_matrix       M;
   PetscObjectState  state;
-  PetscInt          wanted = b->set.nthreads * b->set.chunks_per_thread;
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomPrepare_Private(A, &M)); /* A's tasks and structure generation first */
@@ -124,36 +100,23 @@ static PetscErrorCode SeqTransposeCopyUpdate(Mat A, PetscBool tasks, SeqTranspos
   if (!t->built || t->structure_generation != b->structure_generation || t->T.nblocks != M.rowptr[M.nbrows] || t->T.M.nbcols != M.nbrows || t->T.M.nbrows != M.nbcols) {
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
     t->built = PETSC_FALSE;
-    bsrk_partition_free(&t->tasks);
     PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_transpose_build(&M, &t->T), "the transposed copy"));
-    t->tasks_wanted       = -1;
-    t->nonzero_block_rows = 0;
-    for (PetscInt i = 0; i < t->T.M.nbrows; i++) t->nonzero_block_rows += (t->T.rowptr[i + 1] > t->T.rowptr[i]);
+    t->kept.M                  = t->T.M;
+    t->kept.nonzero_block_rows = 0;
+    for (PetscInt i = 0; i < t->T.M.nbrows; i++) t->kept.nonzero_block_rows += (t->T.rowptr[i + 1] > t->T.rowptr[i]);
     t->built                = PETSC_TRUE;
     t->structure_generation = b->structure_generation;
     t->values_state         = state;
     t->builds++;
-    t->values_version++;
+    t->kept.structure = t->builds;
+    t->kept.values++;
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
     PetscCall(PetscInfo(A, "Built the transposed copy for MatMultTranspose: %" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows (bs %" PetscInt_FMT "), %.3g MiB\n", (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, (PetscInt)M.bs, (double)t->T.nblocks * (double)(M.bs * M.bs * sizeof(PetscScalar) + 2 * sizeof(bsrk_idx)) / 1048576.0));
   } else if (t->values_state != state) {
     PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_transpose_values(&M, &t->T, (int)b->set.nthreads), "the transposed copy's values"));
     t->values_state = state;
     t->refreshes++;
-    t->values_version++;
-  }
-  if (tasks && t->tasks_wanted != wanted) {
-    size_t bytes;
-    bsrk_partition_free(&t->tasks);
-    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_partition_build(t->T.M.nbrows, t->T.M.rowptr, wanted, &t->tasks), "the transposed copy's task partition"));
-    bytes = bsrk_tasks_workspace_bytes(&t->tasks, M.bs);
-    if (bytes > t->workspace_bytes) {
-      PetscCall(PetscFree(t->workspace));
-      PetscCall(PetscMalloc(bytes, &t->workspace));
-      t->workspace_bytes = bytes;
-    }
-    t->tasks_wanted = wanted;
-    bsrk_team_init(&t->team);
+    t->kept.values++;
   }
   *copy = t;
   PetscFunctionReturn(0);
@@ -177,28 +140,23 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscSc
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   SeqTransposeCopy *t = NULL;
-  PetscBool         cpu;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
   if (b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ) { /* BAIJ's, on host arrays (it logs its flops) */
     MatBSRCustomTransposeOps *ops = &b->baij_transpose_ops;
     PetscCheck(alpha == (PetscScalar)1.0 && (beta == (PetscScalar)0.0 || beta == (PetscScalar)1.0), PETSC_COMM_SELF, PETSC_ERR_SUP, "BAIJ's transpose products take alpha 1 and beta 0 or 1");
     if (b->transpose && ((SeqTransposeCopy *)b->transpose)->built) {
-      PetscCall(PetscInfo(A, "Freed the transposed copy: MatMultTranspose runs %s (-mat_bsrcustom_transpose baij)\n", TransposePaths[1]));
+      PetscCall(PetscInfo(A, "Freed the transposed copy: MatMultTranspose runs %s (-mat_bsrcustom_transpose baij)\n", BAIJTransposePath));
       PetscCall(SeqTransposeCopyFree(A, PETSC_FALSE));
     }
-    PetscCall(SeqTransposeSayPath(A, TransposePaths[1]));
+    PetscCall(SeqTransposeSayPath(A, BAIJTransposePath));
     if (beta == (PetscScalar)0.0) PetscCall((*ops->multtranspose)(A, x, out));
     else PetscCall((*ops->multtransposeadd)(A, x, in, out));
     PetscFunctionReturn(0);
   }
-  PetscCall(SeqTransposeSayPath(A, TransposePaths[cpu ? 0 : 2]));
-  PetscCall(SeqTransposeCopyUpdate(A, cpu, &t));
-  if (cpu) {
-    if (t->dev.gpu && b->set.backend == MAT_BSRCUSTOM_BACKEND_CPU) PetscCall(MatSeqBSRCustomCUDAKeptFree(&t->dev)); /* a GPU backend's, left behind */
-    PetscCall(MatSeqBSRCustomRunTasks_Private(A, &t->T.M, &t->tasks, &t->team, t->workspace, t->nonzero_block_rows, alpha, x, beta, in, out, between, "the task kernel (transposed copy)"));
-  } else PetscCall(MatSeqBSRCustomCUDAKeptApply(A, &t->dev, &t->T.M, t->builds, t->values_version, t->nonzero_block_rows, "The transposed copy", alpha, x, beta, in, out));
+  PetscCall(SeqTransposeSayPath(A, b->backend->transpose_path));
+  PetscCall(SeqTransposeCopyUpdate(A, &t));
+  PetscCall((*b->backend->kept_apply)(A, &t->kept, alpha, x, beta, in, out, between));
   PetscFunctionReturn(0);
 }
 
@@ -218,62 +176,12 @@ static PetscErrorCode MatMultTransposeAdd_SeqBSRCustom(Mat A, Vec x, Vec y, Vec 
 
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeView_Private(Mat A, PetscViewer viewer)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  SeqTransposeCopy *t = (SeqTransposeCopy *)b->transpose;
-  PetscBool         cpu;
-  char              spmm[256] = "";
+  Mat_SeqBSRCustom *b     = (Mat_SeqBSRCustom *)A->spptr;
+  SeqTransposeCopy *t     = (SeqTransposeCopy *)b->transpose;
+  const PetscBool   built = (PetscBool)(t && t->built);
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
-  if (!cpu) PetscCall(MatSeqBSRCustomCUDASpMMView(A, spmm, sizeof(spmm)));
-  if (b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s%s (-mat_bsrcustom_transpose baij, no extra memory); MatMatMult with a dense matrix: %s\n", TransposePaths[1], cpu ? "" : " on the host", cpu ? "block SpMM, one pass for all columns" : spmm));
-  else if (!cpu) {
-    const char *kernel = NULL;
-    double      mib    = 0.0;
-    if (t && t->built && t->dev.gpu) PetscCall(MatSeqBSRCustomCUDAKeptInfo(A, &t->dev, &kernel, &mib));
-    if (!kernel) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built and uploaded at the first transpose product); MatMatMult with a dense matrix: %s\n", TransposePaths[2], spmm));
-    else
-      PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (kernel %s; %" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %.3g MiB on the device; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s), %" PetscInt_FMT " product(s) on the GPU); MatMatMult with a dense matrix: %s\n", TransposePaths[2], kernel,
-                                       (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, mib, t->builds, t->refreshes, t->dev.products, spmm));
-  } else if (!t || !t->built) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built at the first transpose product); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0]));
-  else
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (%" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %" PetscInt_FMT " tasks, %.3g MiB; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s)); MatMatMult with a dense matrix: block SpMM, one pass for all columns\n", TransposePaths[0],
-                                     (PetscInt)t->T.nblocks, (PetscInt)t->T.M.nbrows, (PetscInt)t->tasks.ntasks, (double)t->T.nblocks * (double)(A->rmap->bs * A->rmap->bs * sizeof(PetscScalar) + 2 * sizeof(bsrk_idx)) / 1048576.0, t->builds, t->refreshes));
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, PetscScalar alpha, const PetscScalar *X, PetscInt ldx, PetscScalar beta, PetscScalar *Y, PetscInt ldy)
-{
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  SeqTransposeCopy *t = NULL;
-  bsrk_matrix       M;
-  size_t            bytes;
-  bsrk_threads      kind;
-
-  PetscFunctionBegin;
-  if (k < 1) PetscFunctionReturn(0);
-  PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
-  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
-  /* the threads MatMult's measurements chose (busy cores: the passive team); not timed into them */
-  kind = b->set.cpu_busy_fallback && b->set.nthreads > 1 ? (bsrk_threads)b->team.mode : BSRK_THREADS_OPENMP;
-  if (k == 1) { /* one column: MatMult's kernel with its settings and workspace */
-    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_multadd_on(&M, &b->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, X, beta, Y, Y, b->workspace), "the task kernel"));
-  } else {
-    PetscCall(SeqTransposeCopyContext(A, &t));
-    bytes = bsrk_spmm_workspace_bytes(&M, &b->tasks, (bsrk_idx)k);
-    if (bytes > t->spmm_ws_bytes) { /* kept: a new allocation each product cost page faults on the copy of B */
-      PetscCall(PetscFree(t->spmm_ws));
-      PetscCall(PetscMalloc(bytes, &t->spmm_ws));
-      t->spmm_ws_bytes = bytes;
-    }
-    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_spmm_on(&M, &b->tasks, kind, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, t->spmm_ws), "the block SpMM"));
-  }
-  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
-  {
-    const PetscLogDouble bs = (PetscLogDouble)M.bs, nblocks = (PetscLogDouble)M.rowptr[M.nbrows];
-    PetscCall(PetscLogFlops((PetscLogDouble)k * (2.0 * nblocks * bs * bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)b->nonzero_block_rows * bs : 0.0))));
-  }
+  PetscCall((*b->backend->transpose_view)(A, built ? &t->kept : NULL, (PetscBool)(b->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ), built ? t->builds : 0, built ? t->refreshes : 0, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -296,25 +204,12 @@ PETSC_INTERN PetscErrorCode MatBSRCustomProductByColumns_Private(Mat A, Mat B, M
 
 static PetscErrorCode MatProductNumeric_SeqBSRCustom_SeqDense(Mat C)
 {
-  Mat                A = C->product->A, B = C->product->B;
-  const PetscScalar *x;
-  PetscScalar       *y;
-  PetscInt           ldx, ldy, k;
-  PetscBool          cpu;
+  Mat         A = C->product->A, B = C->product->B;
+  bsrk_matrix M;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
-  if (!cpu) PetscCall(MatSeqBSRCustomCUDAProductDense(A, B, C)); /* GPU backends: the SpMM on the GPU */
-  else {
-    PetscCall(MatGetSize(B, NULL, &k));
-    PetscCall(MatDenseGetLDA(B, &ldx));
-    PetscCall(MatDenseGetLDA(C, &ldy));
-    PetscCall(MatDenseGetArrayRead(B, &x));
-    PetscCall(MatDenseGetArrayWrite(C, &y));
-    PetscCall(MatSeqBSRCustomSpMM_Private(A, k, 1.0, x, ldx, 0.0, y, ldy));
-    PetscCall(MatDenseRestoreArrayRead(B, &x));
-    PetscCall(MatDenseRestoreArrayWrite(C, &y));
-  }
+  PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
+  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->spmm)(A, &M, B, C));
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
@@ -323,7 +218,7 @@ static PetscErrorCode MatProductNumeric_SeqBSRCustom_SeqDense(Mat C)
 static PetscErrorCode MatProductSymbolic_SeqBSRCustom_SeqDense(Mat C)
 {
   Mat       A = C->product->A, B = C->product->B;
-  PetscBool isdense, cpu;
+  PetscBool isdense;
 
   PetscFunctionBegin;
   PetscCheck(A->cmap->n == B->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "A has %" PetscInt_FMT " columns, B %" PetscInt_FMT " rows", A->cmap->n, B->rmap->n);
@@ -333,8 +228,8 @@ static PetscErrorCode MatProductSymbolic_SeqBSRCustom_SeqDense(Mat C)
   PetscCall(MatSetUp(C));
   C->ops->productsymbolic = MatProductSymbolic_SeqBSRCustom_SeqDense;
   C->ops->productnumeric  = MatProductNumeric_SeqBSRCustom_SeqDense;
-  PetscCall(MatSeqBSRCustomOnCPU_Private(A, &cpu));
-  PetscCall(PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): %s\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N, cpu ? "block SpMM on the task partition, one pass over the matrix" : "block SpMM on the GPU, one pass for all columns"));
+  PetscCall(PetscInfo(C, "MatProduct AB of %s with %s (%" PetscInt_FMT " columns): block SpMM on the %s backend, one pass over the matrix for all columns\n", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, B->cmap->N,
+                      ((Mat_SeqBSRCustom *)A->spptr)->backend->name));
   PetscFunctionReturn(0);
 }
 

@@ -17,7 +17,7 @@
    columns: they are sorted, so the entries from one rank are contiguous in the ghost vector and
    arrive straight into it.
 */
-#include "mpibsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
 #if defined(BSRCUSTOM_HAVE_CUDA)
   #include "bsrcuda_halo.h"

@@ -11,6 +11,10 @@
 #include <petscmat.h>
 #include <petscmatbsrcustom.h>
 
+/* the CUDA kernel that runs A's products, a seqbsrcustom (auto resolved once A is on the device;
+   seqbsrcustomgpu.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUKernelUsed_Private(Mat A, MatBSRCustomCUDAKernel *used);
+
 /* Device binding (bsrcustomcudabind.c). */
 /* Errors, naming `what`, unless this build has CUDA and a GPU is visible. */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *what);
@@ -27,24 +31,33 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(PetscInt asked, Petsc
    its second use, so that its transfers DMA straight from/to it. Never an error when page-locking
    fails (-info says why). */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinVec_Private(PetscBool pin, Vec v);
+/* The same for the vectors of one product out = alpha A x + beta in (in read only when beta != 0). */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinProductVecs_Private(PetscBool pin, Vec x, PetscScalar beta, Vec in, Vec out);
 /* Whether v's own array is page-locked by MatBSRCustomCUDAPinVec_Private() now (exported for the tests). */
 PETSC_EXTERN PetscErrorCode MatBSRCustomCUDAVecPinned_Private(Vec v, PetscBool *pinned);
 /* MatView (ascii_info) of a GPU backend: how host vectors reach the device */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(PetscBool pin, PetscViewer viewer);
 
 /* PETSc's own device support (bsrcustomdevice.c), where PETSc has it (BSRC_HAVE_PETSC_CUDA):
-   - VecTypeFollow: A's MatCreateVecs type follows where its products run (VECCUDA on a GPU backend
-     of a CUDA-enabled PETSc, VECSTANDARD otherwise) and A->boundtocpu says whether they run on the CPU;
-     called whenever the backend or the binding changes;
+   - VecTypeFollow: A's MatCreateVecs type is VECCUDA (a CUDA-enabled PETSc) and A->boundtocpu false,
+     for a matrix whose products run on the GPU (the GPU backends' vectors_follow);
    - Stream: the cudaStream_t (as void *) of PETSc's current device context, NULL without one;
    - DeviceId: PETSc's CUDA device, -1 without one;
    - VecOnDevice: whether v is a CUDA vector not bound to the CPU (its arrays are device memory);
    - ViewDeviceVectors: MatView (ascii_info) of where vectors and halo live, or that PETSc has no
      device vectors. */
-PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A, MatBSRCustomBackend backend, PetscBool bound);
+PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A);
 PETSC_INTERN PetscErrorCode MatBSRCustomPETScStream_Private(void **stream);
 PETSC_INTERN PetscErrorCode MatBSRCustomPETScDeviceId_Private(PetscInt *id);
 PETSC_INTERN PetscErrorCode MatBSRCustomVecOnDevice_Private(Vec v, PetscBool *on_device);
 PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscViewer viewer);
+
+/* The halo exchange on CUDA vectors staged through page-locked host memory (bsrcustomstagedhalo.c),
+   for an MPI that reads host memory only. */
+typedef struct _n_MatBSRCustomStagedHalo *MatBSRCustomStagedHalo;
+PETSC_INTERN PetscErrorCode               MatBSRCustomStagedHaloCreate(Mat, PetscInt, const PetscInt[], PetscInt, MatBSRCustomStagedHalo *);
+PETSC_INTERN PetscErrorCode               MatBSRCustomStagedHaloDestroy(MatBSRCustomStagedHalo *);
+PETSC_INTERN PetscErrorCode               MatBSRCustomStagedHaloBegin(MatBSRCustomStagedHalo, Vec, void *);
+PETSC_INTERN PetscErrorCode               MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo, Vec, void *);
 
 #endif

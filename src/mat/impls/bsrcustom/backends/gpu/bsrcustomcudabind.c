@@ -8,7 +8,7 @@
 
    A build without CUDA keeps these entry points: no device, and errors that say the backend is missing.
 */
-#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 
 #if defined(BSRCUSTOM_HAVE_CUDA)
   #include "bsrcuda.h"

@@ -15,13 +15,8 @@
    block) we give nothing and PBJacobi runs BAIJ's host path, with BAIJ's errors;
    -info says which and why.
 */
-#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include "seqbsrcustomimpl.h"
 #include <petscdm.h>
-
-/* the kinds of vectors a matrix's GPU products ran on */
-typedef struct {
-  PetscBool host, device;
-} MatBSRCustomVectorsSeen;
 
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
 /* diag (NULL when a block row lacks its diagonal block): the diagonal blocks of A, an aijcusparse matrix */
@@ -102,8 +97,6 @@ static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
 #endif
 
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
-static PetscInt made_id = -1; /* composed data on A: the block diagonal below is current */
-
 static PetscErrorCode IsCUDAVecType(VecType t, PetscBool *cuda)
 {
   char *found = NULL;
@@ -121,22 +114,20 @@ static PetscErrorCode IsCUDAVecType(VecType t, PetscBool *cuda)
    (KSP's without a DM). One host product is enough for the host. The same answer on every rank. */
 static PetscErrorCode MatBSRCustomSolveOnDevice(Mat A, PetscBool *on_device, char *why, size_t len)
 {
-  DM             dm = NULL;
-  PetscContainer seen;
+  DM        dm = NULL;
+  PetscBool seen, host;
 
   PetscFunctionBegin;
   PetscCall(MatGetDM(A, &dm));
-  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_VectorsSeen", (PetscObject *)&seen));
+  PetscCall(MatBSRCustomVectorsSeen_Private(A, &seen, &host));
   if (dm) {
     VecType vt;
     PetscCall(DMGetVecType(dm, &vt));
     PetscCall(IsCUDAVecType(vt, on_device));
     PetscCall(PetscSNPrintf(why, len, "the matrix's DM makes %s vectors", vt ? vt : "default"));
   } else if (seen) {
-    const MatBSRCustomVectorsSeen *v;
-    PetscCall(PetscContainerGetPointer(seen, (void **)&v));
-    *on_device = (PetscBool)!v->host;
-    PetscCall(PetscSNPrintf(why, len, "the matrix's products so far ran on %s", v->host ? "host vectors" : "CUDA vectors only"));
+    *on_device = (PetscBool)!host;
+    PetscCall(PetscSNPrintf(why, len, "the matrix's products so far ran on %s", host ? "host vectors" : "CUDA vectors only"));
   } else {
     PetscCall(IsCUDAVecType(A->defaultvectype, on_device));
     PetscCall(PetscSNPrintf(why, len, "no product ran yet and MatCreateVecs gives %s vectors", A->defaultvectype ? A->defaultvectype : "host"));
@@ -145,35 +136,6 @@ static PetscErrorCode MatBSRCustomSolveOnDevice(Mat A, PetscBool *on_device, cha
   PetscFunctionReturn(0);
 }
 #endif
-
-static PetscErrorCode VectorsSeenDestroy(void *arg)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree(BSRC_CTX_OF(arg)));
-  PetscFunctionReturn(0);
-}
-
-/* Notes the kind of vectors a product of A ran on (MatBSRCustomSolveOnDevice reads it), in a
-   container composed on A */
-static PetscErrorCode MatBSRCustomNoteVectors(Mat A, PetscBool on_device)
-{
-  PetscContainer           seen;
-  MatBSRCustomVectorsSeen *v;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_VectorsSeen", (PetscObject *)&seen));
-  if (!seen) {
-    PetscCall(PetscNew(&v));
-    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &seen));
-    PetscCall(PetscContainerSetPointer(seen, v));
-    PetscCall(BSRCContainerSetDestroy(seen, VectorsSeenDestroy));
-    PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_VectorsSeen", (PetscObject)seen));
-    PetscCall(PetscContainerDestroy(&seen)); /* A holds it */
-  } else PetscCall(PetscContainerGetPointer(seen, (void **)&v));
-  if (on_device) v->device = PETSC_TRUE;
-  else v->host = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
 
 /* The caller owns a reference to what it gets (PCPBJACOBI destroys it after its setup and keeps a
    pointer into its inverted blocks): the matrix stays composed on A, made again only after A's values
@@ -184,9 +146,7 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
   *diag = NULL;
 #if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
   {
-    PetscBool            bound, current = PETSC_FALSE;
-    PetscInt             made;
-    PetscObject          cached = NULL;
+    PetscBool            bound;
     MatBSRCustomSettings set;
 
     PetscObjectState state;
@@ -195,13 +155,9 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
     PetscCall(MatBoundToCPU(A, &bound));                   /* true for the CPU backend as well */
     PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
     if (bound || !set.cuda_pbjacobi) PetscFunctionReturn(0);
-    if (made_id < 0) PetscCall(PetscObjectComposedDataRegister(&made_id));
-    PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_BlockDiagonal", &cached));
-    PetscCall(PetscObjectComposedDataGetInt((PetscObject)A, made_id, made, current));
-    (void)made;
-    if (cached && current) {
-      PetscCall(PetscObjectReference(cached));
-      *diag = (Mat)cached;
+    PetscCall(MatBSRCustomDeviceBlockDiagonal_Private(A, diag));
+    if (*diag) {
+      PetscCall(PetscObjectReference((PetscObject)*diag));
       PetscFunctionReturn(0);
     }
     {
@@ -215,49 +171,10 @@ PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
       PetscCall(PetscInfo(A, "PCPBJACOBI applies on the GPU: %s\n", why));
     }
     PetscCall(MatBSRCustomDiagonalBlocksCUDA(A, diag));
-    PetscCall(PetscObjectCompose((PetscObject)A, "BSRCustom_BlockDiagonal", (PetscObject)*diag));
-    PetscCall(PetscObjectComposedDataSetInt((PetscObject)A, made_id, 1));
+    if (*diag) PetscCall(MatBSRCustomDeviceBlockDiagonalKeep_Private(A, *diag));
   }
 #endif
   (void)A;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatBSRCustomCheckHostVectors(Mat, Vec);
-
-PETSC_INTERN PetscErrorCode MatBSRCustomNoteVectors_Private(Mat A, Vec v, PetscBool on_device)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomNoteVectors(A, on_device));
-  if (!on_device) PetscCall(MatBSRCustomCheckHostVectors(A, v));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatBSRCustomCheckHostVectors(Mat A, Vec v)
-{
-  PetscFunctionBegin;
-#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
-  {
-    PetscObject cached  = NULL;
-    PetscBool   current = PETSC_FALSE;
-    PetscInt    made;
-
-    MatBSRCustomSettings set;
-
-    if (made_id < 0) PetscFunctionReturn(0);
-    PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
-    if (!set.cuda_pbjacobi) PetscFunctionReturn(0); /* what PBJacobi gets from now on is for the host */
-    PetscCall(PetscObjectQuery((PetscObject)A, "BSRCustom_BlockDiagonal", &cached));
-    PetscCall(PetscObjectComposedDataGetInt((PetscObject)A, made_id, made, current));
-    (void)made;
-    if (cached && current) {
-      VecType type;
-      PetscCall(VecGetType(v, &type));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "This matrix gave PCPBJACOBI its diagonal blocks for the GPU (its solve looked to run on CUDA vectors; -info says why) and now multiplies a %s (host) vector, which PBJacobi's GPU apply would read as a CUDA vector: keep to one kind of vector with this matrix, or set -mat_bsrcustom_cuda_pbjacobi false", type);
-    }
-  }
-#endif
-  (void)A, (void)v;
   PetscFunctionReturn(0);
 }
 

@@ -71,11 +71,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSettingsCheck_Private(Mat A, const MatBS
   PetscCheck(set->mpi_progress == PETSC_TRUE || set->mpi_progress == PETSC_FALSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: MPI progress during the local product must be PETSC_TRUE or PETSC_FALSE, got %d", what, (int)set->mpi_progress);
   PetscCheck(set->transpose == MAT_BSRCUSTOM_TRANSPOSE_CACHED || set->transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown transpose mode %d", what, (int)set->transpose);
   PetscCheck(set->cuda_device >= -1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device must be -1 (automatic: node-local rank modulo the visible GPUs) or a device number, got %" PetscInt_FMT, what, set->cuda_device);
-  if (set->backend != MAT_BSRCUSTOM_BACKEND_CPU) {
-    PetscCall(MatBSRCustomCUDAAvailable_Private(A, what));
-    PetscCheck(set->cuda_device < MatBSRCustomCUDADeviceCount(), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: CUDA device %" PetscInt_FMT " asked for, but this process sees %" PetscInt_FMT " device(s) (numbered from 0 within CUDA_VISIBLE_DEVICES)", what,
-               set->cuda_device, MatBSRCustomCUDADeviceCount());
-  }
+  PetscCall(MatBSRCustomBackendCheck_Private(A, set, what)); /* the backend asked for can run here */
   PetscFunctionReturn(0);
 }
 
@@ -267,13 +263,5 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSetSettings_Private(Mat A, const MatBSRC
   PetscFunctionBegin;
   PetscCall(MatBSRCustomSettingsCheck_Private(A, set, what));
   PetscUseMethod(A, "MatBSRCustomSetSettings_C", (Mat, const MatBSRCustomSettings *), (A, set));
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomComposeSettings_Private(Mat A, PetscBool install)
-{
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomComposeCPUSettings_Private(A, install));
-  PetscCall(MatBSRCustomComposeGPUSettings_Private(A, install));
   PetscFunctionReturn(0);
 }

@@ -3,7 +3,7 @@
    CUDA kernel, cuSPARSE routine, device, page-locked host vectors, PBJacobi on the GPU). Each public
    function is PETSc's usual dispatch: a setter calls PetscTryMethod, so it does nothing on a matrix of
    another type, a getter PetscUseMethod, so it errors there. Both types compose the implementations
-   below (MatBSRCustomComposeSettings_Private).
+   below (MatBSRCustomComposeTypeMethods_Private, bsrcustomlifecycle.c).
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 

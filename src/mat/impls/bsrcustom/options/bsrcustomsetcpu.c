@@ -3,7 +3,7 @@
    shared rows, huge pages, the busy-core fallback, MPI progress, the transpose product) and the task count. Each public function is
    PETSc's usual dispatch: a setter calls PetscTryMethod, so it does nothing on a matrix of another
    type, a getter PetscUseMethod, so it errors there. Both types compose the implementations below
-   (MatBSRCustomComposeSettings_Private).
+   (MatBSRCustomComposeTypeMethods_Private, bsrcustomlifecycle.c).
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 

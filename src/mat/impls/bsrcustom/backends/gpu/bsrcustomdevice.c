@@ -8,27 +8,25 @@
    names one. A matrix bound to the CPU (MatBindToCPU) runs the CPU kernel and makes host vectors.
 
    Without that support (Debian's PETSc 3.18) these report "no device": vectors are host vectors and
-   the GPU backends stage them (seq/seqbsrcustomcuda.c, bsrcustomvecpin.c).
+   the GPU backends stage them (seqbsrcustomgpu.c, bsrcustomvecpin.c).
 */
 #include <petsc/private/matimpl.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomcompat.h>
-#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 #if defined(BSRC_HAVE_PETSC_CUDA)
   #include <petscdevice.h>
 #endif
 
-PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A, MatBSRCustomBackend backend, PetscBool bound)
+PETSC_INTERN PetscErrorCode MatBSRCustomVecTypeFollow_Private(Mat A)
 {
-  const PetscBool gpu = (PetscBool)(backend != MAT_BSRCUSTOM_BACKEND_CPU && !bound);
-
   PetscFunctionBegin;
 #if defined(BSRC_HAVE_PETSC_CUDA)
-  PetscCall(MatSetVecType(A, gpu ? VECCUDA : VECSTANDARD));
+  PetscCall(MatSetVecType(A, VECCUDA));
 #endif
 #if defined(BSRC_HAVE_DEVICE_BINDING)
-  A->boundtocpu = (PetscBool)!gpu;
+  A->boundtocpu = PETSC_FALSE;
 #endif
-  (void)A, (void)gpu;
+  (void)A;
   PetscFunctionReturn(0);
 }
 

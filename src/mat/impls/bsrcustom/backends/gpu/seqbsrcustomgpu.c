@@ -1,6 +1,7 @@
 /*
    The GPU backends of MATSEQBSRCUSTOM (cuda: our kernels; cusparse: the baseline), over the
-   PETSc-free CUDA layer (cuda/bsrcuda.h). The device copy follows the host matrix lazily:
+   PETSc-free CUDA layer (cuda/bsrcuda.h): the entries of their tables (bsrcustomgpu.c) for a seq
+   matrix, and the halves of an MPI matrix's products that run on its blocks' device copies. The device copy follows the host matrix lazily:
    the structure is uploaded when the block structure changed since the last upload, the values when
    the matrix's object state changed (MatSetValues + assembly, MatScale, MatCopy, ...), never on a
    MatMult of an unchanged matrix.
@@ -15,7 +16,7 @@
    that the GPU backends are missing.
 */
 #include "seqbsrcustomimpl.h"
-#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuseq.h>
 
 #if defined(BSRCUSTOM_HAVE_CUDA)
   #include "bsrcuda.h"
@@ -76,7 +77,7 @@ static const char *const BSRCKernelLayouts[BSRC_CUDA_KERNEL_COUNT] = {"chosen pe
 static bsrc_cuda_kernel MatSeqBSRCustomCUDAKernelChoice(const MatBSRCustomSettings *set)
 {
   if (set->backend == MAT_BSRCUSTOM_BACKEND_CUSPARSE) return set->cusparse_alg == MAT_BSRCUSTOM_CUSPARSE_SPMV ? BSRC_CUDA_KERNEL_CUSPARSE_SPMV_BSR : BSRC_CUDA_KERNEL_CUSPARSE_BSRMV;
-  /* both enums follow bsrcuda_kernel_list.h (checked in bsrcustomsettings.c) */
+  /* both enums follow bsrcuda_kernel_list.h (checked in options/bsrcustomsettings.c) */
   return (bsrc_cuda_kernel)set->cuda_kernel;
 }
 
@@ -159,9 +160,7 @@ static PetscErrorCode MatSeqBSRCustomCUDARun(Mat A, void *g, PetscInt gpu_device
   PetscFunctionBegin;
   /* VECSEQ/VECMPI, the vectors whose arrays are host memory (the bsrc_cuda_multadd_host branch
      below), are page-locked on their second use; other types are left alone */
-  PetscCall(MatBSRCustomCUDAPinVec_Private(b->set.cuda_pin_vectors, x));
-  PetscCall(MatBSRCustomCUDAPinVec_Private(b->set.cuda_pin_vectors, out));
-  if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(b->set.cuda_pin_vectors, in));
+  PetscCall(MatBSRCustomCUDAPinProductVecs_Private(b->set.cuda_pin_vectors, x, beta, in, out));
   /* device arrays where PETSc has them (a CUDA-enabled PETSc); host arrays otherwise */
   PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
   if (beta == (PetscScalar)0.0) PetscCall(VecGetArrayWriteAndMemType(out, &outa, &mo));
@@ -227,7 +226,7 @@ static PetscErrorCode MatSeqBSRCustomCUDARun(Mat A, void *g, PetscInt gpu_device
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUApply_Private(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
@@ -239,17 +238,20 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M
 
 /* out = alpha*M*x + beta*in on a device matrix kept for A (its transposed copy), M being the host
    matrix it mirrors: its structure uploaded when `structure` changed, its values when `values` did */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptApply(Mat A, MatSeqBSRCustomDeviceMatrix *d, const bsrk_matrix *M, PetscInt structure, PetscInt values, PetscInt nonzero_block_rows, const char *what, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUKeptApply_Private(Mat A, MatSeqBSRCustomKept *k, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
+  MatSeqBSRCustomDeviceMatrix *d = &k->dev;
+
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomCUDASync(A, M, &d->gpu, &d->device, structure, &d->structure, (PetscBool)(values != d->values), what));
-  d->values = values;
-  PetscCall(MatSeqBSRCustomCUDARun(A, d->gpu, d->device, M, nonzero_block_rows, alpha, x, beta, in, out));
+  (void)between;
+  PetscCall(MatSeqBSRCustomCUDASync(A, &k->M, &d->gpu, &d->device, k->structure, &d->structure, (PetscBool)(k->values != d->values), k->what));
+  d->values = k->values;
+  PetscCall(MatSeqBSRCustomCUDARun(A, d->gpu, d->device, &k->M, k->nonzero_block_rows, alpha, x, beta, in, out));
   d->products++;
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptFree(MatSeqBSRCustomDeviceMatrix *d)
+static PetscErrorCode MatSeqBSRCustomCUDAKeptFree(MatSeqBSRCustomDeviceMatrix *d)
 {
   PetscFunctionBegin;
   bsrc_cuda_destroy((bsrc_cuda_matrix *)d->gpu);
@@ -259,7 +261,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptFree(MatSeqBSRCustomDeviceMat
 }
 
 /* the kernel a kept device matrix runs (auto resolved) and the device memory it holds */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCustomDeviceMatrix *d, const char **kernel, double *mib)
+static PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCustomDeviceMatrix *d, const char **kernel, double *mib)
 {
   bsrc_cuda_kernel k = MatSeqBSRCustomCUDAKernelChoice(&((Mat_SeqBSRCustom *)A->spptr)->set);
 
@@ -271,50 +273,52 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCu
 }
 
 /*
-   MATMPIBSRCUSTOM on a GPU backend, one rank: out = alpha*(Ad*x + Ao*ghost_x) + beta*in, where Ad is
-   the local block and Ao the ghost block, both on this rank's GPU. Begin uploads x (and in) and
-   queues Ad's product, returning at once so that the caller's halo exchange runs meanwhile; End
-   uploads ghost_x (its transfer overlapping Ad's product), queues Ao's product into the same device
-   y and downloads y once. This is the host-staged path: ghosts travel through host memory (PETSc's
-   VecScatter), as they must with host vectors. Begin sets *split = PETSC_FALSE and starts nothing
-   when the vectors live on the device (a CUDA-enabled PETSc): the caller then runs the two blocks'
-   own products, which use device arrays without copies.
+   MATMPIBSRCUSTOM on a GPU backend, one rank: out = Ad*x + beta*in + Ao*ghost_x, where Ad is the
+   local block and Ao the ghost block, both on this rank's GPU. With host vectors (the host-staged
+   path: ghosts travel through host memory, PETSc's VecScatter), begin uploads x (and in) and queues
+   Ad's product, returning at once so that the caller's halo exchange runs meanwhile; end uploads
+   ghost_x (its transfer overlapping Ad's product), queues Ao's product into the same device y and
+   downloads y once. With device vectors (a CUDA-enabled PETSc; *split false) the two blocks' own
+   products run, on device arrays without copies.
 */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, PetscBool *split)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split)
 {
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
-  bsrk_matrix        M, G;
-  const PetscScalar *xa, *ina = NULL;
-  PetscMemType       mx, mi   = PETSC_MEMTYPE_HOST;
+  const PetscScalar *xa, *ina                              = NULL;
+  PetscMemType       mx, mi                                = PETSC_MEMTYPE_HOST;
 
   PetscFunctionBegin;
+  (void)between;
   *split = PETSC_FALSE;
-  PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
-  if (beta != (PetscScalar)0.0) PetscCall(VecGetArrayReadAndMemType(in, &ina, &mi));
-  if (PetscMemTypeHost(mx) && PetscMemTypeHost(mi)) {
-    PetscCall(MatSeqBSRCustomPrepare_Private(Ad, &M));
-    PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, &M));
-    if (Ao->cmap->n > 0) {
-      PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
-      PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, &G));
-      PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
+  if (!on_device) {
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
+    if (beta != (PetscScalar)0.0) PetscCall(VecGetArrayReadAndMemType(in, &ina, &mi));
+    if (PetscMemTypeHost(mx) && PetscMemTypeHost(mi)) {
+      PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, M));
+      if (Ao->cmap->n > 0) {
+        PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, G));
+        PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
+      }
+      PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->gpu, MatSeqBSRCustomCUDAKernelChoice(&b->set), 1.0, xa, beta, ina), "the GPU product of the local block"));
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
+      *split = PETSC_TRUE;
     }
-    PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
-    PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->gpu, MatSeqBSRCustomCUDAKernelChoice(&b->set), alpha, xa, beta, ina), "the GPU product of the local block"));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
-    *split = PETSC_TRUE;
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+    if (beta != (PetscScalar)0.0) PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
   }
-  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-  if (beta != (PetscScalar)0.0) PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
-  if (!*split) PetscFunctionReturn(0); /* device vectors: the caller runs the blocks' own products */
-  PetscCall(PetscLogCpuToGpu((M.nbcols * M.bs + (beta != (PetscScalar)0.0 ? M.nbrows * M.bs : 0)) * sizeof(PetscScalar)));
-  PetscCall(LogDeviceFlops(2.0 * M.rowptr[M.nbrows] * M.bs * M.bs));
+  if (!*split) { /* device vectors: the local block's own product */
+    PetscCall(MatSeqBSRCustomGPUApply_Private(Ad, M, 1.0, x, beta, beta == (PetscScalar)0.0 ? NULL : in, out, NULL));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscLogCpuToGpu((M->nbcols * M->bs + (beta != (PetscScalar)0.0 ? M->nbrows * M->bs : 0)) * sizeof(PetscScalar)));
+  PetscCall(LogDeviceFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost_x, Vec out)
 {
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
   const PetscScalar *ga     = NULL;
@@ -322,20 +326,23 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscSca
   const PetscBool    ghosts = (PetscBool)(Ao->cmap->n > 0 && g->gpu);
 
   PetscFunctionBegin;
+  (void)M;
+  if (!split) { /* device vectors: the ghost block's own product */
+    PetscCall(MatSeqBSRCustomGPUApply_Private(Ao, G, 1.0, ghost_x, 1.0, out, out, NULL));
+    PetscFunctionReturn(0);
+  }
   if (ghosts) PetscCall(VecGetArrayRead(ghost_x, &ga));
   PetscCall(VecGetArrayWrite(out, &outa)); /* in (if any) was read at begin: out may alias it */
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, ghost_x, out, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_end((bsrc_cuda_matrix *)b->gpu, ghosts ? (bsrc_cuda_matrix *)g->gpu : NULL, MatSeqBSRCustomCUDAKernelChoice(&g->set), alpha, ga, outa), "the GPU product of the ghost block"));
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_end((bsrc_cuda_matrix *)b->gpu, ghosts ? (bsrc_cuda_matrix *)g->gpu : NULL, MatSeqBSRCustomCUDAKernelChoice(&g->set), 1.0, ga, outa), "the GPU product of the ghost block"));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, ghost_x, out, 0));
   PetscCall(VecRestoreArrayWrite(out, &outa));
   if (ghosts) {
-    MatInfo info;
     PetscCall(VecRestoreArrayRead(ghost_x, &ga));
     PetscCall(PetscLogCpuToGpu(Ao->cmap->n * sizeof(PetscScalar)));
-    PetscCall(MatGetInfo(Ao, MAT_LOCAL, &info));
-    PetscCall(LogDeviceFlops(2.0 * info.nz_used));
+    PetscCall(LogDeviceFlops(2.0 * G->rowptr[G->nbrows] * G->bs * G->bs));
   }
   PetscCall(PetscLogGpuToCpu(Ad->rmap->n * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
@@ -353,11 +360,11 @@ static PetscErrorCode LogSpMMFlops(Mat A, const bsrk_matrix *M, PetscInt k, Pets
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUProductDense_Private(Mat A, const bsrk_matrix *Mv, Mat B, Mat C)
 {
   Mat_SeqBSRCustom  *b   = (Mat_SeqBSRCustom *)A->spptr;
   bsrc_cuda_kernel   one = MatSeqBSRCustomCUDAKernelChoice(&b->set);
-  bsrk_matrix        M;
+  const bsrk_matrix  M   = *Mv;
   const PetscScalar *x;
   PetscScalar       *y;
   PetscInt           k, ldx, ldy;
@@ -370,7 +377,6 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C)
   PetscCall(MatGetSize(B, NULL, &k));
   PetscCall(MatDenseGetLDA(B, &ldx));
   PetscCall(MatDenseGetLDA(C, &ldy));
-  PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
   PetscCall(MatSeqBSRCustomCUDAUpdate(A, &M));
   #if defined(BSRC_HAVE_PETSC_CUDA)
   /* device arrays where both matrices have them (seqdensecuda), host arrays otherwise */
@@ -421,17 +427,18 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C)
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitBegin(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *X, PetscInt ldx)
+/* MATMPIBSRCUSTOM's SpMM of one rank on host arrays: Y = Ad X + Ao Xg, begun before B's ghost rows Xg
+   have arrived (X: B's local rows, leading dimension ldx; k columns; Y written at the end) and ended
+   with them */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
-  bsrk_matrix       M, G;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomPrepare_Private(Ad, &M));
-  PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, &M));
+  (void)Y, (void)ldy;
+  PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, M));
   if (Ao->cmap->n > 0) {
-    PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
-    PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, &G));
+    PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, G));
     PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
   }
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, 0, 0, 0));
@@ -439,13 +446,13 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitBegin(Mat Ad, Mat Ao, Pe
   PetscCall(BSRCudaCheck(Ad, bsrc_cuda_spmm_split_begin((bsrc_cuda_matrix *)b->gpu, (bsrk_idx)k, 1.0, X, (bsrk_idx)ldx), "the block SpMM on the GPU of the local block"));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, 0, 0, 0));
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * M.nbcols * M.bs * sizeof(PetscScalar)));
-  PetscCall(LogSpMMFlops(Ad, &M, k, PETSC_TRUE));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * M->nbcols * M->bs * sizeof(PetscScalar)));
+  PetscCall(LogSpMMFlops(Ad, M, k, PETSC_TRUE));
   b->gpu_spmms++;
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitEnd(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
   const PetscBool   ghosts = (PetscBool)(Ao->cmap->n > 0 && g->gpu);
@@ -456,18 +463,17 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitEnd(Mat Ad, Mat Ao, Pets
   PetscCall(BSRCudaCheck(Ad, bsrc_cuda_spmm_split_end((bsrc_cuda_matrix *)b->gpu, ghosts ? (bsrc_cuda_matrix *)g->gpu : NULL, (bsrk_idx)k, 1.0, Xg, (bsrk_idx)ldg, Y, (bsrk_idx)ldy), "the block SpMM on the GPU of the ghost block"));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ao, 0, 0, 0));
+  (void)M;
   if (ghosts) {
-    bsrk_matrix G;
-    PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * Ao->cmap->n * sizeof(PetscScalar)));
-    PetscCall(LogSpMMFlops(Ao, &G, k, PETSC_FALSE));
+    PetscCall(LogSpMMFlops(Ao, G, k, PETSC_FALSE));
     g->gpu_spmms++;
   }
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)k * Ad->rmap->n * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_t len)
+static PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_t len)
 {
   Mat_SeqBSRCustom *b     = (Mat_SeqBSRCustom *)A->spptr;
   int               lanes = 0, tile = 0;
@@ -479,18 +485,20 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat A)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPURelease_Private(Mat A, MatSeqBSRCustomKept *k)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  bsrc_cuda_destroy((bsrc_cuda_matrix *)b->gpu);
-  b->gpu = NULL;
-  PetscCall(MatSeqBSRCustomTransposeDeviceFree_Private(A)); /* and the transposed copy's */
+  if (k) PetscCall(MatSeqBSRCustomCUDAKeptFree(&k->dev));
+  else {
+    bsrc_cuda_destroy((bsrc_cuda_matrix *)b->gpu);
+    b->gpu = NULL;
+  }
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUDAKernel *used)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUKernelUsed_Private(Mat A, MatBSRCustomCUDAKernel *used)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
   bsrc_cuda_kernel  k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
@@ -501,118 +509,118 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUD
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUView_Private(Mat A, PetscViewer viewer)
 {
   Mat_SeqBSRCustom *b       = (Mat_SeqBSRCustom *)A->spptr;
   bsrc_cuda_kernel  k       = MatSeqBSRCustomCUDAKernelChoice(&b->set);
   int               threads = 0, grid = 0;
 
   PetscFunctionBegin;
+  PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
   if (!b->gpu) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s, not on the device yet (uploaded at the first product)\n", MatBSRCustomBackends[b->set.backend]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s, not on the device yet (uploaded at the first product)\n", b->backend->name));
     PetscCall(MatBSRCustomCUDAViewHostVectors_Private(b->set.cuda_pin_vectors, viewer));
     PetscFunctionReturn(0);
   }
   if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
   if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, NULL, NULL), "launch info"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%s; %d threads per block, grid %d), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", MatBSRCustomBackends[b->set.backend], (int)b->gpu_device, bsrc_cuda_kernel_names[k],
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%s; %d threads per block, grid %d), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", b->backend->name, (int)b->gpu_device, bsrc_cuda_kernel_names[k],
                                    (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", BSRCKernelLayouts[k], threads, grid,
                                    (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu), bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
   PetscCall(MatBSRCustomCUDAViewHostVectors_Private(b->set.cuda_pin_vectors, viewer));
   PetscFunctionReturn(0);
 }
 
-#else /* no CUDA in this build */
+/* MatView line of the transpose products on the GPU backends (see MatBSRCustomBackendOps) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUTransposeView_Private(Mat A, const MatSeqBSRCustomKept *k, PetscBool baij, PetscInt builds, PetscInt refreshes, PetscViewer viewer)
+{
+  char        spmm[256] = "";
+  const char *kernel    = NULL;
+  double      mib       = 0.0;
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAApply(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomCUDASpMMView(A, spmm, sizeof(spmm)));
+  if (baij) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: BAIJ's serial transpose product on the host (-mat_bsrcustom_transpose baij, no extra memory); MatMatMult with a dense matrix: %s\n", spmm));
+    PetscFunctionReturn(0);
+  }
+  if (k && k->dev.gpu) PetscCall(MatSeqBSRCustomCUDAKeptInfo(A, &k->dev, &kernel, &mib));
+  if (!kernel) PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (built and uploaded at the first transpose product); MatMatMult with a dense matrix: %s\n", MATBSRCUSTOM_GPU_TRANSPOSE_PATH, spmm));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: MatMultTranspose: %s (kernel %s; %" PetscInt_FMT " blocks in %" PetscInt_FMT " block rows, %.3g MiB on the device; built %" PetscInt_FMT " time(s), values refreshed %" PetscInt_FMT " time(s), %" PetscInt_FMT " product(s) on the GPU); MatMatMult with a dense matrix: %s\n", MATBSRCUSTOM_GPU_TRANSPOSE_PATH, kernel,
+                                     (PetscInt)k->M.rowptr[k->M.nbrows], (PetscInt)k->M.nbrows, mib, builds, refreshes, k->dev.products, spmm));
+  PetscFunctionReturn(0);
+}
+
+#else /* no CUDA in this build: the GPU tables are never chosen (MatBSRCustomBackendCheck_Private
+        refuses them first); their entries still say what is missing */
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUApply_Private(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
   PetscFunctionBegin;
-  (void)M, (void)alpha, (void)x, (void)beta, (void)in, (void)out;
+  (void)M, (void)alpha, (void)x, (void)beta, (void)in, (void)out, (void)between;
   PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMult"));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitBegin(Mat Ad, Mat Ao, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, PetscBool *split)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUKeptApply_Private(Mat A, MatSeqBSRCustomKept *k, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
   PetscFunctionBegin;
-  (void)Ao, (void)alpha, (void)x, (void)beta, (void)in;
+  (void)k, (void)alpha, (void)x, (void)beta, (void)in, (void)out, (void)between;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMultTranspose"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUProductDense_Private(Mat A, const bsrk_matrix *M, Mat B, Mat C)
+{
+  PetscFunctionBegin;
+  (void)M, (void)B, (void)C;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMatMult"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split)
+{
+  PetscFunctionBegin;
+  (void)M, (void)Ao, (void)G, (void)on_device, (void)beta, (void)x, (void)in, (void)out, (void)between;
   *split = PETSC_FALSE;
   PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMult"));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASplitEnd(Mat Ad, Mat Ao, PetscScalar alpha, Vec ghost_x, Vec out)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost_x, Vec out)
 {
   PetscFunctionBegin;
-  (void)Ao, (void)alpha, (void)ghost_x, (void)out;
+  (void)M, (void)Ao, (void)G, (void)split, (void)ghost_x, (void)out;
   PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMult"));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAFree(Mat A)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy)
 {
   PetscFunctionBegin;
-  (void)A;
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptApply(Mat A, MatSeqBSRCustomDeviceMatrix *d, const bsrk_matrix *M, PetscInt structure, PetscInt values, PetscInt nonzero_block_rows, const char *what, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out)
-{
-  PetscFunctionBegin;
-  (void)d, (void)M, (void)structure, (void)values, (void)nonzero_block_rows, (void)what, (void)alpha, (void)x, (void)beta, (void)in, (void)out;
-  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMultTranspose"));
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptFree(MatSeqBSRCustomDeviceMatrix *d)
-{
-  PetscFunctionBegin;
-  d->gpu = NULL;
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCustomDeviceMatrix *d, const char **kernel, double *mib)
-{
-  PetscFunctionBegin;
-  (void)A, (void)d;
-  *kernel = "none (no CUDA in this build)";
-  *mib    = 0.0;
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAProductDense(Mat A, Mat B, Mat C)
-{
-  PetscFunctionBegin;
-  (void)B, (void)C;
-  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "MatMatMult"));
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitBegin(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *X, PetscInt ldx)
-{
-  PetscFunctionBegin;
-  (void)Ao, (void)k, (void)X, (void)ldx;
+  (void)M, (void)Ao, (void)G, (void)k, (void)X, (void)ldx, (void)Y, (void)ldy;
   PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMatMult"));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMSplitEnd(Mat Ad, Mat Ao, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy)
 {
   PetscFunctionBegin;
-  (void)Ao, (void)k, (void)Xg, (void)ldg, (void)Y, (void)ldy;
+  (void)M, (void)Ao, (void)G, (void)k, (void)Xg, (void)ldg, (void)Y, (void)ldy;
   PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMatMult"));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_t len)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPURelease_Private(Mat A, MatSeqBSRCustomKept *k)
 {
   PetscFunctionBegin;
   (void)A;
-  PetscCall(PetscSNPrintf(text, len, "no GPU backend in this build"));
+  if (k) k->dev.gpu = NULL;
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUDAKernel *used)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUKernelUsed_Private(Mat A, MatBSRCustomCUDAKernel *used)
 {
   PetscFunctionBegin;
   (void)A;
@@ -620,10 +628,17 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAKernelUsed(Mat A, MatBSRCustomCUD
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCUDAView(Mat A, PetscViewer viewer)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUView_Private(Mat A, PetscViewer viewer)
 {
   PetscFunctionBegin;
   (void)A, (void)viewer;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUTransposeView_Private(Mat A, const MatSeqBSRCustomKept *k, PetscBool baij, PetscInt builds, PetscInt refreshes, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  (void)A, (void)k, (void)baij, (void)builds, (void)refreshes, (void)viewer;
   PetscFunctionReturn(0);
 }
 

@@ -27,7 +27,7 @@
    a state found on another vector is replaced by a fresh one, and wrappers copied to a duplicate
    find the original ops in the state that came with them.
 */
-#include <../src/mat/impls/bsrcustom/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomcompat.h>
 
 #if defined(BSRCUSTOM_HAVE_CUDA)
@@ -216,3 +216,12 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCUDAViewHostVectors_Private(PetscBool pi
   PetscFunctionReturn(0);
 }
 #endif
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAPinProductVecs_Private(PetscBool pin, Vec x, PetscScalar beta, Vec in, Vec out)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomCUDAPinVec_Private(pin, x));
+  PetscCall(MatBSRCustomCUDAPinVec_Private(pin, out));
+  if (beta != (PetscScalar)0.0 && in != out) PetscCall(MatBSRCustomCUDAPinVec_Private(pin, in));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,98 @@
+/*
+   The seam between the matrix types and where their products run. A matrix (seqbsrcustom, an MPI
+   matrix's local and ghost blocks, mpibsrcustom) holds a pointer to one table of backend operations,
+   chosen in one place (bsrcustombackend.c) whenever its settings or its CPU binding change:
+
+       seq/, mpi/ (the PETSc types)  --call-->  MatBSRCustomBackendOps  <--implement--  cpu/ (over kernels/)
+                                                                                          gpu/ (over cuda/)
+
+   The types never test which backend is active: they call the table. The implementations read the
+   types' contexts (seqbsrcustomimpl.h, mpibsrcustomimpl.h) and call only down (kernels/, cuda/, the
+   GPU glue of gpu/, the log events).
+*/
+#ifndef BSRCUSTOMBACKEND_H
+#define BSRCUSTOMBACKEND_H
+
+#include <petsc/private/matimpl.h>
+#include <petscmatbsrcustom.h>
+#include "bsrkernels.h"
+
+/* a device matrix kept for a seqbsrcustom (its own copy is in its context; this one holds a kept
+   matrix's), and what it holds */
+typedef struct {
+  void    *gpu;       /* a bsrc_cuda_matrix; NULL: none */
+  PetscInt device;    /* the device it lives on */
+  PetscInt structure; /* the caller's structure id it holds, -1: none */
+  PetscInt values;    /* the caller's values id it holds */
+  PetscInt products;  /* products run on it (MatView, tests) */
+} MatSeqBSRCustomDeviceMatrix;
+
+/* A matrix a seqbsrcustom keeps beside its own values (its transposed copy): the host BSR view, its
+   ids, and what each backend keeps to run it (cpu: a task partition, a team and carry space for
+   A's thread and chunk settings; GPU: a device matrix). */
+typedef struct {
+  bsrk_matrix                 M;                  /* the host copy's BSR view */
+  PetscInt                    structure, values;  /* ids of M's structure and values, changed with them */
+  PetscInt                    nonzero_block_rows; /* of M, for the flop count */
+  const char                 *what;               /* names it in messages */
+  bsrk_partition              tasks;              /* cpu: built for tasks_wanted; -1: none */
+  PetscInt                    tasks_wanted, tasks_structure;
+  void                       *workspace;
+  size_t                      workspace_bytes;
+  bsrk_team                   team;
+  MatSeqBSRCustomDeviceMatrix dev; /* GPU */
+} MatSeqBSRCustomKept;
+
+typedef struct _MatBSRCustomBackendOps MatBSRCustomBackendOps;
+struct _MatBSRCustomBackendOps {
+  const char *name; /* in MatView and -info */
+
+  /* --- a seqbsrcustom matrix A (also an MPI matrix's block); M: its BSR view after the type's
+     bookkeeping (MatSeqBSRCustomPrepare_Private) --- */
+  /* A's MatCreateVecs type and A->boundtocpu follow where its products run */
+  PetscErrorCode (*vectors_follow)(Mat A);
+  /* A's task partition was built again for M (cpu: the values' pages) */
+  PetscErrorCode (*partition_built)(Mat A, const bsrk_matrix *M);
+  /* out = alpha*M*x + beta*in (in unread when beta == 0); between: the calling thread's work between
+     its tasks (cpu; may be NULL) */
+  PetscErrorCode (*apply)(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
+  /* the same on a kept matrix of A's */
+  PetscErrorCode (*kept_apply)(Mat A, MatSeqBSRCustomKept *k, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
+  /* MatView (ascii_info): the line of A's transpose products, run on the kept transposed copy k (NULL:
+     none built yet) or by BAIJ (baij), with how often k was built and refreshed */
+  PetscErrorCode (*transpose_view)(Mat A, const MatSeqBSRCustomKept *k, PetscBool baij, PetscInt builds, PetscInt refreshes, PetscViewer viewer);
+  const char *transpose_path; /* -info: how transpose products on the kept copy run */
+  /* C = A B, B and C dense, one pass over A for all columns */
+  PetscErrorCode (*spmm)(Mat A, const bsrk_matrix *M, Mat B, Mat C);
+  /* MatView (ascii_info): the backend's lines */
+  PetscErrorCode (*view)(Mat A, PetscViewer viewer);
+  /* gives back what this backend holds for A's own values (k NULL) or for its kept matrix k, e.g. when
+     A's backend changes */
+  PetscErrorCode (*release)(Mat A, MatSeqBSRCustomKept *k);
+
+  /* --- an MPI matrix A with its local block Ad (view M) and ghost block Ao (view G) --- */
+  /* where this product's vectors live, decided once: *on_device (CUDA vectors); host vectors of a GPU
+     product are page-locked on their second use (ghost_x too) */
+  PetscErrorCode (*place_vectors)(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device);
+  /* whether x's arrays are device memory the products use in place (a transpose product's vectors) */
+  PetscErrorCode (*on_device)(Vec x, PetscBool *on_device);
+  /* the work the local product's calling thread does between its tasks (cpu: MPI progress) */
+  PetscErrorCode (*between)(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
+  /* out = Ad x + beta in, begun while the halo exchange runs; ended with the ghosts: out += Ao ghost */
+  PetscErrorCode (*split_begin)(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split);
+  PetscErrorCode (*split_end)(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost, Vec out);
+  /* Y = Ad X (k columns) begun while B's ghost rows move, ended with them: Y += Ao Xg */
+  PetscErrorCode (*spmm_split_begin)(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy);
+  PetscErrorCode (*spmm_split_end)(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy);
+  /* -info and MatView: the path a product took */
+  const char *(*mpi_path)(PetscBool on_device, PetscBool staged, PetscBool split, PetscBool between);
+  const char *(*mpi_transpose_path)(PetscBool on_device, PetscBool baij);
+  const char *mpi_transpose_text, *mpi_spmm_text;
+  /* MatView (ascii_info) of an MPI matrix: the backend's lines, path: its last product's */
+  PetscErrorCode (*mpi_view)(Mat A, const char *path, PetscViewer viewer);
+};
+
+/* the three backends, and the cpu one for a matrix bound to the CPU whose backend is a GPU one */
+PETSC_INTERN const MatBSRCustomBackendOps MatBSRCustomBackendCPU, MatBSRCustomBackendBoundCPU, MatBSRCustomBackendCUDA, MatBSRCustomBackendCUSPARSE;
+
+#endif

@@ -1,0 +1,39 @@
+/* The cpu backend's operations (seqbsrcustomcpu.c, mpibsrcustomcpu.c), gathered into its table in
+   bsrcustomcpu.c; the GPU backends' table of a matrix bound to the CPU reuses them. */
+#ifndef BSRCUSTOMCPUIMPL_H
+#define BSRCUSTOMCPUIMPL_H
+
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+
+/* how the cpu backend runs transpose products (-info, MatView) */
+#define MATBSRCUSTOM_CPU_TRANSPOSE_PATH "cached transposed copy, task kernel"
+
+/* kernel-layer status -> PETSc error naming what failed */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat, bsrk_status, const char *);
+/* Y = alpha A X + beta Y for k columns (column-major, leading dimensions ldx, ldy), M A's view, one
+   pass over the matrix on the task partition; flops logged */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUSpMM_Private(Mat A, const bsrk_matrix *M, PetscInt k, PetscScalar alpha, const PetscScalar *X, PetscInt ldx, PetscScalar beta, PetscScalar *Y, PetscInt ldy);
+/* frees the cpu part of a kept matrix (its partition and carry space) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUKeptFree_Private(MatSeqBSRCustomKept *k);
+
+/* the table's entries (see MatBSRCustomBackendOps) */
+PETSC_INTERN PetscErrorCode MatBSRCustomCPUVectorsFollow_Private(Mat A);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUApply_Private(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUKeptApply_Private(Mat A, MatSeqBSRCustomKept *k, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUTransposeView_Private(Mat A, const MatSeqBSRCustomKept *k, PetscBool baij, PetscInt builds, PetscInt refreshes, PetscViewer viewer);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUProductDense_Private(Mat A, const bsrk_matrix *M, Mat B, Mat C);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUView_Private(Mat A, PetscViewer viewer);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPURelease_Private(Mat A, MatSeqBSRCustomKept *k);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlaceVectors_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device);
+PETSC_INTERN PetscErrorCode MatBSRCustomCPUOnDevice_Private(Vec x, PetscBool *on_device);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUBetween_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost, Vec out);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSpMMSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSpMMSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy);
+PETSC_INTERN const char    *MatMPIBSRCustomCPUPath_Private(PetscBool on_device, PetscBool staged, PetscBool split, PetscBool between);
+PETSC_INTERN const char    *MatMPIBSRCustomCPUTransposePath_Private(PetscBool on_device, PetscBool baij);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const char *path, PetscViewer viewer);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+   The GPU backends' tables: cuda (our kernels) and cusparse (cuSPARSE on the same device storage,
+   the baseline) differ only in the kernel their products pick (set.cusparse_alg / set.cuda_kernel),
+   so they share every entry and their device copies. A matrix of either bound to the CPU
+   (MatBindToCPU) runs the cpu backend's entries and keeps its device copies for later.
+*/
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuseq.h>
+#include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
+
+PETSC_INTERN PetscErrorCode MatBSRCustomGPUVectorsFollow_Private(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomVecTypeFollow_Private(A));
+  PetscFunctionReturn(0);
+}
+
+/* the device copy follows the structure generation at its next product */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M)
+{
+  PetscFunctionBegin;
+  (void)A, (void)M;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
+  PetscCall(MatSeqBSRCustomCPUView_Private(A, viewer));
+  PetscFunctionReturn(0);
+}
+
+#define BSRC_GPU_BACKEND(label) \
+  { \
+    .name = label, .vectors_follow = MatBSRCustomGPUVectorsFollow_Private, .partition_built = MatSeqBSRCustomGPUPartitionBuilt_Private, .apply = MatSeqBSRCustomGPUApply_Private, .kept_apply = MatSeqBSRCustomGPUKeptApply_Private, .transpose_view = MatSeqBSRCustomGPUTransposeView_Private, .transpose_path = MATBSRCUSTOM_GPU_TRANSPOSE_PATH, .spmm = MatSeqBSRCustomGPUProductDense_Private, .view = MatSeqBSRCustomGPUView_Private, .release = MatSeqBSRCustomGPURelease_Private, .place_vectors = MatMPIBSRCustomGPUPlaceVectors_Private, .on_device = MatBSRCustomGPUOnDevice_Private, .between = MatMPIBSRCustomGPUBetween_Private, .split_begin = MatMPIBSRCustomGPUSplitBegin_Private, .split_end = MatMPIBSRCustomGPUSplitEnd_Private, .spmm_split_begin = MatMPIBSRCustomGPUSpMMSplitBegin_Private, .spmm_split_end = MatMPIBSRCustomGPUSpMMSplitEnd_Private, .mpi_path = MatMPIBSRCustomGPUPath_Private, .mpi_transpose_path = MatMPIBSRCustomGPUTransposePath_Private, .mpi_transpose_text = "cached transposed copies on the GPU, our kernels: ghost block's, reverse scatter ADD of the ghost part while the local block's runs", .mpi_spmm_text = "block SpMM on the GPU, one pass for all columns: the local block's while B's ghost rows arrive, then the ghost block's into the same device C", .mpi_view = MatMPIBSRCustomGPUView_Private, \
+  }
+
+const MatBSRCustomBackendOps MatBSRCustomBackendCUDA     = BSRC_GPU_BACKEND("cuda");
+const MatBSRCustomBackendOps MatBSRCustomBackendCUSPARSE = BSRC_GPU_BACKEND("cusparse");
+
+const MatBSRCustomBackendOps MatBSRCustomBackendBoundCPU = {
+  .name               = "cpu (bound to the CPU)",
+  .vectors_follow     = MatBSRCustomCPUVectorsFollow_Private,
+  .partition_built    = MatSeqBSRCustomCPUPartitionBuilt_Private,
+  .apply              = MatSeqBSRCustomCPUApply_Private,
+  .kept_apply         = MatSeqBSRCustomCPUKeptApply_Private,
+  .transpose_view     = MatSeqBSRCustomCPUTransposeView_Private,
+  .transpose_path     = MATBSRCUSTOM_CPU_TRANSPOSE_PATH,
+  .spmm               = MatSeqBSRCustomCPUProductDense_Private,
+  .view               = MatSeqBSRCustomBoundView_Private,
+  .release            = MatSeqBSRCustomGPURelease_Private,
+  .place_vectors      = MatMPIBSRCustomCPUPlaceVectors_Private,
+  .on_device          = MatBSRCustomCPUOnDevice_Private,
+  .between            = MatMPIBSRCustomCPUBetween_Private,
+  .split_begin        = MatMPIBSRCustomCPUSplitBegin_Private,
+  .split_end          = MatMPIBSRCustomCPUSplitEnd_Private,
+  .spmm_split_begin   = MatMPIBSRCustomCPUSpMMSplitBegin_Private,
+  .spmm_split_end     = MatMPIBSRCustomCPUSpMMSplitEnd_Private,
+  .mpi_path           = MatMPIBSRCustomCPUPath_Private,
+  .mpi_transpose_path = MatMPIBSRCustomCPUTransposePath_Private,
+  .mpi_transpose_text = "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs",
+  .mpi_spmm_text      = "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's",
+  .mpi_view           = MatMPIBSRCustomGPUView_Private,
+};

@@ -1,0 +1,34 @@
+/* The GPU backends' operations (seqbsrcustomgpu.c, mpibsrcustomgpu.c), gathered into their tables in
+   bsrcustomgpu.c. */
+#ifndef BSRCUSTOMGPUSEQ_H
+#define BSRCUSTOMGPUSEQ_H
+
+#include "seqbsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
+
+/* how the GPU backends run transpose products (-info, MatView) */
+#define MATBSRCUSTOM_GPU_TRANSPOSE_PATH "cached transposed copy on the GPU, our kernels"
+
+/* the tables' entries (see MatBSRCustomBackendOps) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUApply_Private(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUKeptApply_Private(Mat A, MatSeqBSRCustomKept *k, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUTransposeView_Private(Mat A, const MatSeqBSRCustomKept *k, PetscBool baij, PetscInt builds, PetscInt refreshes, PetscViewer viewer);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUProductDense_Private(Mat A, const bsrk_matrix *M, Mat B, Mat C);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUView_Private(Mat A, PetscViewer viewer);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPURelease_Private(Mat A, MatSeqBSRCustomKept *k);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUPlaceVectors_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device);
+PETSC_INTERN PetscErrorCode MatBSRCustomGPUOnDevice_Private(Vec x, PetscBool *on_device);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUBetween_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost, Vec out);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy);
+PETSC_INTERN const char    *MatMPIBSRCustomGPUPath_Private(PetscBool on_device, PetscBool staged, PetscBool split, PetscBool between);
+PETSC_INTERN const char    *MatMPIBSRCustomGPUTransposePath_Private(PetscBool on_device, PetscBool baij);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUView_Private(Mat A, const char *path, PetscViewer viewer);
+PETSC_INTERN PetscErrorCode MatBSRCustomGPUVectorsFollow_Private(Mat A);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M);
+/* a matrix of a GPU backend bound to the CPU: MatView says so, then the cpu backend's lines */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer viewer);
+
+#endif

@@ -1,0 +1,14 @@
+/*
+   What every layer of the package shares, kept apart from the registration (bsrcustom.c) so that no
+   layer calls up for it: the log events (MatBSRCustomInitializePackage() registers them) and the
+   default thread count.
+*/
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include <omp.h>
+
+PetscLogEvent MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0;
+
+PETSC_INTERN PetscInt MatBSRCustomDefaultThreads(void)
+{
+  return (PetscInt)omp_get_max_threads();
+}

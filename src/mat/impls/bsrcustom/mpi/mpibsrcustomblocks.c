@@ -1,0 +1,81 @@
+/*
+   The local and ghost blocks of a MATMPIBSRCUSTOM as its products and its users see them: the public
+   query of the pieces, the blocks' object states following the matrix's, and the ghost vector a
+   product fills (host, or device for CUDA vectors).
+*/
+#include "mpibsrcustomimpl.h"
+
+/*@C
+   MatBSRCustomGetLocalAndGhost - Gets the pieces of this rank's share of an assembled MATMPIBSRCUSTOM
+   matrix: the local block (own columns), the ghost block (off-rank columns, compressed), the ghost
+   block columns in global numbering, and the halo scatter with its ghost vector. For diagnostics and
+   benchmarks (e.g. timing the halo exchange alone); do not destroy what it returns.
+
+   Not Collective
+
+   Input Parameter:
+.  A - an assembled MATMPIBSRCUSTOM matrix
+
+   Output Parameters (each may be NULL):
++  local - the local block, a MATSEQBSRCUSTOM
+.  ghost - the ghost block, a MATSEQBSRCUSTOM with nghost block columns
+.  nghost - the number of ghost block columns
+.  ghost_cols - their global block column numbers
+.  halo - the scatter that fills ghost_x from a vector of A's column layout
+-  ghost_x - the ghost values of x
+
+   Level: developer
+
+.seealso: `MATMPIBSRCUSTOM`
+@*/
+PetscErrorCode MatBSRCustomGetLocalAndGhost(Mat A, Mat *local, Mat *ghost, PetscInt *nghost, const PetscInt *ghost_cols[], VecScatter *halo, Vec *ghost_x)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatBSRCustomGetLocalAndGhost_C", (Mat, Mat *, Mat *, PetscInt *, const PetscInt **, VecScatter *, Vec *), (A, local, ghost, nghost, ghost_cols, halo, ghost_x));
+  PetscFunctionReturn(0);
+}
+
+/* MPIBAIJ changes its blocks' values through their operations directly at times (MatDiagonalScale
+   does), which leaves the blocks' object state, and so their device copies and transposed copies,
+   behind: a change of A's state is passed on to both blocks, whose next products take their values
+   again */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscObjectState  st;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+  if (st != c->blocks_state) {
+    PetscCall(PetscObjectStateIncrease((PetscObject)Ad));
+    if (Ao) PetscCall(PetscObjectStateIncrease((PetscObject)Ao));
+    c->blocks_state = st;
+    /* told by A: not a change of theirs that A must count */
+    if (c->seen_valid) {
+      PetscCall(PetscObjectStateGet((PetscObject)Ad, &c->seen_local));
+      if (Ao) PetscCall(PetscObjectStateGet((PetscObject)Ao, &c->seen_ghost));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* the ghost vector for products on x: the host one, or on_device (x a CUDA vector) the device one,
+   made at its first use */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (on_device) {
+    if (!c->ghost_x_dev) {
+      PetscInt n;
+      PetscCall(VecGetLocalSize(c->ghost_x, &n));
+      PetscCall(VecCreate(PETSC_COMM_SELF, &c->ghost_x_dev));
+      PetscCall(VecSetSizes(c->ghost_x_dev, n, n));
+      PetscCall(VecSetType(c->ghost_x_dev, VECSEQCUDA));
+    }
+    *ghost = c->ghost_x_dev;
+  } else *ghost = c->ghost_x;
+  PetscFunctionReturn(0);
+}

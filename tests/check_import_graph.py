@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The plugin's import graph, drawn from its object files: an arrow a -> b when a's object references a
+symbol (function or data) that b's object defines (nm). Checks that the graph has no circle and that
+no arrow runs back up the layers below (a file calls files of its own layer, without a circle, or
+of lower layers).
+
+    check_import_graph.py <build dir> <source dir> [--print]
+
+Layers, top to bottom (docs/design.md draws them):
+    bsrcustom.c                  the package: registration, public constructors
+    mpi/                         MATMPIBSRCUSTOM
+    seq/                         MATSEQBSRCUSTOM (also the MPI type's blocks)
+    lifecycle, derived, aijtwin  what both types share
+    options/                     settings, their options and public setters
+    backends/                    the seam (bsrcustombackend.c) and the cpu/ and gpu/ backends behind it
+    common, utils                log events, default threads, helpers every layer uses
+The PETSc-free kernels/ and cuda/ are libraries of their own, below all of these.
+"""
+import collections
+import os
+import subprocess
+import sys
+
+PKG = "src/mat/impls/bsrcustom"
+LAYERS = [("bsrcustom.c",), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomaijtwin.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c")]
+
+
+def layer(f):
+    for i, names in enumerate(LAYERS):
+        if any(f == n or (n.endswith("/") and f.startswith(n)) for n in names):
+            return i
+    sys.exit(f"FAIL: {f} is in no layer of check_import_graph.py")
+
+
+def main():
+    build, src = sys.argv[1], sys.argv[2]
+    objdir = os.path.join(build, PKG, "CMakeFiles", "petscbsrcustom.dir")
+    defs, uses = {}, collections.defaultdict(set)
+    for root, _, files in os.walk(objdir):
+        for f in files:
+            if not f.endswith(".c.o"):
+                continue
+            name = os.path.relpath(os.path.join(root, f), objdir)[:-2]
+            if not os.path.exists(os.path.join(src, PKG, name)):
+                continue  # a stale object of a source that moved
+            out = subprocess.run(["nm", os.path.join(root, f)], capture_output=True, text=True, check=True).stdout
+            for line in out.splitlines():
+                p = line.split()
+                if len(p) == 3 and p[1] in "TDBRC":
+                    defs.setdefault(p[2], name)
+                elif len(p) == 2 and p[0] == "U":
+                    uses[name].add(p[1])
+    if not uses:
+        sys.exit(f"FAIL: no object files under {objdir}")
+    edges = collections.defaultdict(set)
+    for a, syms in uses.items():
+        for s in syms:
+            b = defs.get(s)
+            if b and b != a:
+                edges[a].add(b)
+    bad = []
+    for a in sorted(edges):
+        for b in sorted(edges[a]):
+            if "--print" in sys.argv:
+                print(f"{a} -> {b}")
+            if layer(b) < layer(a):
+                bad.append(f"{a} -> {b} runs back up")
+    # circles: strongly connected components of more than one file
+    index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(set(edges) | set(uses)):
+        if v not in index:
+            visit(v)
+    bad += [f"circle: {' <-> '.join(c)}" for c in comps]
+    nfiles, narrows = len(uses), sum(len(e) for e in edges.values())
+    if bad:
+        print("\n".join("FAIL: " + b for b in bad))
+        sys.exit(1)
+    print(f"import graph: {nfiles} files, {narrows} arrows, no circle, none running back up")
+
+
+if __name__ == "__main__":
+    main()
