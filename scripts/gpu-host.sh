@@ -44,6 +44,11 @@
 #               against the cpu backend). The earlier tree: a source tree in $BEFORE (default .before/,
 #               e.g. `git archive <commit> | tar -x -C .before`, carried), built into build-gpu-325-before/;
 #               results in $OUT/compare
+#   gamg-325    PCGAMG (smoothed aggregation) on one GPU, CUDA vectors, each type in its own process:
+#               the main job (CG, rtol 1e-8; GAMG_SIZES, default '60 80 100': nodes a direction) and
+#               PETSc's ksp ex56 (-ne GAMG_NE, default 59, rigid-body near null space), bsrcustom cuda
+#               against MATAIJCUSPARSE: PCSetUp, KSPSolve and their main events from -log_view,
+#               iterations, and the peak device memory nvidia-smi saw; results in $OUT/gamg
 #   nvml        copies nvml.h and the NVML stub library to $OUT (to build PETSc with CUDA elsewhere)
 # A device call holds the machine while it runs and 30 s after: put petsc-cuda, build-325 and run-325
 # in one call (`bash scripts/gpu-host.sh petsc-cuda build-325 run-325`), or chain calls at once.
@@ -78,7 +83,7 @@ prepare-cuda)
   scripts/petsc-build.sh cuda /tmp/petsc-3.25.4-cuda
   "$0" prepare
   ;;
-petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | compare-325 | ksp-325 | scale-325 | products-325 | nvml)
+petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | compare-325 | gamg-325 | ksp-325 | scale-325 | products-325 | nvml)
   : "${OUT:=/tmp/out}"
   mkdir -p "$OUT"
   export KIT_MPI_ONLY=1 PATH=/usr/local/cuda/bin:$PATH
@@ -176,6 +181,29 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
           grep -E "^Solve \[|Timing: (KSPSolve|MatMult loop)" "$OUT/compare/solve-$tag.log" | head -6
         done
       done
+      ;;
+    gamg-325)
+      mkdir -p "$OUT/gamg"
+      E=$B/examples/ksp_block_elasticity L=$B/src/mat/impls/bsrcustom/libpetscbsrcustom.so X=$B/tests/examples/petsc_ksp_ex56
+      gamg_run() { # name command... : the run, its peak device memory (MiB, nvidia-smi every 0.1 s), its -log_view lines
+        local name=$1 log=$OUT/gamg/$1.log
+        shift
+        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$OUT/gamg/$name.mem" 2>/dev/null &
+        local smi=$!
+        timeout "${GAMG_TIMEOUT:-300}" "$@" > "$log" 2>&1 || echo "   ($name failed or timed out: $log)"
+        kill $smi 2>/dev/null || true
+        wait $smi 2>/dev/null || true
+        echo "== $name: peak device memory $(sort -n "$OUT/gamg/$name.mem" | tail -1) MiB"
+        grep -E "^Solve \[|Linear solve converged|^(PCSetUp|KSPSolve|MatPtAP|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatCreateGraph|MatConvert|MatMult) " "$log" | cut -c1-110
+      }
+      common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -log_view -use_gpu_aware_mpi 0 -dm_vec_type cuda)
+      for n in ${GAMG_SIZES:-60 80 100}; do
+        gamg_run main-$n-aijcusparse "$E" -dm_mat_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n
+        gamg_run main-$n-bsrcustom "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda "${common[@]}" -nx $n -ny $n -nz $n
+      done
+      ex=(-ne "${GAMG_NE:-59}" -pc_type gamg -pc_gamg_agg_nsmooths 1 -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -use_gpu_aware_mpi 0)
+      gamg_run ex56-aijcusparse "$X" -mat_type aijcusparse -vec_type cuda "${ex[@]}"
+      gamg_run ex56-bsrcustom "$X" -dll_append "$L" -mat_type bsrcustom -mat_bsrcustom_backend cuda -vec_type cuda "${ex[@]}"
       ;;
     ksp-325)
       # KSPSolve on the thesis-type band (320 5x5 blocks a block row) and the 27-point bs 3 stencil, 1 GB of
