@@ -286,9 +286,12 @@ static PetscErrorCode StructuresUnchanged(GalerkinProduct *g, Mat C, PetscBool *
     *same = (PetscBool)(n == R.nbrows * R.rbs);
     for (PetscInt br = 0; *same && br < R.nbrows; br++)
       for (PetscInt r = 0; *same && r < R.rbs; r++) {
-        const PetscInt row = br * R.rbs + r, len = (R.rowptr[br + 1] - R.rowptr[br]) * R.cbs;
+        const PetscInt  row = br * R.rbs + r, len = (R.rowptr[br + 1] - R.rowptr[br]) * R.cbs;
+        const PetscInt *col = colidx + rowptr[row];
+
         *same = (PetscBool)(rowptr[row + 1] - rowptr[row] == len);
-        for (PetscInt k = 0; *same && k < len; k++) *same = (PetscBool)(colidx[rowptr[row] + k] == R.colidx[R.rowptr[br] + k / R.cbs] * R.cbs + k % R.cbs);
+        for (PetscInt k = R.rowptr[br]; *same && k < R.rowptr[br + 1]; k++)
+          for (PetscInt s = 0; s < R.cbs; s++) *same = (PetscBool)(*same && *col++ == R.colidx[k] * R.cbs + s);
       }
   }
   PetscFunctionReturn(0);
