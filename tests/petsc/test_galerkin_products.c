@@ -6,6 +6,7 @@ static const char help[] = "The sparse products GAMG makes of a bsrcustom matrix
                            "                   values (no symbolic phase again); on one rank C's type and block sizes\n"
                            "  new_structure    a new block in P or A after the product: the reuse gives the new product\n"
                            "  other_products   AtB and a P whose row block size is not A's: still right (products on AIJ copies)\n"
+                           "  reuse_other_blocks  a reuse with a P of other block sizes: planned again, right, C in the new blocks\n"
                            "  gamg_levels      PCGAMG with rigid-body modes (3 x 6 prolongators) and with the default near null space:\n"
                            "                   iterations and solution equal to MATAIJ's; on one rank every coarse level is seqbsrcustom\n"
                            "                   with the prolongator's column block size; a second setup with new values likewise\n"
@@ -314,6 +315,38 @@ static PetscErrorCode OtherProducts(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+/* a reuse with a P of other block sizes (same sizes): the product is planned again for them */
+static PetscErrorCode ReuseOtherBlocks(TestContext *ctx)
+{
+  Params        *prm = (Params *)ctx->data;
+  const PetscInt nbc = prm->nbrows / 2 + 2;
+  Mat            A, Aref, P, P2, P2ref, C, Cref;
+
+  PetscFunctionBegin;
+  if (ctx->size > 1) { /* there PETSc's MPIAIJ PtAP of the AIJ copies reuses its old plan (sizes error or wrong values) */
+    PetscCall(TestSkip(ctx, "one rank only: PETSc's MPIAIJ PtAP does not plan a reuse with another P again"));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(TestRandomBlockMatrix(ctx->comm, MATBSRCUSTOM, 3, prm->nbrows, prm->nbrows, 3, PETSC_TRUE, PETSC_FALSE, 8u, &A));
+  PetscCall(TestRandomBlockMatrix(ctx->comm, MATAIJ, 3, prm->nbrows, prm->nbrows, 3, PETSC_TRUE, PETSC_FALSE, 8u, &Aref));
+  PetscCall(MakeP(ctx->comm, MATAIJ, PETSC_TRUE, PETSC_TRUE, 3, 6, prm->nbrows, nbc, 9u, &P));
+  PetscCall(MakeP(ctx->comm, MATAIJ, PETSC_FALSE, PETSC_TRUE, 3, 3, prm->nbrows, 2 * nbc, 9u, &P2));
+  PetscCall(MakeP(ctx->comm, MATAIJ, PETSC_FALSE, PETSC_TRUE, 3, 3, prm->nbrows, 2 * nbc, 9u, &P2ref));
+  PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
+  PetscCall(MatPtAP(A, P2, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C));
+  PetscCall(MatPtAP(Aref, P2ref, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cref));
+  PetscCall(CompareMatrices(C, Cref, &ctx->failures, "P^T A P reused with 3 x 3 blocks for 3 x 6"));
+  PetscCall(CheckResult(ctx, C, MATSEQBSRCUSTOM, 3, 3, "P^T A P reused with 3 x 3 blocks for 3 x 6"));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Cref));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&P2));
+  PetscCall(MatDestroy(&P2ref));
+  PetscFunctionReturn(0);
+}
+
 /* the block diffusion operator on an n^3 grid (bs 3) of `type`, with the rigid-body modes of the
    grid's nodes as its near null space where rigid */
 static PetscErrorCode GAMGOperator(MPI_Comm comm, MatType type, PetscInt n, PetscBool rigid, Mat *A)
@@ -439,8 +472,10 @@ static PetscErrorCode GAMGLevels(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"products_bs1", Products, 1}, {"products_bs2", Products, 2},      {"products_bs3", Products, 3},        {"products_bs4", Products, 4},  {"products_bs5", Products, 5},
-    {"products_bs6", Products, 6}, {"new_structure", NewStructure, 0}, {"other_products", OtherProducts, 0}, {"gamg_levels", GAMGLevels, 0},
+    {"products_bs1", Products, 1},      {"products_bs2", Products, 2},        {"products_bs3", Products, 3},
+    {"products_bs4", Products, 4},      {"products_bs5", Products, 5},        {"products_bs6", Products, 6},
+    {"new_structure", NewStructure, 0}, {"other_products", OtherProducts, 0}, {"reuse_other_blocks", ReuseOtherBlocks, 0},
+    {"gamg_levels", GAMGLevels, 0},
   };
   Params prm = {13};
   int    status;

@@ -317,6 +317,24 @@ static PetscErrorCode ScatterToAIJ(GalerkinProduct *g, Mat C)
   PetscFunctionReturn(0);
 }
 
+/* the block sizes of the operands as they are now (a reuse may bring a P of other block sizes); *changed:
+   they, or C's sizes, differ from the plan's */
+static PetscErrorCode SetShape(GalerkinProduct *g, Mat_Product *product, Mat C, PetscBool *changed)
+{
+  Mat            A = product->A, P = product->B;
+  const PetscInt bs = A->rmap->bs, c = g->p_is_aij ? P->cmap->bs : P->rmap->bs;
+
+  PetscFunctionBegin;
+  PetscCheck(P->rmap->bs == bs, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MatProduct %s in blocks: P's row block size %" PetscInt_FMT " is not A's block size %" PetscInt_FMT, MatProductTypes[product->type], P->rmap->bs, bs);
+  PetscCheck(P->rmap->n % bs == 0 && P->cmap->n % c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatProduct %s: P's sizes %" PetscInt_FMT " x %" PetscInt_FMT " are not multiples of its block sizes %" PetscInt_FMT " x %" PetscInt_FMT,
+             MatProductTypes[product->type], P->rmap->n, P->cmap->n, bs, c);
+  *changed    = (PetscBool)(bs != g->bs || c != g->c || C->rmap->n != (product->type == MATPRODUCT_PtAP ? P->cmap->n : A->rmap->n) || C->cmap->n != P->cmap->n);
+  g->bs       = bs;
+  g->c        = c;
+  g->c_is_aij = (PetscBool)(product->type == MATPRODUCT_AB && c != bs);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GalerkinSymbolic(Mat C);
 
 /* C's values from A's and P's current ones; where a structure changed, the symbolic phase first */
@@ -328,19 +346,21 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   const PetscScalar   *av, *pv           = NULL;
   PetscScalar         *cv;
   bsrk_rect_matrix     RA, RP;
-  PetscBool            same;
+  PetscBool            same, changed;
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
   PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block product's data is missing");
-  PetscCall(StructuresUnchanged(g, C, &same));
+  PetscCall(SetShape(g, product, C, &changed));
+  if (changed) same = PETSC_FALSE;
+  else PetscCall(StructuresUnchanged(g, C, &same));
   if (!same) {
     Mat E;
 
-    PetscCall(PetscInfo(C, "The structure of A, P or C changed since the symbolic phase: planned again, C given the new structure\n"));
+    PetscCall(PetscInfo(C, "The structure, sizes or block sizes of A, P or C changed since the symbolic phase: planned again, C made anew in place\n"));
     PetscCall(Plan(g, product));
     PetscCall(MatCreate(PETSC_COMM_SELF, &E));
-    PetscCall(BuildResult(g, A, E, C->rmap->n, C->cmap->n));
+    PetscCall(BuildResult(g, A, E, product->type == MATPRODUCT_PtAP ? P->cmap->n : A->rmap->n, P->cmap->n));
     C->product = NULL; /* kept aside while C takes E's header */
     PetscCall(MatHeaderReplace(C, &E));
     C->product              = product;
@@ -366,19 +386,16 @@ static PetscErrorCode GalerkinSymbolic(Mat C)
   Mat_Product     *product = C->product;
   Mat              A = product->A, P = product->B;
   GalerkinProduct *g;
-  PetscBool        p_ours;
+  PetscBool        p_ours, changed;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQBSRCUSTOM, &p_ours));
   PetscCall(PetscNew(&g));
   product->data    = g;
   product->destroy = GalerkinProductDestroy;
-  g->bs            = A->rmap->bs;
   g->p_is_aij      = (PetscBool)!p_ours;
-  g->c             = p_ours ? g->bs : P->cmap->bs;
-  g->c_is_aij      = (PetscBool)(product->type == MATPRODUCT_AB && g->c != g->bs);
-  PetscCheck(P->rmap->n % g->bs == 0 && P->cmap->n % g->c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatProduct %s: P's sizes %" PetscInt_FMT " x %" PetscInt_FMT " are not multiples of its block sizes %" PetscInt_FMT " x %" PetscInt_FMT,
-             MatProductTypes[product->type], P->rmap->n, P->cmap->n, g->bs, g->c);
+  g->bs = g->c = -1; /* no plan yet */
+  PetscCall(SetShape(g, product, C, &changed));
   PetscCall(Plan(g, product));
   PetscCall(BuildResult(g, A, C, product->type == MATPRODUCT_PtAP ? P->cmap->n : A->rmap->n, P->cmap->n));
   C->ops->productsymbolic = GalerkinSymbolic;
