@@ -26,12 +26,6 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomProductsInstall_Private(Mat A, PetscB
 
 /* out = alpha A^T x + beta in on a seqbsrcustom (the cached copy or BAIJ's, as the settings say) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
-/* Y = alpha A X + beta Y for k columns (column-major, leading dimensions ldx, ldy) on a
-   seqbsrcustom's cpu kernel, one pass over the matrix; flops logged */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomSpMM_Private(Mat A, PetscInt k, PetscScalar alpha, const PetscScalar *X, PetscInt ldx, PetscScalar beta, PetscScalar *Y, PetscInt ldy);
-/* whether A's products run on the cpu kernel (cpu backend, or bound to the CPU) */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomOnCPU_Private(Mat A, PetscBool *cpu);
-
 /* MatView (ascii_info) lines: which transpose path runs and what the copy holds */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeView_Private(Mat A, PetscViewer viewer);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeView_Private(Mat A, PetscViewer viewer);

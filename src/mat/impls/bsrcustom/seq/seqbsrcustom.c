@@ -362,6 +362,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, Pe
   PetscCall(MatSeqBSRCustomComposeValueRoutes_Private(A, install, restore));
   PetscCall(MatSeqBSRCustomComposeBAIJConverters(A, install));
   PetscCall(MatBSRCustomComposeAIJProducts_Private(A, MATSEQBSRCUSTOM, install));
+  PetscCall(MatSeqBSRCustomComposeGalerkinProducts_Private(A, install));
 #undef BSRC_COMPOSE
   PetscFunctionReturn(0);
 }

@@ -81,6 +81,9 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBSRCustom_SeqBAIJ(Mat, MatType, MatReu
    (install) or removed (restore: SeqBAIJ's put back) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomSaveBAIJMethods_Private(Mat B, void (*ours_preallocation)(void));
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeValueRoutes_Private(Mat A, PetscBool install, PetscBool restore);
+/* MatProduct AB and PtAP with a seqbsrcustom or seqaij second operand computed in blocks
+   (seqbsrcustomgalerkin.c): composed after the AIJ-copy products, whose entries they replace (install) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install);
 /* MatInvertBlockDiagonal and MatSOR with SeqBAIJ's inverses made again after a change of A's state
    (seqbsrcustomdiaginv.c): installed, or SeqBAIJ's put back */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomInstallInvertBlockDiagonal_Private(Mat A, PetscBool install);

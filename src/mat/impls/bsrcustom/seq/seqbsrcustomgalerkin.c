@@ -1,0 +1,482 @@
+/*
+   The sparse products that smoothed-aggregation multigrid (PCGAMG) makes of a seqbsrcustom matrix A
+   and its prolongator P, computed in blocks (issue 37): C = A P (the prolongator's smoothing) and the
+   Galerkin product C = P^T A P (the next level's operator), on the PETSc-free kernels of
+   kernels/bsrk_blockproducts.h.
+
+   P is ours (square bs x bs blocks: GAMG's default near null space) or a MATSEQAIJ whose row block
+   size is A's (bs x c blocks, c the number of near-null-space vectors: 3 x 6 for 3D elasticity; GAMG
+   makes P with A's type, and ours turns a matrix with rectangular blocks into a MATSEQAIJ since BAIJ
+   holds square blocks only). An AIJ P is read into rectangular blocks: a block exists where any of
+   its entries is stored, the others are zeros, so the products' values are AIJ's and only the stored
+   zeros of C differ. A P is ours when c == bs and a MATSEQAIJ with block sizes (bs, c) otherwise;
+   P^T A P is ours with c x c blocks and A's settings, so that the next level is ours as well.
+
+   The symbolic phase (the kernel's plan, C's structure, the AIJ P's block structure) is kept in the
+   product's data; a numeric phase with new values reads them again and recomputes only the values.
+   Where a numeric phase finds that the structure of A, P or C changed since (compared with copies:
+   PETSc 3.18 can add blocks to a BAIJ matrix without a new nonzerostate), it redoes the symbolic phase
+   and C gets the new structure in place.
+
+   Other products (AtB, RARt, ...), other operands, several ranks and algorithms chosen by name other
+   than "default" or "bsrcustom" go to the products on AIJ copies (bsrcustomaijtwin.c); -info says which.
+*/
+#include "seqbsrcustomimpl.h"
+#include "bsrk_blockproducts.h"
+#include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
+
+#define GALERKIN_ALGORITHM "bsrcustom"
+
+/* a block (or scalar) CSR structure as it was when the product was planned */
+typedef struct {
+  PetscInt  n; /* rows */
+  PetscInt *rowptr, *colidx;
+} Pattern;
+
+typedef struct {
+  bsrk_block_product *plan;
+  PetscInt            bs, c;    /* A's block size; P's blocks are bs x c */
+  PetscBool           c_is_aij; /* C = A P with c != bs: a MATSEQAIJ filled from the block values */
+  PetscScalar        *c_values; /* C's block values when C is a MATSEQAIJ */
+  Pattern             a_pattern, p_pattern;
+  /* P as a MATSEQAIJ, read into bs x c blocks */
+  PetscBool    p_is_aij;
+  PetscInt    *p_rowptr, *p_colidx; /* P's block structure */
+  PetscInt    *p_offset;            /* P's stored entry k -> its place in p_values */
+  PetscScalar *p_values;
+} GalerkinProduct;
+
+static PetscErrorCode PatternSave(Pattern *p, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(p->rowptr, p->colidx));
+  p->n = n;
+  PetscCall(PetscMalloc2(n + 1, &p->rowptr, rowptr[n], &p->colidx));
+  PetscCall(PetscArraycpy(p->rowptr, rowptr, n + 1));
+  PetscCall(PetscArraycpy(p->colidx, colidx, rowptr[n]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PatternSame(const Pattern *p, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscBool *same)
+{
+  PetscFunctionBegin;
+  *same = (PetscBool)(p->n == n);
+  if (*same) PetscCall(PetscArraycmp(p->rowptr, rowptr, n + 1, same));
+  if (*same) PetscCall(PetscArraycmp(p->colidx, colidx, rowptr[n], same));
+  PetscFunctionReturn(0);
+}
+
+/* M's structure: block CSR for ours (BAIJ's own arrays), scalar CSR for AIJ; valid until M's structure changes */
+static PetscErrorCode GetStructure(Mat M, PetscBool blocks, PetscInt *n, const PetscInt **rowptr, const PetscInt **colidx)
+{
+  PetscBool       done;
+  PetscInt        rn;
+  const PetscInt *ri, *rj; /* the restore may clear the pointers it is given: the arrays stay */
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, blocks, n, rowptr, colidx, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s did not give its structure", ((PetscObject)M)->type_name);
+  rn = *n;
+  ri = *rowptr;
+  rj = *colidx;
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, blocks, &rn, &ri, &rj, &done));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GalerkinProductDestroy(void *arg)
+{
+  GalerkinProduct *g = (GalerkinProduct *)BSRC_CTX_OF(arg);
+
+  PetscFunctionBegin;
+  bsrk_block_product_free(g->plan);
+  PetscCall(PetscFree(g->c_values));
+  PetscCall(PetscFree2(g->a_pattern.rowptr, g->a_pattern.colidx));
+  PetscCall(PetscFree2(g->p_pattern.rowptr, g->p_pattern.colidx));
+  PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
+  PetscCall(PetscFree(g->p_values));
+  PetscCall(PetscFree(g));
+  PetscFunctionReturn(0);
+}
+
+/*
+   The block structure of an AIJ P (bs x c blocks) and, for each stored entry, its place among the
+   block values: block row br holds the block columns that any of its bs rows touches.
+*/
+static PetscErrorCode ReadAIJStructure(GalerkinProduct *g, Mat P)
+{
+  const PetscInt  bs = g->bs, c = g->c;
+  const PetscInt *ai, *aj;
+  PetscInt        m, nbrows, nbcols, *last, nblocks = 0;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructure(P, PETSC_FALSE, &m, &ai, &aj));
+  nbrows = m / bs;
+  nbcols = P->cmap->n / c;
+  PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
+  PetscCall(PetscMalloc3(nbrows + 1, &g->p_rowptr, ai[m], &g->p_colidx, ai[m], &g->p_offset));
+  PetscCall(PetscMalloc1(nbcols, &last));
+  for (PetscInt bc = 0; bc < nbcols; bc++) last[bc] = -1;
+  g->p_rowptr[0] = 0;
+  for (PetscInt br = 0; br < nbrows; br++) {
+    for (PetscInt k = ai[br * bs]; k < ai[(br + 1) * bs]; k++) {
+      const PetscInt bc = aj[k] / c;
+      if (last[bc] != br) {
+        last[bc]               = br;
+        g->p_colidx[nblocks++] = bc;
+      }
+    }
+    g->p_rowptr[br + 1] = nblocks;
+    PetscCall(PetscSortInt(nblocks - g->p_rowptr[br], g->p_colidx + g->p_rowptr[br]));
+    for (PetscInt r = 0; r < bs; r++) {
+      for (PetscInt k = ai[br * bs + r]; k < ai[br * bs + r + 1]; k++) {
+        PetscInt pos;
+        PetscCall(PetscFindInt(aj[k] / c, nblocks - g->p_rowptr[br], g->p_colidx + g->p_rowptr[br], &pos));
+        g->p_offset[k] = (g->p_rowptr[br] + pos) * bs * c + (aj[k] % c) * bs + r;
+      }
+    }
+  }
+  PetscCall(PetscFree(last));
+  PetscCall(PetscFree(g->p_values));
+  PetscCall(PetscMalloc1((size_t)nblocks * bs * c, &g->p_values));
+  PetscCall(PatternSave(&g->p_pattern, m, ai, aj));
+  PetscFunctionReturn(0);
+}
+
+/* the AIJ P's current values in its blocks (zeros where it stores nothing) */
+static PetscErrorCode ReadAIJValues(GalerkinProduct *g, Mat P)
+{
+  const PetscScalar *pa;
+  const PetscInt     nnz = g->p_pattern.rowptr[g->p_pattern.n];
+
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(g->p_values, (size_t)g->p_rowptr[g->p_pattern.n / g->bs] * g->bs * g->c));
+  PetscCall(MatSeqAIJGetArrayRead(P, &pa));
+  for (PetscInt k = 0; k < nnz; k++) g->p_values[g->p_offset[k]] = pa[k];
+  PetscCall(MatSeqAIJRestoreArrayRead(P, &pa));
+  PetscFunctionReturn(0);
+}
+
+/* A (ours) as the kernel takes it; *values from MatSeqBSRCustomGetArrayRead_Private (NULL: structure only) */
+static PetscErrorCode ViewOurs(Mat A, const PetscScalar **values, bsrk_rect_matrix *R)
+{
+  PetscInt        n;
+  const PetscInt *rowptr, *colidx;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructure(A, PETSC_TRUE, &n, &rowptr, &colidx));
+  R->nbrows = n;
+  R->rbs = R->cbs = A->rmap->bs;
+  R->nbcols       = A->cmap->n / A->rmap->bs;
+  R->rowptr       = rowptr;
+  R->colidx       = colidx;
+  R->values       = NULL;
+  if (values) {
+    PetscCall(MatSeqBSRCustomGetArrayRead_Private(A, values));
+    R->values = *values;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* P as the kernel takes it: ours in place (*values to give back), an AIJ P through its blocks (values:
+   read again into them, *values NULL) */
+static PetscErrorCode ViewP(GalerkinProduct *g, Mat P, const PetscScalar **values, bsrk_rect_matrix *R)
+{
+  PetscFunctionBegin;
+  if (!g->p_is_aij) {
+    PetscCall(ViewOurs(P, values, R));
+    PetscFunctionReturn(0);
+  }
+  if (values) {
+    PetscCall(ReadAIJValues(g, P));
+    *values = NULL; /* nothing of P's to give back */
+  }
+  R->nbrows = P->rmap->n / g->bs;
+  R->nbcols = P->cmap->n / g->c;
+  R->rbs    = g->bs;
+  R->cbs    = g->c;
+  R->rowptr = g->p_rowptr;
+  R->colidx = g->p_colidx;
+  R->values = values ? g->p_values : NULL;
+  PetscFunctionReturn(0);
+}
+
+/* X (blank) becomes the product's result with the plan's structure and zero values: ours with A's
+   settings, or (A P with c != bs) a MATSEQAIJ with block sizes (bs, c) whose rows of a block row share
+   the block row's pattern */
+static PetscErrorCode BuildResult(GalerkinProduct *g, Mat A, Mat X, PetscInt m, PetscInt n)
+{
+  bsrk_rect_matrix R;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  PetscCall(MatSetSizes(X, m, n, m, n));
+  PetscCall(MatSetBlockSizes(X, R.rbs, R.cbs));
+  if (!g->c_is_aij) {
+    MatBSRCustomSettings set;
+
+    PetscCall(MatSetType(X, MATSEQBSRCUSTOM));
+    PetscCall(MatBSRCustomGetSettings_Private(A, &set));
+    PetscCall(MatBSRCustomSetSettings_Private(X, &set, "a sparse product of a seqbsrcustom matrix"));
+    PetscCall(MatSeqBAIJSetPreallocationCSR(X, R.rbs, R.rowptr, R.colidx, NULL));
+  } else {
+    PetscInt *ci, *cj, row = 0;
+
+    PetscCall(MatSetType(X, MATSEQAIJ));
+    PetscCall(PetscMalloc2(m + 1, &ci, (size_t)R.rowptr[R.nbrows] * R.rbs * R.cbs, &cj));
+    ci[0] = 0;
+    for (PetscInt br = 0; br < R.nbrows; br++) {
+      for (PetscInt r = 0; r < R.rbs; r++, row++) {
+        PetscInt *rowcols = cj + ci[row];
+        for (PetscInt k = R.rowptr[br]; k < R.rowptr[br + 1]; k++)
+          for (PetscInt s = 0; s < R.cbs; s++) *rowcols++ = R.colidx[k] * R.cbs + s;
+        ci[row + 1] = ci[row] + (R.rowptr[br + 1] - R.rowptr[br]) * R.cbs;
+      }
+    }
+    PetscCall(MatSeqAIJSetPreallocationCSR(X, ci, cj, NULL));
+    PetscCall(PetscFree2(ci, cj));
+    PetscCall(PetscFree(g->c_values));
+    PetscCall(PetscMalloc1((size_t)R.rowptr[R.nbrows] * R.rbs * R.cbs, &g->c_values));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* the plan of C's product from A's and P's current structures (kept, to see a later change) */
+static PetscErrorCode Plan(GalerkinProduct *g, Mat_Product *product)
+{
+  Mat                  A = product->A, P = product->B;
+  bsrk_rect_matrix     RA, RP;
+  MatBSRCustomSettings set;
+  const char          *what = product->type == MATPRODUCT_PtAP ? "the symbolic phase of P^T A P" : "the symbolic phase of A P";
+
+  PetscFunctionBegin;
+  bsrk_block_product_free(g->plan);
+  g->plan = NULL;
+  if (g->p_is_aij) PetscCall(ReadAIJStructure(g, P));
+  PetscCall(ViewOurs(A, NULL, &RA));
+  PetscCall(ViewP(g, P, NULL, &RP));
+  PetscCall(PatternSave(&g->a_pattern, RA.nbrows, RA.rowptr, RA.colidx));
+  if (!g->p_is_aij) PetscCall(PatternSave(&g->p_pattern, RP.nbrows, RP.rowptr, RP.colidx));
+  PetscCall(MatBSRCustomGetSettings_Private(A, &set));
+  if (product->type == MATPRODUCT_PtAP) PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_ptap_symbolic(&RA, &RP, (int)set.nthreads, &g->plan), what));
+  else PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_ap_symbolic(&RA, &RP, (int)set.nthreads, &g->plan), what));
+  PetscFunctionReturn(0);
+}
+
+/* whether A's, P's and C's structures are still those of the plan */
+static PetscErrorCode StructuresUnchanged(GalerkinProduct *g, Mat C, PetscBool *same)
+{
+  Mat              A = C->product->A, P = C->product->B;
+  PetscInt         n;
+  const PetscInt  *rowptr, *colidx;
+  bsrk_rect_matrix R;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructure(A, PETSC_TRUE, &n, &rowptr, &colidx));
+  PetscCall(PatternSame(&g->a_pattern, n, rowptr, colidx, same));
+  if (!*same) PetscFunctionReturn(0);
+  PetscCall(GetStructure(P, (PetscBool)!g->p_is_aij, &n, &rowptr, &colidx));
+  PetscCall(PatternSame(&g->p_pattern, n, rowptr, colidx, same));
+  if (!*same) PetscFunctionReturn(0);
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  PetscCall(GetStructure(C, (PetscBool)!g->c_is_aij, &n, &rowptr, &colidx));
+  if (!g->c_is_aij) {
+    Pattern planned = {R.nbrows, (PetscInt *)R.rowptr, (PetscInt *)R.colidx};
+    PetscCall(PatternSame(&planned, n, rowptr, colidx, same));
+  } else {
+    /* scalar row br*rbs + r holds the block columns of block row br, each expanded to its cbs columns */
+    *same = (PetscBool)(n == R.nbrows * R.rbs);
+    for (PetscInt br = 0; *same && br < R.nbrows; br++)
+      for (PetscInt r = 0; *same && r < R.rbs; r++) {
+        const PetscInt  row = br * R.rbs + r, len = (R.rowptr[br + 1] - R.rowptr[br]) * R.cbs;
+        const PetscInt *col = colidx + rowptr[row];
+
+        *same = (PetscBool)(rowptr[row + 1] - rowptr[row] == len);
+        for (PetscInt k = R.rowptr[br]; *same && k < R.rowptr[br + 1]; k++)
+          for (PetscInt s = 0; s < R.cbs; s++) *same = (PetscBool)(*same && *col++ == R.colidx[k] * R.cbs + s);
+      }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* C's AIJ values from the block values (C's structure checked by StructuresUnchanged) */
+static PetscErrorCode ScatterToAIJ(GalerkinProduct *g, Mat C)
+{
+  bsrk_rect_matrix R;
+  PetscScalar     *ca, *out;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(C->product->A, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  PetscCall(MatSeqAIJGetArrayWrite(C, &ca));
+  out = ca;
+  for (PetscInt br = 0; br < R.nbrows; br++)
+    for (PetscInt r = 0; r < R.rbs; r++)
+      for (PetscInt k = R.rowptr[br]; k < R.rowptr[br + 1]; k++) {
+        const PetscScalar *block = g->c_values + (size_t)k * R.rbs * R.cbs;
+        for (PetscInt s = 0; s < R.cbs; s++) *out++ = block[s * R.rbs + r];
+      }
+  PetscCall(MatSeqAIJRestoreArrayWrite(C, &ca));
+  PetscFunctionReturn(0);
+}
+
+/* the block sizes of the operands as they are now (a reuse may bring a P of other block sizes); *changed:
+   they, or C's sizes, differ from the plan's */
+static PetscErrorCode SetShape(GalerkinProduct *g, Mat_Product *product, Mat C, PetscBool *changed)
+{
+  Mat            A = product->A, P = product->B;
+  const PetscInt bs = A->rmap->bs, c = g->p_is_aij ? P->cmap->bs : P->rmap->bs;
+
+  PetscFunctionBegin;
+  PetscCheck(P->rmap->bs == bs, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MatProduct %s in blocks: P's row block size %" PetscInt_FMT " is not A's block size %" PetscInt_FMT, MatProductTypes[product->type], P->rmap->bs, bs);
+  PetscCheck(P->rmap->n % bs == 0 && P->cmap->n % c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatProduct %s: P's sizes %" PetscInt_FMT " x %" PetscInt_FMT " are not multiples of its block sizes %" PetscInt_FMT " x %" PetscInt_FMT,
+             MatProductTypes[product->type], P->rmap->n, P->cmap->n, bs, c);
+  *changed    = (PetscBool)(bs != g->bs || c != g->c || C->rmap->n != (product->type == MATPRODUCT_PtAP ? P->cmap->n : A->rmap->n) || C->cmap->n != P->cmap->n);
+  g->bs       = bs;
+  g->c        = c;
+  g->c_is_aij = (PetscBool)(product->type == MATPRODUCT_AB && c != bs);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GalerkinSymbolic(Mat C);
+
+/* C's values from A's and P's current ones; where a structure changed, the symbolic phase first */
+static PetscErrorCode GalerkinNumeric(Mat C)
+{
+  Mat_Product         *product = C->product;
+  GalerkinProduct     *g       = (GalerkinProduct *)product->data;
+  Mat                  A = product->A, P = product->B;
+  const PetscScalar   *av, *pv           = NULL;
+  PetscScalar         *cv;
+  bsrk_rect_matrix     RA, RP;
+  PetscBool            same, changed;
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block product's data is missing");
+  PetscCall(SetShape(g, product, C, &changed));
+  if (changed) same = PETSC_FALSE;
+  else PetscCall(StructuresUnchanged(g, C, &same));
+  if (!same) {
+    Mat E;
+
+    PetscCall(PetscInfo(C, "The structure, sizes or block sizes of A, P or C changed since the symbolic phase: planned again, C made anew in place\n"));
+    PetscCall(Plan(g, product));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &E));
+    PetscCall(BuildResult(g, A, E, product->type == MATPRODUCT_PtAP ? P->cmap->n : A->rmap->n, P->cmap->n));
+    C->product = NULL; /* kept aside while C takes E's header */
+    PetscCall(MatHeaderReplace(C, &E));
+    C->product              = product;
+    C->ops->productsymbolic = GalerkinSymbolic;
+    C->ops->productnumeric  = GalerkinNumeric;
+  }
+  PetscCall(MatBSRCustomGetSettings_Private(A, &set));
+  PetscCall(ViewOurs(A, &av, &RA));
+  PetscCall(ViewP(g, P, &pv, &RP));
+  if (g->c_is_aij) cv = g->c_values;
+  else PetscCall(MatSeqBAIJGetArray(C, &cv));
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_numeric(g->plan, &RA, &RP, (int)set.nthreads, cv), "the numeric phase of the block product"));
+  PetscCall(PetscLogFlops(bsrk_block_product_flops(g->plan)));
+  if (g->c_is_aij) PetscCall(ScatterToAIJ(g, C));
+  else PetscCall(MatSeqBAIJRestoreArray(C, &cv));
+  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(A, &av));
+  if (pv) PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(P, &pv));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GalerkinSymbolic(Mat C)
+{
+  Mat_Product     *product = C->product;
+  Mat              A = product->A, P = product->B;
+  GalerkinProduct *g;
+  PetscBool        p_ours, changed;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQBSRCUSTOM, &p_ours));
+  PetscCall(PetscNew(&g));
+  product->data    = g;
+  product->destroy = GalerkinProductDestroy;
+  g->p_is_aij      = (PetscBool)!p_ours;
+  g->bs = g->c = -1; /* no plan yet */
+  PetscCall(SetShape(g, product, C, &changed));
+  PetscCall(Plan(g, product));
+  PetscCall(BuildResult(g, A, C, product->type == MATPRODUCT_PtAP ? P->cmap->n : A->rmap->n, P->cmap->n));
+  C->ops->productsymbolic = GalerkinSymbolic;
+  C->ops->productnumeric  = GalerkinNumeric;
+  PetscCall(PetscInfo(C, "MatProduct %s of %s (%" PetscInt_FMT " x %" PetscInt_FMT " blocks) with %s (%" PetscInt_FMT " x %" PetscInt_FMT " blocks) computed natively in blocks, on %" PetscInt_FMT " threads; the result is %s (%.3g MiB kept for the numeric phase)\n",
+                      MatProductTypes[product->type], ((PetscObject)A)->type_name, g->bs, g->bs, ((PetscObject)P)->type_name, g->bs, g->c, ((Mat_SeqBSRCustom *)A->spptr)->set.nthreads, ((PetscObject)C)->type_name, (double)bsrk_block_product_bytes(g->plan) / 1048576.0));
+  PetscFunctionReturn(0);
+}
+
+/* why C's product is not one of ours (NULL: it is); `alg` receives the algorithm asked for, if any */
+static PetscErrorCode NotInBlocks(Mat C, const char **why, char alg[], size_t len)
+{
+  Mat_Product *product = C->product;
+  Mat          A = product->A, B = product->B;
+  PetscBool    a_ours, b_ours, b_aij, flg, dflt, named;
+  const char  *option;
+
+  PetscFunctionBegin;
+  *why = NULL;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &a_ours));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &b_ours));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJ, &b_aij));
+  PetscCall(PetscStrncpy(alg, product->alg ? product->alg : "default", len));
+  if (product->type == MATPRODUCT_AB) option = product->api_user ? "-matmatmult_via" : "-mat_product_algorithm";
+  else option = product->api_user ? "-matptap_via" : "-mat_product_algorithm";
+  PetscCall(PetscOptionsGetString(((PetscObject)C)->options, ((PetscObject)C)->prefix, option, alg, len, &flg));
+  PetscCall(PetscStrcmp(alg, "default", &dflt));
+  PetscCall(PetscStrcmp(alg, GALERKIN_ALGORITHM, &named));
+  if (product->type != MATPRODUCT_AB && product->type != MATPRODUCT_PtAP) *why = "only AB and PtAP are computed in blocks";
+  else if (!a_ours) *why = "A is not seqbsrcustom";
+  else if (!b_ours && !b_aij) *why = "the second operand is neither seqbsrcustom nor seqaij";
+  else if (B->rmap->bs != A->rmap->bs) *why = "the second operand's row block size is not A's block size";
+  else if (product->type == MATPRODUCT_PtAP && A->rmap->n != A->cmap->n) *why = "A is not square";
+  else if (!dflt && !named) *why = "another algorithm was asked for";
+  PetscFunctionReturn(0);
+}
+
+/* composed as MatProductSetFromOptions_seqbsrcustom_<seqbsrcustom|seqaij>_C: AB and PtAP in blocks,
+   the rest on AIJ copies */
+static PetscErrorCode MatProductSetFromOptions_SeqBSRCustom_Galerkin(Mat C)
+{
+  const char *why;
+  char        alg[64];
+
+  PetscFunctionBegin;
+  PetscCall(NotInBlocks(C, &why, alg, sizeof(alg)));
+  if (why) {
+    PetscCall(PetscInfo(C, "MatProduct %s of %s with %s (algorithm %s) not in blocks: %s; on AIJ copies\n", MatProductTypes[C->product->type], ((PetscObject)C->product->A)->type_name, ((PetscObject)C->product->B)->type_name, alg, why));
+    PetscCall(MatProductSetFromOptions_BSRCustom_AIJ(C));
+  } else {
+    PetscCall(MatProductSetAlgorithm(C, GALERKIN_ALGORITHM));
+    C->ops->productsymbolic = GalerkinSymbolic;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+   GAMG gives its prolongators (ours now, where the products above make them) MAT_FORM_EXPLICIT_TRANSPOSE,
+   a hint to keep an explicit transpose for MatMultTranspose. PETSc 3.18's SeqBAIJ refuses options it
+   does not know; ours takes the hint as given, since its MatMultTranspose already runs on a cached
+   transposed copy (-mat_bsrcustom_transpose), and passes every other option to SeqBAIJ.
+*/
+static PetscErrorCode (*seqbaij_setoption)(Mat, MatOption, PetscBool);
+
+static PetscErrorCode MatSetOption_SeqBSRCustom(Mat A, MatOption op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) PetscFunctionReturn(0);
+  PetscCall((*seqbaij_setoption)(A, op, flg));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install)
+{
+  PetscFunctionBegin;
+  if (install && A->ops->setoption != MatSetOption_SeqBSRCustom) {
+    seqbaij_setoption = A->ops->setoption; /* SeqBAIJ's, the same for every matrix */
+    A->ops->setoption = MatSetOption_SeqBSRCustom;
+  } else if (!install && A->ops->setoption == MatSetOption_SeqBSRCustom) A->ops->setoption = seqbaij_setoption;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqbsrcustom_C", install ? MatProductSetFromOptions_SeqBSRCustom_Galerkin : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqaij_C", install ? MatProductSetFromOptions_SeqBSRCustom_Galerkin : NULL));
+  PetscFunctionReturn(0);
+}
