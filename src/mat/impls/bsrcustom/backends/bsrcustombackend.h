@@ -16,6 +16,7 @@
 #include <petsc/private/matimpl.h>
 #include <petscmatbsrcustom.h>
 #include "bsrkernels.h"
+#include "bsrk_blockproducts.h"
 
 /* a device matrix kept for a seqbsrcustom (its own copy is in its context; this one holds a kept
    matrix's), and what it holds */
@@ -66,6 +67,10 @@ struct _MatBSRCustomBackendOps {
   PetscErrorCode (*spmm)(Mat A, const bsrk_matrix *M, Mat B, Mat C);
   /* MatView (ascii_info): the backend's lines */
   PetscErrorCode (*view)(Mat A, PetscViewer viewer);
+  /* GAMG's block products with A (seq/seqbsrcustomgalerkin.c): the plan of C = A P or P^T A P from the
+     operands' structures, and C's values (C's structure, every one written) from their values */
+  PetscErrorCode (*block_product_plan)(Mat A, bsrk_product_kind kind, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, bsrk_block_product **plan);
+  PetscErrorCode (*block_product_numeric)(Mat A, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
   /* gives back what this backend holds for A's own values (k NULL) or for its kept matrix k, e.g. when
      A's backend changes */
   PetscErrorCode (*release)(Mat A, MatSeqBSRCustomKept *k);

@@ -243,10 +243,8 @@ static PetscErrorCode BuildResult(GalerkinProduct *g, Mat A, Mat X, PetscInt m, 
 /* the plan of C's product from A's and P's current structures (kept, to see a later change) */
 static PetscErrorCode Plan(GalerkinProduct *g, Mat_Product *product)
 {
-  Mat                  A = product->A, P = product->B;
-  bsrk_rect_matrix     RA, RP;
-  MatBSRCustomSettings set;
-  const char          *what = product->type == MATPRODUCT_PtAP ? "the symbolic phase of P^T A P" : "the symbolic phase of A P";
+  Mat              A = product->A, P = product->B;
+  bsrk_rect_matrix RA, RP;
 
   PetscFunctionBegin;
   bsrk_block_product_free(g->plan);
@@ -256,9 +254,7 @@ static PetscErrorCode Plan(GalerkinProduct *g, Mat_Product *product)
   PetscCall(ViewP(g, P, NULL, &RP));
   PetscCall(PatternSave(&g->a_pattern, RA.nbrows, RA.rowptr, RA.colidx));
   if (!g->p_is_aij) PetscCall(PatternSave(&g->p_pattern, RP.nbrows, RP.rowptr, RP.colidx));
-  PetscCall(MatBSRCustomGetSettings_Private(A, &set));
-  if (product->type == MATPRODUCT_PtAP) PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_ptap_symbolic(&RA, &RP, (int)set.nthreads, &g->plan), what));
-  else PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_ap_symbolic(&RA, &RP, (int)set.nthreads, &g->plan), what));
+  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->block_product_plan)(A, product->type == MATPRODUCT_PtAP ? BSRK_PRODUCT_PTAP : BSRK_PRODUCT_AP, &RA, &RP, &g->plan));
   PetscFunctionReturn(0);
 }
 
@@ -373,8 +369,7 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   PetscCall(ViewP(g, P, &pv, &RP));
   if (g->c_is_aij) cv = g->c_values;
   else PetscCall(MatSeqBAIJGetArray(C, &cv));
-  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_numeric(g->plan, &RA, &RP, (int)set.nthreads, cv), "the numeric phase of the block product"));
-  PetscCall(PetscLogFlops(bsrk_block_product_flops(g->plan)));
+  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->block_product_numeric)(A, g->plan, &RA, &RP, cv));
   if (g->c_is_aij) PetscCall(ScatterToAIJ(g, C));
   else PetscCall(MatSeqBAIJRestoreArray(C, &cv));
   PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(A, &av));

@@ -25,6 +25,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUTransposeView_Private(Mat A, const
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUProductDense_Private(Mat A, const bsrk_matrix *M, Mat B, Mat C);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUView_Private(Mat A, PetscViewer viewer);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPURelease_Private(Mat A, MatSeqBSRCustomKept *k);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductPlan_Private(Mat A, bsrk_product_kind kind, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, bsrk_block_product **plan);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlaceVectors_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device);
 PETSC_INTERN PetscErrorCode MatBSRCustomCPUOnDevice_Private(Vec x, PetscBool *on_device);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUBetween_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);

@@ -232,3 +232,24 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCPUVectorsFollow_Private(Mat A)
   (void)A;
   PetscFunctionReturn(0);
 }
+
+/* GAMG's block products on the host, OpenMP over the rows of C on A's threads */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductPlan_Private(Mat A, bsrk_product_kind kind, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, bsrk_block_product **plan)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (kind == BSRK_PRODUCT_PTAP) PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_ptap_symbolic(RA, RP, (int)b->set.nthreads, plan), "the symbolic phase of P^T A P"));
+  else PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_ap_symbolic(RA, RP, (int)b->set.nthreads, plan), "the symbolic phase of A P"));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_numeric(plan, RA, RP, (int)b->set.nthreads, C_values), "the numeric phase of the block product"));
+  PetscCall(PetscLogFlops(bsrk_block_product_flops(plan)));
+  PetscFunctionReturn(0);
+}

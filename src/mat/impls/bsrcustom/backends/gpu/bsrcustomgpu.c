@@ -1,8 +1,9 @@
 /*
    The GPU backends' tables: cuda (our kernels) and cusparse (cuSPARSE on the same device storage,
    the baseline) differ only in the kernel their products pick (set.cusparse_alg / set.cuda_kernel),
-   so they share every entry and their device copies. A matrix of either bound to the CPU
-   (MatBindToCPU) runs the cpu backend's entries and keeps its device copies for later.
+   so they share every entry and their device copies. GAMG's block products run the cpu backend's
+   entries on the host (their results go to the device with their first product). A matrix of either
+   bound to the CPU (MatBindToCPU) runs the cpu backend's entries and keeps its device copies for later.
 */
 #include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuseq.h>
 #include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
@@ -39,26 +40,28 @@ const MatBSRCustomBackendOps MatBSRCustomBackendCUDA     = BSRC_GPU_BACKEND("cud
 const MatBSRCustomBackendOps MatBSRCustomBackendCUSPARSE = BSRC_GPU_BACKEND("cusparse");
 
 const MatBSRCustomBackendOps MatBSRCustomBackendBoundCPU = {
-  .name               = "cpu (bound to the CPU)",
-  .vectors_follow     = MatBSRCustomCPUVectorsFollow_Private,
-  .partition_built    = MatSeqBSRCustomCPUPartitionBuilt_Private,
-  .apply              = MatSeqBSRCustomCPUApply_Private,
-  .kept_apply         = MatSeqBSRCustomCPUKeptApply_Private,
-  .transpose_view     = MatSeqBSRCustomCPUTransposeView_Private,
-  .transpose_path     = MATBSRCUSTOM_CPU_TRANSPOSE_PATH,
-  .spmm               = MatSeqBSRCustomCPUProductDense_Private,
-  .view               = MatSeqBSRCustomBoundView_Private,
-  .release            = MatSeqBSRCustomGPURelease_Private,
-  .place_vectors      = MatMPIBSRCustomCPUPlaceVectors_Private,
-  .on_device          = MatBSRCustomCPUOnDevice_Private,
-  .between            = MatMPIBSRCustomCPUBetween_Private,
-  .split_begin        = MatMPIBSRCustomCPUSplitBegin_Private,
-  .split_end          = MatMPIBSRCustomCPUSplitEnd_Private,
-  .spmm_split_begin   = MatMPIBSRCustomCPUSpMMSplitBegin_Private,
-  .spmm_split_end     = MatMPIBSRCustomCPUSpMMSplitEnd_Private,
-  .mpi_path           = MatMPIBSRCustomCPUPath_Private,
-  .mpi_transpose_path = MatMPIBSRCustomCPUTransposePath_Private,
-  .mpi_transpose_text = "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs",
-  .mpi_spmm_text      = "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's",
-  .mpi_view           = MatMPIBSRCustomGPUView_Private,
+  .name                  = "cpu (bound to the CPU)",
+  .vectors_follow        = MatBSRCustomCPUVectorsFollow_Private,
+  .partition_built       = MatSeqBSRCustomCPUPartitionBuilt_Private,
+  .apply                 = MatSeqBSRCustomCPUApply_Private,
+  .kept_apply            = MatSeqBSRCustomCPUKeptApply_Private,
+  .transpose_view        = MatSeqBSRCustomCPUTransposeView_Private,
+  .transpose_path        = MATBSRCUSTOM_CPU_TRANSPOSE_PATH,
+  .spmm                  = MatSeqBSRCustomCPUProductDense_Private,
+  .view                  = MatSeqBSRCustomBoundView_Private,
+  .release               = MatSeqBSRCustomGPURelease_Private,
+  .block_product_plan    = MatSeqBSRCustomCPUBlockProductPlan_Private,
+  .block_product_numeric = MatSeqBSRCustomCPUBlockProductNumeric_Private,
+  .place_vectors         = MatMPIBSRCustomCPUPlaceVectors_Private,
+  .on_device             = MatBSRCustomCPUOnDevice_Private,
+  .between               = MatMPIBSRCustomCPUBetween_Private,
+  .split_begin           = MatMPIBSRCustomCPUSplitBegin_Private,
+  .split_end             = MatMPIBSRCustomCPUSplitEnd_Private,
+  .spmm_split_begin      = MatMPIBSRCustomCPUSpMMSplitBegin_Private,
+  .spmm_split_end        = MatMPIBSRCustomCPUSpMMSplitEnd_Private,
+  .mpi_path              = MatMPIBSRCustomCPUPath_Private,
+  .mpi_transpose_path    = MatMPIBSRCustomCPUTransposePath_Private,
+  .mpi_transpose_text    = "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs",
+  .mpi_spmm_text         = "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's",
+  .mpi_view              = MatMPIBSRCustomGPUView_Private,
 };
