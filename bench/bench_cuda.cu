@@ -469,6 +469,135 @@ bool check_result(double beta, const std::vector<double> &ref, const std::vector
 const row *find_row(const std::vector<row> &rows, const std::string &dataset, const std::string &label);
 const row *best_cusparse(const std::vector<row> &rows, const std::string &dataset);
 
+/* The products bench_dataset times, in the order of its table. */
+std::vector<product> dataset_products()
+{
+  return {{"rowmajor_shared", OWN, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED}, {"thread_private", OWN, BSRC_CUDA_KERNEL_THREAD_PRIVATE}, {"team_scalar", OWN, BSRC_CUDA_KERNEL_TEAM_SCALAR}, {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW}, {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID}, {"segmented", OWN, BSRC_CUDA_KERNEL_SEGMENTED}, {"sliced", OWN, BSRC_CUDA_KERNEL_SLICED}, {"auto", OWN, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_bsrmv_col", CUSP_BSRMV_COL, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_bsrmv_row", CUSP_BSRMV_ROW, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_bsr", CUSP_SPMV_BSR, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_csr_alg1", CUSP_CSR1, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_csr_alg2", CUSP_CSR2, BSRC_CUDA_KERNEL_AUTO}};
+}
+
+/* What the products of one matrix share: its device matrix and vectors, the references (beta 0 and
+   1) with their error scales, the bytes every product moves besides y's read, and the rows they add to. */
+struct dataset_run {
+  const dataset             &D;
+  const options             &o;
+  bsrc_cuda_matrix          *M;
+  std::vector<row>          &rows;
+  const std::vector<product> products = dataset_products();
+  double                    *dx = nullptr, *dy = nullptr, *din = nullptr;
+  size_t                     ny         = 0;
+  double                     base_bytes = 0;
+  std::vector<double>        ref[2], scale[2];
+
+  dataset_run(const dataset &D_, const options &o_, bsrc_cuda_matrix *M_, std::vector<row> &rows_) : D(D_), o(o_), M(M_), rows(rows_) { }
+
+  /* One product checked against the reference (y poisoned), then timed; its line printed, its row kept. */
+  row measure(const product &p, double beta, const std::string &label)
+  {
+    row r;
+    r.dataset = D.name;
+    r.label   = label;
+    r.beta    = beta;
+    r.bytes   = base_bytes + (beta != 0.0 ? (double)ny * sizeof(double) : 0.0);
+    if (p.kind == OWN) (void)bsrc_cuda_launch_info(M, p.kernel, &r.threads, &r.grid, nullptr, &r.lanes);
+    std::string why;
+    const int   b = beta != 0.0;
+    if (!check_result(beta, ref[b], scale[b], M, p, dx, din, dy, why)) {
+      r.t.note = "WRONG RESULT: " + why;
+      printf("  %-28s beta=%g  %s\n", label.c_str(), beta, r.t.note.c_str());
+    } else {
+      r.t = time_product(M, p, beta, dx, beta != 0.0 ? din : nullptr, dy, o);
+      if (r.t.ok) r.t.note = why + (r.t.calls > 1 ? ", " + std::to_string(r.t.calls) + " calls a timed span" : std::string());
+      printf("  %-28s beta=%g  threads %4d grid %7d  %9.4f ms (min %9.4f)  %7.1f GB/s  %s\n", label.c_str(), beta, r.threads, r.grid, r.t.median_ms, r.t.min_ms, r.bytes / (r.t.median_ms * 1e-3) / 1e9, r.t.note.c_str());
+    }
+    fflush(stdout);
+    rows.push_back(r);
+    return r;
+  }
+
+  const product &by_label(const char *label) const
+  {
+    for (const product &p : products)
+      if (p.label == label) return p;
+    fprintf(stderr, "bench_cuda: no product %s\n", label);
+    exit(2);
+  }
+};
+
+/* The matrix's line of the summary: its shape, the auto choice, and copy and read bandwidths over the
+   product's own bytes. The 1 GiB copy of "% copy" runs long enough for a call's fixed cost (launch,
+   ramp-up, the last wave) to vanish; a copy of the product's own bytes, timed the same way, pays it
+   as the product does. */
+dataset_info describe_dataset(const dataset &D, const options &o, bsrc_cuda_kernel ak)
+{
+  const size_t nx = (size_t)D.nbcols * D.bs, ny = (size_t)D.nbrows * D.bs;
+  const double vbytes = (double)D.values.size() * sizeof(double);
+  dataset_info in;
+  in.name        = D.name;
+  in.auto_kernel = bsrc_cuda_kernel_names[ak];
+  in.rows        = (int64_t)D.nbrows * D.bs;
+  in.nblocks     = D.nblocks();
+  in.bs          = (int)D.bs;
+  in.value_bytes = vbytes;
+  in.mean_row    = (double)D.nblocks() / std::max<bsrk_idx>(1, D.nbrows);
+  for (bsrk_idx i = 0; i < D.nbrows; ++i) in.max_row = std::max(in.max_row, (double)(D.rowptr[i + 1] - D.rowptr[i]));
+  in.bytes         = vbytes + (double)D.colidx.size() * sizeof(bsrk_idx) + (double)D.rowptr.size() * sizeof(bsrk_idx) + (double)(nx + ny) * sizeof(double);
+  in.copy_same_gbs = copy_bandwidth_gbs((size_t)(in.bytes / 2.0 / 256.0) * 256, o);
+  in.read_same_gbs = read_bandwidth_gbs((size_t)in.bytes, o);
+  printf("the same bytes (%.1f MB): cudaMemcpy (%.1f MB each way) %.1f GB/s, a read-only kernel %.1f GB/s, one call timed\n", in.bytes / 1e6, in.bytes / 2e6, in.copy_same_gbs, in.read_same_gbs);
+  return in;
+}
+
+/* The cuSPARSE target, judged on auto and the fastest cuSPARSE path timed in alternating spans. */
+void compare_with_best_cusparse(const dataset_run &R, dataset_info &in)
+{
+  const row *a = find_row(R.rows, R.D.name, "auto"), *b = best_cusparse(R.rows, R.D.name);
+  if (!a || !b) return;
+  in.best_cusparse = b->label;
+  double ma = NAN, mb = NAN;
+  if (paired_ratio(R.M, R.by_label("auto"), a->t.calls, R.by_label(b->label.c_str()), b->t.calls, R.dx, R.dy, R.o, &in.vs_best_paired, &in.vs_best_q1, &in.vs_best_q3, &ma, &mb))
+    printf("  auto vs %s in %d alternating spans: %.3fx (quartiles %.3f-%.3f; medians %.4f and %.4f ms); ratio of the medians above %.3fx\n", b->label.c_str(), R.o.reps, in.vs_best_paired, in.vs_best_q1, in.vs_best_q3, ma, mb, b->t.median_ms / a->t.median_ms);
+}
+
+/* Threads per block of every kernel, lanes of WARP_ROW and HYBRID, task counts of VECTOR_UNROLLED
+   (beta = 0); each setting back to its default afterwards. */
+void sweep_settings(dataset_run &R)
+{
+  printf("  -- threads-per-block sweep (beta = 0) --\n");
+  const int threads[] = {32, 64, 128, 256, 512, 1024};
+  for (int k = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; k <= BSRC_CUDA_KERNEL_LAST_OWN; ++k) {
+    for (int t : threads) {
+      if (bsrc_cuda_set_threads(R.M, (bsrc_cuda_kernel)k, t) != BSRC_CUDA_OK) continue;
+      const product p{bsrc_cuda_kernel_names[k], OWN, (bsrc_cuda_kernel)k};
+      char          label[64];
+      snprintf(label, sizeof(label), "sweep %s t=%d", bsrc_cuda_kernel_names[k], t);
+      R.measure(p, 0.0, label);
+    }
+    (void)bsrc_cuda_set_threads(R.M, (bsrc_cuda_kernel)k, 0);
+  }
+  printf("  -- lanes sweep, warp_row and hybrid at their default threads (beta = 0) --\n");
+  const bsrc_cuda_kernel laned[] = {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID};
+  for (bsrc_cuda_kernel k : laned) {
+    for (int l : {1, 2, 4, 8, 16, 32}) {
+      if (bsrc_cuda_set_lanes(R.M, k, l) != BSRC_CUDA_OK) continue; /* warp_row: from 4 */
+      const product p{bsrc_cuda_kernel_names[k], OWN, k};
+      char          label[64];
+      snprintf(label, sizeof(label), "sweep %s lanes=%d", bsrc_cuda_kernel_names[k], l);
+      R.measure(p, 0.0, label);
+    }
+    (void)bsrc_cuda_set_lanes(R.M, k, 0);
+  }
+  printf("  -- task-count sweep, vector_unrolled (beta = 0) --\n");
+  const bsrk_idx def_tasks = bsrc_cuda_task_count(R.M);
+  const bsrk_idx counts[]  = {def_tasks / 8, def_tasks / 2, def_tasks * 2, def_tasks * 8};
+  for (bsrk_idx c : counts) {
+    if (c < 1 || bsrc_cuda_set_task_count(R.M, c) != BSRC_CUDA_OK) continue;
+    char label[64];
+    snprintf(label, sizeof(label), "sweep tasks=%lld vector_unrolled", (long long)bsrc_cuda_task_count(R.M));
+    R.measure(R.by_label("vector_unrolled"), 0.0, label);
+  }
+  (void)bsrc_cuda_set_task_count(R.M, 0);
+}
+
 void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, std::vector<dataset_info> &infos, bool sweep)
 {
   const size_t nx = (size_t)D.nbcols * D.bs, ny = (size_t)D.nbrows * D.bs;
@@ -487,125 +616,30 @@ void bench_dataset(const dataset &D, const options &o, std::vector<row> &rows, s
   }
   const bsrc_cuda_kernel ak = bsrc_cuda_auto_kernel(M);
   printf("auto choice: %s; %lld tasks\n", bsrc_cuda_kernel_names[ak], (long long)bsrc_cuda_task_count(M));
-  {
-    dataset_info in;
-    in.name        = D.name;
-    in.auto_kernel = bsrc_cuda_kernel_names[ak];
-    in.rows        = (int64_t)D.nbrows * D.bs;
-    in.nblocks     = D.nblocks();
-    in.bs          = (int)D.bs;
-    in.value_bytes = vbytes;
-    in.mean_row    = (double)D.nblocks() / std::max<bsrk_idx>(1, D.nbrows);
-    for (bsrk_idx i = 0; i < D.nbrows; ++i) in.max_row = std::max(in.max_row, (double)(D.rowptr[i + 1] - D.rowptr[i]));
-    in.bytes = vbytes + (double)D.colidx.size() * sizeof(bsrk_idx) + (double)D.rowptr.size() * sizeof(bsrk_idx) + (double)(nx + ny) * sizeof(double);
-    /* The 1 GiB copy of "% copy" runs long enough for a call's fixed cost (launch, ramp-up, the last
-       wave) to vanish; a copy of the product's own bytes, timed the same way, pays it as the product does */
-    in.copy_same_gbs = copy_bandwidth_gbs((size_t)(in.bytes / 2.0 / 256.0) * 256, o);
-    in.read_same_gbs = read_bandwidth_gbs((size_t)in.bytes, o);
-    printf("the same bytes (%.1f MB): cudaMemcpy (%.1f MB each way) %.1f GB/s, a read-only kernel %.1f GB/s, one call timed\n", in.bytes / 1e6, in.bytes / 2e6, in.copy_same_gbs, in.read_same_gbs);
-    infos.push_back(in);
-  }
+  infos.push_back(describe_dataset(D, o, ak));
 
-  double *dx, *dy, *din;
-  CUDA_OK(cudaMalloc(&dx, nx * sizeof(double)));
-  CUDA_OK(cudaMalloc(&dy, ny * sizeof(double)));
-  CUDA_OK(cudaMalloc(&din, ny * sizeof(double)));
-  CUDA_OK(cudaMemcpy(dx, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(din, in.data(), ny * sizeof(double), cudaMemcpyHostToDevice));
+  dataset_run R(D, o, M, rows);
+  R.ny = ny;
+  CUDA_OK(cudaMalloc(&R.dx, nx * sizeof(double)));
+  CUDA_OK(cudaMalloc(&R.dy, ny * sizeof(double)));
+  CUDA_OK(cudaMalloc(&R.din, ny * sizeof(double)));
+  CUDA_OK(cudaMemcpy(R.dx, x.data(), nx * sizeof(double), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(R.din, in.data(), ny * sizeof(double), cudaMemcpyHostToDevice));
   CUDA_OK(cudaDeviceSynchronize());
+  references(D, x, in, R.ref, R.scale);
+  R.base_bytes = vbytes + (double)D.colidx.size() * sizeof(bsrk_idx) + (double)D.rowptr.size() * sizeof(bsrk_idx) + (double)nx * sizeof(double) + (double)ny * sizeof(double);
 
-  /* references for beta = 0 and beta = 1 and their error scales */
-  std::vector<double> ref[2], scale[2];
-  references(D, x, in, ref, scale);
-  const std::vector<double> &ref0 = ref[0], &ref1 = ref[1], &scale0 = scale[0], &scale1 = scale[1];
-
-  const double base_bytes = vbytes + (double)D.colidx.size() * sizeof(bsrk_idx) + (double)D.rowptr.size() * sizeof(bsrk_idx) + (double)nx * sizeof(double) + (double)ny * sizeof(double);
-
-  std::vector<product> products = {{"rowmajor_shared", OWN, BSRC_CUDA_KERNEL_ROWMAJOR_SHARED}, {"thread_private", OWN, BSRC_CUDA_KERNEL_THREAD_PRIVATE}, {"team_scalar", OWN, BSRC_CUDA_KERNEL_TEAM_SCALAR}, {"vector_unrolled", OWN, BSRC_CUDA_KERNEL_VECTOR_UNROLLED}, {"warp_row", OWN, BSRC_CUDA_KERNEL_WARP_ROW}, {"hybrid", OWN, BSRC_CUDA_KERNEL_HYBRID}, {"segmented", OWN, BSRC_CUDA_KERNEL_SEGMENTED}, {"sliced", OWN, BSRC_CUDA_KERNEL_SLICED}, {"auto", OWN, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_bsrmv_col", CUSP_BSRMV_COL, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_bsrmv_row", CUSP_BSRMV_ROW, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_bsr", CUSP_SPMV_BSR, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_csr_alg1", CUSP_CSR1, BSRC_CUDA_KERNEL_AUTO}, {"cusparse_spmv_csr_alg2", CUSP_CSR2, BSRC_CUDA_KERNEL_AUTO}};
-
-  auto measure = [&](const product &p, double beta, const std::string &label) {
-    row r;
-    r.dataset = D.name;
-    r.label   = label;
-    r.beta    = beta;
-    r.bytes   = base_bytes + (beta != 0.0 ? (double)ny * sizeof(double) : 0.0);
-    if (p.kind == OWN) (void)bsrc_cuda_launch_info(M, p.kernel, &r.threads, &r.grid, nullptr, &r.lanes);
-    std::string why;
-    if (!check_result(beta, beta != 0.0 ? ref1 : ref0, beta != 0.0 ? scale1 : scale0, M, p, dx, din, dy, why)) {
-      r.t.note = "WRONG RESULT: " + why;
-      printf("  %-28s beta=%g  %s\n", label.c_str(), beta, r.t.note.c_str());
-    } else {
-      r.t = time_product(M, p, beta, dx, beta != 0.0 ? din : nullptr, dy, o);
-      if (r.t.ok) r.t.note = why + (r.t.calls > 1 ? ", " + std::to_string(r.t.calls) + " calls a timed span" : std::string());
-      printf("  %-28s beta=%g  threads %4d grid %7d  %9.4f ms (min %9.4f)  %7.1f GB/s  %s\n", label.c_str(), beta, r.threads, r.grid, r.t.median_ms, r.t.min_ms, r.bytes / (r.t.median_ms * 1e-3) / 1e9, r.t.note.c_str());
-    }
-    fflush(stdout);
-    rows.push_back(r);
-    return r;
-  };
-
-  auto by_label = [&](const char *label) -> const product & {
-    for (const product &p : products)
-      if (p.label == label) return p;
-    fprintf(stderr, "bench_cuda: no product %s\n", label);
-    exit(2);
-  };
-  for (const product &p : products) measure(p, 0.0, p.label);
-  {
-    /* the cuSPARSE target, judged on auto and the fastest cuSPARSE path timed in alternating spans */
-    const row    *a = find_row(rows, D.name, "auto"), *b = best_cusparse(rows, D.name);
-    dataset_info &in = infos.back();
-    if (a && b) {
-      in.best_cusparse = b->label;
-      double ma = NAN, mb = NAN;
-      if (paired_ratio(M, by_label("auto"), a->t.calls, by_label(b->label.c_str()), b->t.calls, dx, dy, o, &in.vs_best_paired, &in.vs_best_q1, &in.vs_best_q3, &ma, &mb))
-        printf("  auto vs %s in %d alternating spans: %.3fx (quartiles %.3f-%.3f; medians %.4f and %.4f ms); ratio of the medians above %.3fx\n", b->label.c_str(), o.reps, in.vs_best_paired, in.vs_best_q1, in.vs_best_q3, ma, mb, b->t.median_ms / a->t.median_ms);
-    }
-  }
+  for (const product &p : R.products) R.measure(p, 0.0, p.label);
+  compare_with_best_cusparse(R, infos.back());
   const int layout = bsrc_cuda_spmv_bsr_layout(M);
   printf("  spmv_bsr block layout used: %d (1 column-major in place, 0 row-major copy)%s%s\n", layout, layout == 0 ? ": " : "", layout == 0 ? bsrc_cuda_last_error(M) : "");
-  measure(by_label("auto"), 1.0, "auto (beta=1)");
-  measure(by_label("cusparse_bsrmv_col"), 1.0, "cusparse_bsrmv_col (beta=1)");
+  R.measure(R.by_label("auto"), 1.0, "auto (beta=1)");
+  R.measure(R.by_label("cusparse_bsrmv_col"), 1.0, "cusparse_bsrmv_col (beta=1)");
+  if (sweep) sweep_settings(R);
 
-  if (sweep) {
-    printf("  -- threads-per-block sweep (beta = 0) --\n");
-    const int threads[] = {32, 64, 128, 256, 512, 1024};
-    for (int k = BSRC_CUDA_KERNEL_ROWMAJOR_SHARED; k <= BSRC_CUDA_KERNEL_LAST_OWN; ++k) {
-      for (int t : threads) {
-        if (bsrc_cuda_set_threads(M, (bsrc_cuda_kernel)k, t) != BSRC_CUDA_OK) continue;
-        const product p{bsrc_cuda_kernel_names[k], OWN, (bsrc_cuda_kernel)k};
-        char          label[64];
-        snprintf(label, sizeof(label), "sweep %s t=%d", bsrc_cuda_kernel_names[k], t);
-        measure(p, 0.0, label);
-      }
-      (void)bsrc_cuda_set_threads(M, (bsrc_cuda_kernel)k, 0);
-    }
-    printf("  -- lanes sweep, warp_row and hybrid at their default threads (beta = 0) --\n");
-    const bsrc_cuda_kernel laned[] = {BSRC_CUDA_KERNEL_WARP_ROW, BSRC_CUDA_KERNEL_HYBRID};
-    for (bsrc_cuda_kernel k : laned) {
-      for (int l : {1, 2, 4, 8, 16, 32}) {
-        if (bsrc_cuda_set_lanes(M, k, l) != BSRC_CUDA_OK) continue; /* warp_row: from 4 */
-        const product p{bsrc_cuda_kernel_names[k], OWN, k};
-        char          label[64];
-        snprintf(label, sizeof(label), "sweep %s lanes=%d", bsrc_cuda_kernel_names[k], l);
-        measure(p, 0.0, label);
-      }
-      (void)bsrc_cuda_set_lanes(M, k, 0);
-    }
-    printf("  -- task-count sweep, vector_unrolled (beta = 0) --\n");
-    const bsrk_idx def_tasks = bsrc_cuda_task_count(M);
-    const bsrk_idx counts[]  = {def_tasks / 8, def_tasks / 2, def_tasks * 2, def_tasks * 8};
-    for (bsrk_idx c : counts) {
-      if (c < 1 || bsrc_cuda_set_task_count(M, c) != BSRC_CUDA_OK) continue;
-      char label[64];
-      snprintf(label, sizeof(label), "sweep tasks=%lld vector_unrolled", (long long)bsrc_cuda_task_count(M));
-      measure(by_label("vector_unrolled"), 0.0, label);
-    }
-    (void)bsrc_cuda_set_task_count(M, 0);
-  }
-  CUDA_OK(cudaFree(dx));
-  CUDA_OK(cudaFree(dy));
-  CUDA_OK(cudaFree(din));
+  CUDA_OK(cudaFree(R.dx));
+  CUDA_OK(cudaFree(R.dy));
+  CUDA_OK(cudaFree(R.din));
   bench_baselines_destroy(g_baselines);
   g_baselines = nullptr;
   bsrc_cuda_destroy(M);
@@ -649,66 +683,27 @@ double copy_ms(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cu
 
 void add_target(const std::string &what, double value, double threshold, bool higher_is_better, const std::string &unit);
 
-void bench_staging(const dataset &D, const options &o)
-{
-  const size_t nx = (size_t)D.nbcols * D.bs, ny = (size_t)D.nbrows * D.bs;
-  const size_t xb = nx * sizeof(double), yb = ny * sizeof(double);
-  printf("\n== staging, %s: %lld x %lld, bs %lld, %lld blocks; x %.2f MB, y %.2f MB ==\n", D.name.c_str(), (long long)ny, (long long)nx, (long long)D.bs, (long long)D.nblocks(), xb / 1e6, yb / 1e6);
-
-  std::vector<double> x(nx), in(ny), out(ny, 0.0);
-  rng64               rng{4242};
-  for (double &v : x) v = 2.0 * rng.uniform() - 1.0;
-  for (double &v : in) v = 2.0 * rng.uniform() - 1.0;
-
-  bsrc_cuda_matrix *M  = device_matrix(D);
-  cudaStream_t      st = (cudaStream_t)bsrc_cuda_stream(M);
-  printf("auto choice: %s\n", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(M)]);
-
-  /* references (beta 0 and 1) and error scales */
+/* What the staging rows of one matrix share: its device matrix, host and device vectors, the
+   references (beta 0 and 1) with their error scales, the kernel's own time and the bound. */
+struct staging_run {
+  bsrc_cuda_matrix   *M = nullptr;
+  const options      &o;
+  size_t              nx, ny, xb, yb;
+  std::vector<double> x, in, out;
   std::vector<double> ref[2], scale[2];
-  references(D, x, in, ref, scale);
+  double             *dx = nullptr, *dy = nullptr, *din = nullptr;
+  double              kernel_ms[2] = {NAN, NAN}, bound[2] = {NAN, NAN};
 
-  /* the kernel alone (device arrays; events), and the device entry by the wall clock */
-  double *dx, *dy, *din;
-  CUDA_OK(cudaMalloc(&dx, xb));
-  CUDA_OK(cudaMalloc(&dy, yb));
-  CUDA_OK(cudaMalloc(&din, yb));
-  CUDA_OK(cudaMemcpy(dx, x.data(), xb, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(din, in.data(), yb, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaDeviceSynchronize());
-  const product auto_p{"auto", OWN, BSRC_CUDA_KERNEL_AUTO};
-  double        kernel_ms[2], device_wall_ms[2];
-  for (int b = 0; b < 2; ++b) {
-    const timing t = time_product(M, auto_p, (double)b, dx, b ? din : nullptr, dy, o);
-    if (!t.ok) {
-      fprintf(stderr, "kernel timing failed: %s\n", t.note.c_str());
-      exit(2);
-    }
-    kernel_ms[b]      = t.median_ms;
-    device_wall_ms[b] = wall_median_ms([&] { (void)bsrc_cuda_multadd_device(M, BSRC_CUDA_KERNEL_AUTO, 1.0, dx, (double)b, b ? din : nullptr, dy); }, o.reps);
+  staging_run(const dataset &D, const options &o_) : o(o_), nx((size_t)D.nbcols * D.bs), ny((size_t)D.nbrows * D.bs), xb(nx * sizeof(double)), yb(ny * sizeof(double)), x(nx), in(ny), out(ny, 0.0)
+  {
+    rng64 rng{4242};
+    for (double &v : x) v = 2.0 * rng.uniform() - 1.0;
+    for (double &v : in) v = 2.0 * rng.uniform() - 1.0;
   }
 
-  /* the bus: pinned and pageable cudaMemcpy of the same byte counts; a one-thread memcpy into pinned */
-  double *hx = nullptr, *hy = nullptr;
-  CUDA_OK(cudaMallocHost(&hx, xb));
-  CUDA_OK(cudaMallocHost(&hy, yb));
-  memset(hx, 0, xb);
-  memset(hy, 0, yb);
-  const double h2d_x = copy_ms(dx, hx, xb, cudaMemcpyHostToDevice, st, o.reps), h2d_y = copy_ms(dy, hy, yb, cudaMemcpyHostToDevice, st, o.reps);
-  const double d2h_y    = copy_ms(hy, dy, yb, cudaMemcpyDeviceToHost, st, o.reps);
-  const double page_h2d = wall_median_ms([&] { CUDA_OK(cudaMemcpy(dx, x.data(), xb, cudaMemcpyHostToDevice)); }, o.reps);
-  const double page_d2h = wall_median_ms([&] { CUDA_OK(cudaMemcpy(out.data(), dy, yb, cudaMemcpyDeviceToHost)); }, o.reps);
-  const double memcpy1  = wall_median_ms([&] { memcpy(hy, in.data(), yb); }, o.reps);
-  CUDA_OK(cudaFreeHost(hx));
-  CUDA_OK(cudaFreeHost(hy));
-  printf("kernel (events, auto): beta=0 %.4f ms, beta=1 %.4f ms; device entry (wall, synchronised): %.4f / %.4f ms\n", kernel_ms[0], kernel_ms[1], device_wall_ms[0], device_wall_ms[1]);
-  printf("pinned cudaMemcpy: H2D x %.4f ms (%.1f GB/s), H2D y %.4f ms (%.1f GB/s), D2H y %.4f ms (%.1f GB/s)\n", h2d_x, xb / (h2d_x * 1e6), h2d_y, yb / (h2d_y * 1e6), d2h_y, yb / (d2h_y * 1e6));
-  printf("pageable cudaMemcpy (wall): H2D x %.4f ms (%.1f GB/s), D2H y %.4f ms (%.1f GB/s); one-thread memcpy into pinned %.1f GB/s\n", page_h2d, xb / (page_h2d * 1e6), page_d2h, yb / (page_d2h * 1e6), yb / (memcpy1 * 1e6));
-  const double bound[2] = {kernel_ms[0] + h2d_x + d2h_y, kernel_ms[1] + h2d_x + h2d_y + d2h_y};
-  printf("bound = kernel + pinned transfers: beta=0 %.4f ms, beta=1 %.4f ms\n", bound[0], bound[1]);
-
-  /* one row of the table: checked once (out poisoned), then timed */
-  auto host_row = [&](const char *label, int b) {
+  /* One row of the table: the host entry checked once (out poisoned), then timed. */
+  double host_row(const char *label, int b)
+  {
     std::fill(out.begin(), out.end(), NAN);
     std::string why = "ok";
     if (bsrc_cuda_multadd_host(M, BSRC_CUDA_KERNEL_AUTO, 1.0, x.data(), (double)b, b ? in.data() : nullptr, out.data()) != BSRC_CUDA_OK) {
@@ -728,7 +723,62 @@ void bench_staging(const dataset &D, const options &o)
     printf("%-10s %5d %10.4f %10.4f %10.4f %7.2f %12.1f  %s\n", label, b, ms, mn, bound[b], ms / bound[b], moved / ((ms - kernel_ms[b]) * 1e6), why.c_str());
     fflush(stdout);
     return ms;
-  };
+  }
+};
+
+/* The kernel alone (device arrays; events) and the device entry by the wall clock; the bus: pinned
+   and pageable cudaMemcpy of the same byte counts, a one-thread memcpy into pinned memory; then
+   bound = kernel + pinned transfers. */
+void time_staging_bound(staging_run &R)
+{
+  const cudaStream_t st = (cudaStream_t)bsrc_cuda_stream(R.M);
+  const product      auto_p{"auto", OWN, BSRC_CUDA_KERNEL_AUTO};
+  double             device_wall_ms[2];
+  for (int b = 0; b < 2; ++b) {
+    const timing t = time_product(R.M, auto_p, (double)b, R.dx, b ? R.din : nullptr, R.dy, R.o);
+    if (!t.ok) {
+      fprintf(stderr, "kernel timing failed: %s\n", t.note.c_str());
+      exit(2);
+    }
+    R.kernel_ms[b]    = t.median_ms;
+    device_wall_ms[b] = wall_median_ms([&] { (void)bsrc_cuda_multadd_device(R.M, BSRC_CUDA_KERNEL_AUTO, 1.0, R.dx, (double)b, b ? R.din : nullptr, R.dy); }, R.o.reps);
+  }
+  const size_t xb = R.xb, yb = R.yb;
+  double      *hx = nullptr, *hy = nullptr;
+  CUDA_OK(cudaMallocHost(&hx, xb));
+  CUDA_OK(cudaMallocHost(&hy, yb));
+  memset(hx, 0, xb);
+  memset(hy, 0, yb);
+  const double h2d_x = copy_ms(R.dx, hx, xb, cudaMemcpyHostToDevice, st, R.o.reps), h2d_y = copy_ms(R.dy, hy, yb, cudaMemcpyHostToDevice, st, R.o.reps);
+  const double d2h_y    = copy_ms(hy, R.dy, yb, cudaMemcpyDeviceToHost, st, R.o.reps);
+  const double page_h2d = wall_median_ms([&] { CUDA_OK(cudaMemcpy(R.dx, R.x.data(), xb, cudaMemcpyHostToDevice)); }, R.o.reps);
+  const double page_d2h = wall_median_ms([&] { CUDA_OK(cudaMemcpy(R.out.data(), R.dy, yb, cudaMemcpyDeviceToHost)); }, R.o.reps);
+  const double memcpy1  = wall_median_ms([&] { memcpy(hy, R.in.data(), yb); }, R.o.reps);
+  CUDA_OK(cudaFreeHost(hx));
+  CUDA_OK(cudaFreeHost(hy));
+  printf("kernel (events, auto): beta=0 %.4f ms, beta=1 %.4f ms; device entry (wall, synchronised): %.4f / %.4f ms\n", R.kernel_ms[0], R.kernel_ms[1], device_wall_ms[0], device_wall_ms[1]);
+  printf("pinned cudaMemcpy: H2D x %.4f ms (%.1f GB/s), H2D y %.4f ms (%.1f GB/s), D2H y %.4f ms (%.1f GB/s)\n", h2d_x, xb / (h2d_x * 1e6), h2d_y, yb / (h2d_y * 1e6), d2h_y, yb / (d2h_y * 1e6));
+  printf("pageable cudaMemcpy (wall): H2D x %.4f ms (%.1f GB/s), D2H y %.4f ms (%.1f GB/s); one-thread memcpy into pinned %.1f GB/s\n", page_h2d, xb / (page_h2d * 1e6), page_d2h, yb / (page_d2h * 1e6), yb / (memcpy1 * 1e6));
+  R.bound[0] = R.kernel_ms[0] + h2d_x + d2h_y;
+  R.bound[1] = R.kernel_ms[1] + h2d_x + h2d_y + d2h_y;
+  printf("bound = kernel + pinned transfers: beta=0 %.4f ms, beta=1 %.4f ms\n", R.bound[0], R.bound[1]);
+}
+
+void bench_staging(const dataset &D, const options &o)
+{
+  staging_run R(D, o);
+  printf("\n== staging, %s: %lld x %lld, bs %lld, %lld blocks; x %.2f MB, y %.2f MB ==\n", D.name.c_str(), (long long)R.ny, (long long)R.nx, (long long)D.bs, (long long)D.nblocks(), R.xb / 1e6, R.yb / 1e6);
+  R.M = device_matrix(D);
+  printf("auto choice: %s\n", bsrc_cuda_kernel_names[bsrc_cuda_auto_kernel(R.M)]);
+  references(D, R.x, R.in, R.ref, R.scale);
+  CUDA_OK(cudaMalloc(&R.dx, R.xb));
+  CUDA_OK(cudaMalloc(&R.dy, R.yb));
+  CUDA_OK(cudaMalloc(&R.din, R.yb));
+  CUDA_OK(cudaMemcpy(R.dx, R.x.data(), R.xb, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(R.din, R.in.data(), R.yb, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaDeviceSynchronize());
+  time_staging_bound(R);
+
   double      staged[2] = {NAN, NAN}, locked[2] = {NAN, NAN};
   const char *settings[] = {"serial", "default", "256", "512", "2048", "4096", "1024x1", "1024x2", "1024x4", "1024x16"};
   printf("%-10s %5s %10s %10s %10s %7s %12s  %s\n", "staging", "beta", "host ms", "min ms", "bound ms", "ratio", "xfer GB/s", "check");
@@ -736,7 +786,7 @@ void bench_staging(const dataset &D, const options &o)
     if (strcmp(set, "default") == 0) unsetenv("BSRC_CUDA_STAGING");
     else setenv("BSRC_CUDA_STAGING", set, 1);
     for (int b = 0; b < 2; ++b) {
-      const double ms = host_row(set, b);
+      const double ms = R.host_row(set, b);
       if (strcmp(set, "default") == 0) staged[b] = ms;
     }
   }
@@ -744,19 +794,19 @@ void bench_staging(const dataset &D, const options &o)
   /* the same arrays page-locked, as the PETSc layer does with its vectors (-mat_bsrcustom_cuda_pin_vectors):
      one DMA each way, straight from/to them (the download overlaps the product: WARP_ROW, unsorted
      SLICED, the task kernels) */
-  const bool reg = bsrc_cuda_host_register(x.data(), xb) == BSRC_CUDA_OK && bsrc_cuda_host_register(in.data(), yb) == BSRC_CUDA_OK && bsrc_cuda_host_register(out.data(), yb) == BSRC_CUDA_OK;
+  const bool reg = bsrc_cuda_host_register(R.x.data(), R.xb) == BSRC_CUDA_OK && bsrc_cuda_host_register(R.in.data(), R.yb) == BSRC_CUDA_OK && bsrc_cuda_host_register(R.out.data(), R.yb) == BSRC_CUDA_OK;
   if (!reg) printf("page-locking the host arrays failed: %s\n", bsrc_cuda_last_error(nullptr));
   else
-    for (int b = 0; b < 2; ++b) locked[b] = host_row("locked", b);
-  (void)bsrc_cuda_host_unregister(x.data());
-  (void)bsrc_cuda_host_unregister(in.data());
-  (void)bsrc_cuda_host_unregister(out.data());
-  for (int b = 0; b < 2; ++b) add_target(D.name + ": host vectors (pageable, staged), beta=" + std::to_string(b) + ", time / (kernel + pinned transfers)", staged[b] / bound[b], 1.10, false, "x");
-  for (int b = 0; b < 2; ++b) add_target(D.name + ": host vectors (page-locked), beta=" + std::to_string(b) + ", time / (kernel + pinned transfers)", locked[b] / bound[b], 1.10, false, "x");
-  CUDA_OK(cudaFree(dx));
-  CUDA_OK(cudaFree(dy));
-  CUDA_OK(cudaFree(din));
-  bsrc_cuda_destroy(M);
+    for (int b = 0; b < 2; ++b) locked[b] = R.host_row("locked", b);
+  (void)bsrc_cuda_host_unregister(R.x.data());
+  (void)bsrc_cuda_host_unregister(R.in.data());
+  (void)bsrc_cuda_host_unregister(R.out.data());
+  for (int b = 0; b < 2; ++b) add_target(D.name + ": host vectors (pageable, staged), beta=" + std::to_string(b) + ", time / (kernel + pinned transfers)", staged[b] / R.bound[b], 1.10, false, "x");
+  for (int b = 0; b < 2; ++b) add_target(D.name + ": host vectors (page-locked), beta=" + std::to_string(b) + ", time / (kernel + pinned transfers)", locked[b] / R.bound[b], 1.10, false, "x");
+  CUDA_OK(cudaFree(R.dx));
+  CUDA_OK(cudaFree(R.dy));
+  CUDA_OK(cudaFree(R.din));
+  bsrc_cuda_destroy(R.M);
 }
 
 /* Median ms per call of call() (queued on stream s, returning false on an error) over o.reps spans
@@ -1056,11 +1106,9 @@ void write_json(const std::string &path, const char *device, double copy_gbs, do
   printf("JSON written to %s\n", path.c_str());
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+/* Reads the command line into o; false (after the usage or the complaint) where it is wrong. */
+bool parse_options(int argc, char **argv, options &o)
 {
-  options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, atoi(argv[++i]));
@@ -1071,7 +1119,7 @@ int main(int argc, char **argv)
       o.scale = atof(argv[++i]);
       if (!(o.scale > 0.0 && o.scale <= 64.0)) {
         fprintf(stderr, "--scale wants a factor in (0, 64], got %s\n", argv[i]);
-        return 2;
+        return false;
       }
     } else if (a == "--no-sweep") o.sweep = false;
     else if (a == "--pair-calls" && i + 1 < argc) o.pair_calls = std::max(1, atoi(argv[++i]));
@@ -1084,34 +1132,62 @@ int main(int argc, char **argv)
     else if (a == "--describe") o.describe = true;
     else {
       fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--only LIST] [--quick] [--scale F] [--no-sweep] [--sweep-all] [--pair-calls N] [--csv FILE] [--json FILE] [--jacobian FILE[:bs]] [--staging] [--spmm] [--describe]\n", argv[0]);
-      return 2;
+      return false;
     }
   }
-  cudaDeviceProp prop;
-  int            mem_clock_khz = 0, bus_width = 0;
-  double         peak_gbs = 0.0;
-  if (!o.describe) {
-    if (bsrc_cuda_device_count() == 0) {
-      printf("SKIPPED: no CUDA device\n");
-      return 77;
-    }
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    (void)cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
-    (void)cudaDeviceGetAttribute(&bus_width, cudaDevAttrGlobalMemoryBusWidth, 0);
-    peak_gbs = 2.0 * mem_clock_khz * 1e3 * (bus_width / 8.0) / 1e9;
-    printf("device: %s, %d SMs, L2 %.0f MB, %.1f GB, memory peak %.0f GB/s (%d MHz x %d bit x 2); bsrk_idx %zu bytes; %d reps (median), %d warm-up\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, prop.totalGlobalMem / 1e9, peak_gbs, mem_clock_khz / 1000, bus_width, sizeof(bsrk_idx), o.reps, o.warmup);
-  }
+  return true;
+}
 
-  /* the matrices, in order; each is generated only when selected, and freed before the next */
-  const double big = (o.quick ? 16e6 : 256e6) * o.scale, plaw = (o.quick ? 20e6 : 330e6) * o.scale;
-  struct spec {
-    std::string                  name;
-    std::function<dataset(void)> make;
-    bool                         sweep;
-  };
+/* Device 0's line (name, SMs, L2, memory and its peak bandwidth from the clock and bus width);
+   peak_gbs is that peak. */
+void print_device(const options &o, cudaDeviceProp &prop, double &peak_gbs)
+{
+  int mem_clock_khz = 0, bus_width = 0;
+  CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  (void)cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
+  (void)cudaDeviceGetAttribute(&bus_width, cudaDevAttrGlobalMemoryBusWidth, 0);
+  peak_gbs = 2.0 * mem_clock_khz * 1e3 * (bus_width / 8.0) / 1e9;
+  printf("device: %s, %d SMs, L2 %.0f MB, %.1f GB, memory peak %.0f GB/s (%d MHz x %d bit x 2); bsrk_idx %zu bytes; %d reps (median), %d warm-up\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, prop.totalGlobalMem / 1e9, peak_gbs, mem_clock_khz / 1000, bus_width, sizeof(bsrk_idx), o.reps, o.warmup);
+}
+
+/* A matrix of the run: its name (--only), how it is made, whether the settings sweep runs on it. */
+struct spec {
+  std::string                  name;
+  std::function<dataset(void)> make;
+  bool                         sweep;
+};
+
+/* The --jacobian matrix: FILE[:bs] (bs 4 where none is given). */
+spec jacobian_spec(const std::string &arg)
+{
+  std::string  path  = arg;
+  int          bs    = 4;
+  const size_t colon = path.rfind(':');
+  if (colon != std::string::npos && colon + 1 < path.size() && isdigit((unsigned char)path[colon + 1])) {
+    bs   = atoi(path.c_str() + colon + 1);
+    path = path.substr(0, colon);
+  }
+  return {"jacobian",
+          [=] {
+            dataset     D;
+            std::string why;
+            if (!petsc_binary_dataset(path, bs, D, why)) {
+              fprintf(stderr, "jacobian: %s\n", why.c_str());
+              exit(2);
+            }
+            D.name = "jacobian";
+            return D;
+          },
+          false};
+}
+
+/* The matrices, in order; each is generated only when selected, and freed before the next. */
+std::vector<spec> make_specs(const options &o)
+{
+  const double      big = (o.quick ? 16e6 : 256e6) * o.scale, plaw = (o.quick ? 20e6 : 330e6) * o.scale;
   std::vector<spec> specs = {
     {"thesis", [] { return thesis_dataset("thesis", 32000, 0.05); }, true},
-    {"thesis8x", [&] { return thesis_dataset("thesis8x", o.quick ? 45255 : 90510, 0.05); }, false},
+    {"thesis8x", [&o] { return thesis_dataset("thesis8x", o.quick ? 45255 : 90510, 0.05); }, false},
   };
   for (int bs : {2, 3, 4, 5, 8}) {
     const std::string name = "stencil27_bs" + std::to_string(bs);
@@ -1132,60 +1208,38 @@ int main(int argc, char **argv)
   specs.push_back({"small_thesis", [] { return thesis_dataset("small_thesis", 4000, 0.05); }, false});
   specs.push_back({"small_stencil27", [] { return stencil_dataset("small_stencil27", 16, 3, 27); }, false});
   specs.push_back({"small_stencil27_1mb", [] { return stencil_dataset("small_stencil27_1mb", 9, 3, 27); }, false});
-  if (!o.jacobian.empty()) {
-    std::string  path  = o.jacobian;
-    int          bs    = 4;
-    const size_t colon = path.rfind(':');
-    if (colon != std::string::npos && colon + 1 < path.size() && isdigit((unsigned char)path[colon + 1])) {
-      bs   = atoi(path.c_str() + colon + 1);
-      path = path.substr(0, colon);
-    }
-    specs.push_back({"jacobian",
-                     [=] {
-                       dataset     D;
-                       std::string why;
-                       if (!petsc_binary_dataset(path, bs, D, why)) {
-                         fprintf(stderr, "jacobian: %s\n", why.c_str());
-                         exit(2);
-                       }
-                       D.name = "jacobian";
-                       return D;
-                     },
-                     false});
-  }
+  if (!o.jacobian.empty()) specs.push_back(jacobian_spec(o.jacobian));
+  return specs;
+}
 
-  if (o.describe) {
-    printf("%-20s %10s %3s %11s %10s %9s %9s\n", "matrix", "rows", "bs", "blocks", "values MB", "mean row", "max row");
-    for (const spec &sp : specs) {
-      if (!o.wants(sp.name)) continue;
-      const dataset D  = sp.make();
-      bsrk_idx      mx = 0;
-      for (bsrk_idx i = 0; i < D.nbrows; ++i) mx = std::max(mx, D.rowptr[i + 1] - D.rowptr[i]);
-      double              sum = 0.0; /* a checksum of one product, to compare readers across machines */
-      std::vector<double> x((size_t)D.nbcols * D.bs, 1.0), y((size_t)D.nbrows * D.bs);
-      const bsrk_matrix   A = D.view();
-      bsrk_reference_multadd(&A, 1.0, x.data(), 0.0, nullptr, y.data());
-      for (double v : y) sum += v;
-      printf("%-20s %10lld %3lld %11lld %10.1f %9.2f %9lld   sum(A*1) %.6e\n", D.name.c_str(), (long long)D.nbrows * D.bs, (long long)D.bs, (long long)D.nblocks(), D.values.size() * 8e-6, (double)D.nblocks() / std::max<bsrk_idx>(1, D.nbrows), (long long)mx, sum);
-      fflush(stdout);
-    }
-    return 0;
+/* --describe: the selected matrices' shapes and a checksum of one product (no GPU needed). */
+void describe_specs(const std::vector<spec> &specs, const options &o)
+{
+  printf("%-20s %10s %3s %11s %10s %9s %9s\n", "matrix", "rows", "bs", "blocks", "values MB", "mean row", "max row");
+  for (const spec &sp : specs) {
+    if (!o.wants(sp.name)) continue;
+    const dataset D  = sp.make();
+    bsrk_idx      mx = 0;
+    for (bsrk_idx i = 0; i < D.nbrows; ++i) mx = std::max(mx, D.rowptr[i + 1] - D.rowptr[i]);
+    double              sum = 0.0; /* a checksum of one product, to compare readers across machines */
+    std::vector<double> x((size_t)D.nbcols * D.bs, 1.0), y((size_t)D.nbrows * D.bs);
+    const bsrk_matrix   A = D.view();
+    bsrk_reference_multadd(&A, 1.0, x.data(), 0.0, nullptr, y.data());
+    for (double v : y) sum += v;
+    printf("%-20s %10lld %3lld %11lld %10.1f %9.2f %9lld   sum(A*1) %.6e\n", D.name.c_str(), (long long)D.nbrows * D.bs, (long long)D.bs, (long long)D.nblocks(), D.values.size() * 8e-6, (double)D.nblocks() / std::max<bsrk_idx>(1, D.nbrows), (long long)mx, sum);
+    fflush(stdout);
   }
-  if (o.spmm) {
-    for (const spec &sp : specs)
-      if ((o.only.empty() && (sp.name == "thesis" || sp.name == "stencil27_bs3")) || (!o.only.empty() && o.wants(sp.name))) bench_spmm(sp.make(), o);
-    if (!o.json.empty()) write_json(o.json, prop.name, NAN, peak_gbs, {}, {}, o);
-    bool miss = false;
-    for (const target &t : g_targets) miss = miss || (t.what.find("ran and was right") != std::string::npos && !t.pass);
-    return miss ? 1 : 0;
-  }
-  if (o.staging) {
-    for (const spec &sp : specs)
-      if ((o.only.empty() && (sp.name == "thesis" || sp.name == "stencil27_bs3")) || (!o.only.empty() && o.wants(sp.name))) bench_staging(sp.make(), o);
-    if (!o.json.empty()) write_json(o.json, prop.name, NAN, peak_gbs, {}, {}, o);
-    return 0;
-  }
+}
 
+/* --spmm and --staging run on thesis and stencil27_bs3 unless --only names others. */
+bool spmm_or_staging_wants(const options &o, const std::string &name)
+{
+  return (o.only.empty() && (name == "thesis" || name == "stencil27_bs3")) || (!o.only.empty() && o.wants(name));
+}
+
+/* The main run: every selected matrix, the tables, the targets; 1 where a product failed its check. */
+int bench_products(const std::vector<spec> &specs, const options &o, const cudaDeviceProp &prop, double peak_gbs)
+{
   const double copy_gbs = copy_bandwidth_gbs((size_t)1 << 30, o);
   printf("device-to-device cudaMemcpy of 1 GiB: %.1f GB/s (read + write)\n", copy_gbs);
   printf("read-only kernel over 1 GiB: %.1f GB/s\n", read_bandwidth_gbs((size_t)1 << 30, o));
@@ -1206,4 +1260,41 @@ int main(int argc, char **argv)
   for (const row &r : rows) wrong = wrong || !r.t.ok;
   printf("%s\n", wrong ? "SOME PRODUCTS FAILED (see notes)" : "all products checked against the reference");
   return wrong ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  options o;
+  if (!parse_options(argc, argv, o)) return 2;
+  cudaDeviceProp prop;
+  double         peak_gbs = 0.0;
+  if (!o.describe) {
+    if (bsrc_cuda_device_count() == 0) {
+      printf("SKIPPED: no CUDA device\n");
+      return 77;
+    }
+    print_device(o, prop, peak_gbs);
+  }
+  const std::vector<spec> specs = make_specs(o);
+  if (o.describe) {
+    describe_specs(specs, o);
+    return 0;
+  }
+  if (o.spmm) {
+    for (const spec &sp : specs)
+      if (spmm_or_staging_wants(o, sp.name)) bench_spmm(sp.make(), o);
+    if (!o.json.empty()) write_json(o.json, prop.name, NAN, peak_gbs, {}, {}, o);
+    bool miss = false;
+    for (const target &t : g_targets) miss = miss || (t.what.find("ran and was right") != std::string::npos && !t.pass);
+    return miss ? 1 : 0;
+  }
+  if (o.staging) {
+    for (const spec &sp : specs)
+      if (spmm_or_staging_wants(o, sp.name)) bench_staging(sp.make(), o);
+    if (!o.json.empty()) write_json(o.json, prop.name, NAN, peak_gbs, {}, {}, o);
+    return 0;
+  }
+  return bench_products(specs, o, prop, peak_gbs);
 }

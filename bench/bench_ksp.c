@@ -75,9 +75,10 @@ static PetscErrorCode PrintKSPRows(MPI_Comm comm, const MatrixSpec *spec, const 
   b = A u for u = FillRandom(seed), computed with the first type and copied to the others, so that
   all types solve the same system and their solutions differ only by the rounding of their own
   arithmetic, amplified by the solver. GMRES is preconditioned on the right, so that it minimises
-  ||b - A x|| itself: preconditioned on the left, PBJacobi on the random 27-point blocks let the true
-  residuals of the types drift 5 % apart in 300 iterations on 82^3 nodes, and the solutions 0.1-0.2
-  (max norm). The check is on the residuals ||b - A x|| / ||b||, which must agree to 1e-4 (relative);
+  ||b - A x|| itself: preconditioned on the left, PBJacobi on the random 27-point blocks lets the
+  true residuals of the types drift apart over a few hundred iterations by far more than the check
+  allows, and the solutions more. The check is on the residuals ||b - A x|| / ||b||, which must agree
+  to 1e-4 (relative);
   the solutions' difference is printed. rtol = atol = 0 and
   a divergence tolerance of 1e300 keep the default convergence test from stopping a solve early (no
   KSPSetConvergenceTest is needed): every solve makes exactly <its> iterations, and the thesis matrix,

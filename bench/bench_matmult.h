@@ -197,11 +197,11 @@ typedef struct {
    reference first and last; each MatMult is set against the mean time of the references on either
    side of it, and the result is the median of these per-pair ratios, with the quartiles. Each timed
    call follows an untimed call of its own kind, so that it meets the caches as back-to-back calls
-   do: a product right after a triad also writes back the triad's dirty lines (on the VM 2-4.5 %
-   slower on a 207 MB band), and a triad right after a product finds clean ones (faster than STREAM's
-   back-to-back triads). On a shared VM the triad moves between regimes within seconds (here: 300
-   back-to-back triads ran at 31-42 GB/s, then at 45-67 GB/s), so a reference measured once, or per
-   batch, says little about the bandwidth a product had a moment later. Both sides are single calls
+   do: a product right after a triad also writes back the triad's dirty lines (which slows it), and
+   a triad right after a product finds clean ones (which makes it faster than STREAM's back-to-back
+   triads). On a shared machine the triad's bandwidth moves between regimes within seconds, so a
+   reference measured once, or per batch, says little about the bandwidth a product had a moment
+   later. Both sides are single calls
    timed the same way. pairs: as many as fit in budget seconds, at least min_pairs, at most 1000. */
 typedef struct {
   RefKind  kind;
@@ -245,9 +245,9 @@ typedef struct {
   "1 rank x N threads against MATBAIJ on N ranks (and on 1 rank)", measured in one run on N ranks of one
   node: rank 0 also holds the whole matrix as seqbaij and as seqbsrcustom with N threads, and the three
   products (mpibaij on every rank, then seqbaij and seqbsrcustom on rank 0 alone) are timed in
-  interleaved trials, so that all three meet the same state of the machine. Timed in two runs, as
-  before, the ratio carried the drift between the runs: on a VM whose memory bandwidth moves by 2x
-  from minute to minute it read 0.56x in one run and 1.6x in another. While rank 0 works alone the
+  interleaved trials, so that all three meet the same state of the machine. Timed in two runs, the
+  ratio would carry the drift between the runs (on a shared machine the memory bandwidth moves from
+  minute to minute), not the difference of the types. While rank 0 works alone the
   other ranks sleep (nanosleep between tests of an MPI_Ibarrier) instead of spinning in MPI, and
   rank 0's threads may run on every CPU the ranks are bound to.
 */

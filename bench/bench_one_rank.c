@@ -2,8 +2,8 @@
 #include "bench_matmult.h"
 
 /* Every rank but 0 calls this while rank 0 works alone; rank 0 calls it when done. The sleepers wake
-   every 10 ms: on the 2-core VM, waking every 0.1 ms took 7-10 % from the threads of rank 0 that share
-   their cores (thesis matrix, 2 threads: 5.85 against 5.30 ms). */
+   every 10 ms, seldom enough that their wake-ups take next to nothing from the threads of rank 0 that
+   share their cores (waking every 0.1 ms visibly slowed rank 0's product where ranks share cores). */
 static PetscErrorCode SleepUntilRankZeroIsDone(MPI_Comm comm)
 {
   MPI_Request     req;

@@ -147,8 +147,8 @@ PetscErrorCode TrialRatios(PetscInt trials, const double a[], const double b[], 
 
 /*
   Two products timed for the busy-core case. On busy cores the operating system's turns make the
-  first batch after the other product's systematically slower (seen: 13 ms against 3.5 ms for the
-  same product, whichever came first), so: both run untimed for a while first, both get the same
+  first batch after the other product's systematically slower (whichever product came first), so:
+  both run untimed for a while first, both get the same
   number of calls per batch (from the slower of the two), every batch follows one untimed call of its
   own product, and the order alternates from trial to trial. Medians per call as TimeOps gives.
 */

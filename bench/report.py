@@ -48,7 +48,7 @@ def cpu_section(folder, charts):
         return
     # "1 rank x N threads against MATBAIJ on N ranks (and on 1 rank)" is a target of the N-rank run
     # itself (-bench_one_rank): both sides are timed there in interleaved trials. A ratio of two runs
-    # carried the drift of the machine between them (0.56x and 1.6x on the 2-core VM).
+    # would carry the drift of the machine between them.
     allthreads = [k for k in runs if re.fullmatch(r"cpu-1rank-\d+threads", k)]
     if not charts:
         return

@@ -30,8 +30,8 @@
 #   BENCH_SKIP_SETUP=1         do not call scripts/setup.sh (the build must exist)
 #   BENCH_CPU=0 / BENCH_GPU=0  leave out the CPU cases / the GPU cases
 #   BENCH_KSP_N <60>           nodes per direction of the end-to-end runs
-# With the defaults a 2-core machine needs about 2 minutes after the build (113-123 s measured); the
-# thread sweep grows with nproc. Run it on an otherwise idle machine and compare several runs.
+# With the defaults a 2-core machine needs a few minutes after the build; the thread sweep grows with
+# nproc. Run it on an otherwise idle machine and compare several runs.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}

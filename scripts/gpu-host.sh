@@ -20,8 +20,8 @@
 # PETSc 3.25.4 with CUDA (device vectors), in the same call or while the machine is held:
 #   petsc-cuda  PETSc 3.25.4 with CUDA into /tmp/petsc-3.25.4-cuda: unpacked from
 #               .gpu-extra/petsc-3.25.4-cuda.tar.xz where `prepare-cuda` put one (built on the build
-#               machine with the same Debian Open MPI and CUDA 13: seconds), else built from the source
-#               tarball by scripts/petsc-build.sh cuda (the kit's Open MPI and BLAS/LAPACK; about 5 minutes)
+#               machine with the same Debian Open MPI and CUDA 13), else built from the source tarball by
+#               scripts/petsc-build.sh cuda (the kit's Open MPI and BLAS/LAPACK; minutes of the device call)
 #   build-325   the project against it into build-gpu-325/ (needs petsc-cuda first)
 #   run-325     the whole test suite against it (gpu label included, PETSc 3.25's own programs, the
 #               petsc-examples sweep with the cuda backend), compute-sanitizer memcheck and racecheck

@@ -5,8 +5,8 @@
 # the project against it into build-petsc-<version>/ and runs CTest there.
 #   scripts/test-petsc-current.sh [--petsc VERSION] [ctest arguments]
 # VERSION (or $BSRCUSTOM_PETSC): 3.25.4, the default; main-2026-08-21, the snapshot of PETSc's main
-# branch (3.25.99); main, the newest snapshot at hand. Building PETSc took 7-16 minutes on 2 cores
-# (3.25.4: 6.6, main: 9.2 beside other work), the project 1.5, CTest 6.
+# branch (3.25.99); main, the newest snapshot at hand. Building PETSc is the long step (hence the
+# cache); the project and CTest take minutes more.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ ${1:-} == --petsc ]]; then

@@ -222,21 +222,144 @@ static PetscErrorCode ReassemblyUploads(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+/* The host vectors of the page-locking cases: x, y, z and w, and their names in the messages. */
+typedef struct {
+  Vec x, y, z, w;
+} PinnedVectors;
+
+static const char *const pinned_names[] = {"x", "y", "z", "w"};
+
+/* x and y page-locked on their second use, not their first; the MPI product's ghost vector once it
+   is large enough (min_entries); host writes into a page-locked x reach the next products. */
+static PetscErrorCode PinnedFirstUses(TestContext *ctx, Mat A, Mat Ref, PinnedVectors *V, PetscInt min_entries)
+{
+  PetscFunctionBegin;
+  {
+    Vec v[] = {V->x, V->y};
+    PetscCall(MatMult(A, V->x, V->y));
+    PetscCall(ExpectPinned(ctx, 2, v, pinned_names, PETSC_FALSE, "after its first use"));
+    PetscCall(MatMult(A, V->x, V->y));
+    PetscCall(ExpectPinned(ctx, 2, v, pinned_names, PETSC_TRUE, "after its second use"));
+  }
+  if (ctx->size > 1) { /* the ghost vector the MPI product fills: page-locked once it is large enough */
+    Vec      gx;
+    PetscInt ng;
+    PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, NULL, NULL, NULL, &gx));
+    PetscCall(VecGetLocalSize(gx, &ng));
+    PetscCall(ExpectPinned(ctx, 1, &gx, (const char *const[]){"the ghost vector"}, (PetscBool)(ng >= min_entries), "after two products"));
+  }
+  for (int k = 0; k < 3; k++) {
+    PetscCall(VecSetRandom(V->x, NULL)); /* host writes into a page-locked array reach the next product */
+    PetscCall(PinnedProducts(ctx, A, Ref, V->x, V->y, V->z, V->w, "page-locked x, y, z, w"));
+  }
+  {
+    Vec v[] = {V->x, V->y, V->z, V->w};
+    PetscCall(ExpectPinned(ctx, 4, v, pinned_names, PETSC_TRUE, "after several products"));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* A duplicate has its own array and state: page-locked on its own second use; a duplicate of that
+   one, never used, outlives its parent; x stays page-locked and right. */
+static PetscErrorCode PinnedDuplicates(TestContext *ctx, Mat A, Mat Ref, PinnedVectors *V)
+{
+  Vec p, q;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(V->x, &p));
+  PetscCall(VecCopy(V->x, p));
+  PetscCall(ExpectPinned(ctx, 1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_FALSE, "before any use"));
+  PetscCall(PinnedProducts(ctx, A, Ref, p, V->y, V->z, V->w, "VecDuplicate of a page-locked x"));
+  PetscCall(ExpectPinned(ctx, 1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_TRUE, "after three uses"));
+  PetscCall(VecDuplicate(p, &q));
+  PetscCall(ExpectPinned(ctx, 1, &q, (const char *const[]){"a VecDuplicate of a duplicate"}, PETSC_FALSE, "before any use"));
+  PetscCall(VecDestroy(&p));
+  PetscCall(VecSet(q, 1.0));
+  PetscCall(VecDestroy(&q));
+  PetscCall(ExpectPinned(ctx, 1, &V->x, pinned_names, PETSC_TRUE, "after its duplicates were destroyed"));
+  PetscCall(PinnedProducts(ctx, A, Ref, V->x, V->y, V->z, V->w, "x after its duplicates were destroyed"));
+  PetscFunctionReturn(0);
+}
+
+/* Placed arrays (the user's, pageable) are staged; VecResetArray brings back the page-locked ones.
+   VecReplaceArray frees the page-locked array: unpinned first; the new one earns its own. */
+static PetscErrorCode PinnedPlacedAndReplacedArrays(TestContext *ctx, Mat A, Mat Ref, PinnedVectors *V)
+{
+  PetscScalar       *user_x, *user_y, *fresh_x, *fresh_y;
+  const PetscScalar *a;
+  PetscInt           n, m;
+  Vec                v[2] = {V->x, V->y};
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(V->x, &n));
+  PetscCall(VecGetLocalSize(V->y, &m));
+  PetscCall(PetscMalloc2(n, &user_x, m, &user_y));
+  PetscCall(VecGetArrayRead(V->x, &a));
+  PetscCall(PetscArraycpy(user_x, a, n));
+  PetscCall(VecRestoreArrayRead(V->x, &a));
+  PetscCall(VecPlaceArray(V->x, user_x));
+  PetscCall(VecPlaceArray(V->y, user_y));
+  PetscCall(PinnedProducts(ctx, A, Ref, V->x, V->y, V->z, V->w, "placed (pageable) arrays in x and y"));
+  PetscCall(PinnedProducts(ctx, A, Ref, V->x, V->y, V->z, V->w, "placed (pageable) arrays in x and y, again"));
+  PetscCall(VecResetArray(V->x));
+  PetscCall(VecResetArray(V->y));
+  PetscCall(PetscFree2(user_x, user_y));
+  PetscCall(PinnedProducts(ctx, A, Ref, V->x, V->y, V->z, V->w, "x and y after VecResetArray"));
+  PetscCall(ExpectPinned(ctx, 2, v, pinned_names, PETSC_TRUE, "after VecPlaceArray and VecResetArray"));
+  PetscCall(PetscMalloc1(n, &fresh_x));
+  PetscCall(PetscMalloc1(m, &fresh_y));
+  PetscCall(VecReplaceArray(V->x, fresh_x));
+  PetscCall(VecReplaceArray(V->y, fresh_y));
+  PetscCall(VecSetRandom(V->x, NULL));
+  PetscCall(ExpectPinned(ctx, 2, v, pinned_names, PETSC_FALSE, "right after VecReplaceArray"));
+  PetscCall(MatMult(A, V->x, V->y));
+  PetscCall(ExpectPinned(ctx, 2, v, pinned_names, PETSC_FALSE, "after the first use of its replaced array"));
+  PetscCall(MatMult(A, V->x, V->y));
+  PetscCall(ExpectPinned(ctx, 2, v, pinned_names, PETSC_TRUE, "after the second use of its replaced array"));
+  PetscCall(PinnedProducts(ctx, A, Ref, V->x, V->y, V->z, V->w, "x and y after VecReplaceArray"));
+  PetscFunctionReturn(0);
+}
+
+/* The option off (on a duplicate of A): nothing new is page-locked; vectors page-locked before stay
+   so and still work; MatView says which way host vectors go. */
+static PetscErrorCode PinnedOptionOff(TestContext *ctx, Mat A, Mat Ref, PinnedVectors *V, const char *file)
+{
+  Mat       B;
+  Vec       x2, y2;
+  PetscBool pin = PETSC_TRUE, has = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE));
+  PetscCall(MatBSRCustomGetCUDAPinVectors(B, &pin));
+  TEST_CHECK(PETSC_COMM_WORLD, !pin, ctx->failures, "MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE) did not stick");
+  PetscCall(MatCreateVecs(Ref, &x2, &y2));
+  PetscCall(VecSetRandom(x2, NULL));
+  for (int k = 0; k < 3; k++) PetscCall(PinnedProducts(ctx, B, Ref, x2, y2, V->z, V->w, "pinning off: new vectors"));
+  {
+    Vec v[] = {x2, y2};
+    PetscCall(ExpectPinned(ctx, 2, v, (const char *const[]){"x2", "y2"}, PETSC_FALSE, "with -mat_bsrcustom_cuda_pin_vectors false"));
+  }
+  PetscCall(PinnedProducts(ctx, B, Ref, V->x, V->y, V->z, V->w, "pinning off: vectors page-locked before"));
+  PetscCall(ViewHas(B, file, "host vectors: staged through pinned buffers", &has));
+  TEST_CHECK(PETSC_COMM_WORLD, has, ctx->failures, "MatView with pinning off does not say that host vectors are staged");
+  PetscCall(VecDestroy(&x2));
+  PetscCall(VecDestroy(&y2));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
 /* Host vectors page-locked on their second use (-mat_bsrcustom_cuda_pin_vectors): 40000 entries
    (312 KiB) per rank, over the 64 KiB threshold; products on the same vectors, a duplicate, a
    placed and reset array, a replaced array, the option off, and every vector destroyed. */
 static PetscErrorCode PinnedHostVectors(TestContext *ctx)
 {
-  const PetscInt     nbl = 10000, bs = 4, min_entries = (64 * 1024) / (PetscInt)sizeof(PetscScalar);
-  const PetscInt     size = ctx->size;
-  Mat                A, Ref, B;
-  Vec                x, y, z, w, p, q, x2, y2;
-  PetscScalar       *user_x, *user_y, *fresh_x, *fresh_y;
-  const PetscScalar *a;
-  PetscInt           n, m;
-  PetscBool          pin = PETSC_TRUE, has = PETSC_FALSE, skip;
-  char               file[PETSC_MAX_PATH_LEN];
-  const char *const  names[] = {"x", "y", "z", "w"};
+  const PetscInt nbl = 10000, bs = 4, min_entries = (64 * 1024) / (PetscInt)sizeof(PetscScalar);
+  const PetscInt size = ctx->size;
+  Mat            A, Ref;
+  PinnedVectors  V;
+  PetscBool      pin = PETSC_TRUE, has = PETSC_FALSE, skip;
+  char           file[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
   PetscCall(TestSkipWithoutGPU(ctx, &skip));
@@ -246,106 +369,22 @@ static PetscErrorCode PinnedHostVectors(TestContext *ctx)
   PetscCall(MatBSRCustomSetBackend(A, MAT_BSRCUSTOM_BACKEND_CUDA));
   PetscCall(MatBSRCustomGetCUDAPinVectors(A, &pin));
   TEST_CHECK(PETSC_COMM_WORLD, pin, ctx->failures, "page-locking of host vectors is off by default");
-  PetscCall(MatCreateVecs(Ref, &x, &y));
-  PetscCall(VecDuplicate(y, &z));
-  PetscCall(VecDuplicate(y, &w));
-  PetscCall(VecSetRandom(x, NULL));
-  PetscCall(VecSetRandom(w, NULL));
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetLocalSize(y, &m));
-  {
-    Vec v[] = {x, y};
-    PetscCall(MatMult(A, x, y));
-    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_FALSE, "after its first use"));
-    PetscCall(MatMult(A, x, y));
-    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_TRUE, "after its second use"));
-  }
-  if (size > 1) { /* the ghost vector the MPI product fills: page-locked once it is large enough */
-    Vec      gx;
-    PetscInt ng;
-    PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, NULL, NULL, NULL, &gx));
-    PetscCall(VecGetLocalSize(gx, &ng));
-    PetscCall(ExpectPinned(ctx, 1, &gx, (const char *const[]){"the ghost vector"}, (PetscBool)(ng >= min_entries), "after two products"));
-  }
-  for (int k = 0; k < 3; k++) {
-    PetscCall(VecSetRandom(x, NULL)); /* host writes into a page-locked array reach the next product */
-    PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "page-locked x, y, z, w"));
-  }
-  {
-    Vec v[] = {x, y, z, w};
-    PetscCall(ExpectPinned(ctx, 4, v, names, PETSC_TRUE, "after several products"));
-  }
-  /* a duplicate has its own array and state: page-locked on its own second use; a duplicate of that
-     one, never used, outlives its parent */
-  PetscCall(VecDuplicate(x, &p));
-  PetscCall(VecCopy(x, p));
-  PetscCall(ExpectPinned(ctx, 1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_FALSE, "before any use"));
-  PetscCall(PinnedProducts(ctx, A, Ref, p, y, z, w, "VecDuplicate of a page-locked x"));
-  PetscCall(ExpectPinned(ctx, 1, &p, (const char *const[]){"a VecDuplicate of x"}, PETSC_TRUE, "after three uses"));
-  PetscCall(VecDuplicate(p, &q));
-  PetscCall(ExpectPinned(ctx, 1, &q, (const char *const[]){"a VecDuplicate of a duplicate"}, PETSC_FALSE, "before any use"));
-  PetscCall(VecDestroy(&p));
-  PetscCall(VecSet(q, 1.0));
-  PetscCall(VecDestroy(&q));
-  PetscCall(ExpectPinned(ctx, 1, &x, names, PETSC_TRUE, "after its duplicates were destroyed"));
-  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "x after its duplicates were destroyed"));
-  /* placed arrays (the user's, pageable) are staged; VecResetArray brings back the page-locked ones */
-  PetscCall(PetscMalloc2(n, &user_x, m, &user_y));
-  PetscCall(VecGetArrayRead(x, &a));
-  PetscCall(PetscArraycpy(user_x, a, n));
-  PetscCall(VecRestoreArrayRead(x, &a));
-  PetscCall(VecPlaceArray(x, user_x));
-  PetscCall(VecPlaceArray(y, user_y));
-  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "placed (pageable) arrays in x and y"));
-  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "placed (pageable) arrays in x and y, again"));
-  PetscCall(VecResetArray(x));
-  PetscCall(VecResetArray(y));
-  PetscCall(PetscFree2(user_x, user_y));
-  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "x and y after VecResetArray"));
-  {
-    Vec v[] = {x, y};
-    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_TRUE, "after VecPlaceArray and VecResetArray"));
-  }
-  /* VecReplaceArray frees the page-locked array: unpinned first; the new one earns its own */
-  PetscCall(PetscMalloc1(n, &fresh_x));
-  PetscCall(PetscMalloc1(m, &fresh_y));
-  PetscCall(VecReplaceArray(x, fresh_x));
-  PetscCall(VecReplaceArray(y, fresh_y));
-  PetscCall(VecSetRandom(x, NULL));
-  {
-    Vec v[] = {x, y};
-    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_FALSE, "right after VecReplaceArray"));
-    PetscCall(MatMult(A, x, y));
-    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_FALSE, "after the first use of its replaced array"));
-    PetscCall(MatMult(A, x, y));
-    PetscCall(ExpectPinned(ctx, 2, v, names, PETSC_TRUE, "after the second use of its replaced array"));
-  }
-  PetscCall(PinnedProducts(ctx, A, Ref, x, y, z, w, "x and y after VecReplaceArray"));
+  PetscCall(MatCreateVecs(Ref, &V.x, &V.y));
+  PetscCall(VecDuplicate(V.y, &V.z));
+  PetscCall(VecDuplicate(V.y, &V.w));
+  PetscCall(VecSetRandom(V.x, NULL));
+  PetscCall(VecSetRandom(V.w, NULL));
+  PetscCall(PinnedFirstUses(ctx, A, Ref, &V, min_entries));
+  PetscCall(PinnedDuplicates(ctx, A, Ref, &V));
+  PetscCall(PinnedPlacedAndReplacedArrays(ctx, A, Ref, &V));
   PetscCall(PetscSNPrintf(file, sizeof(file), "gpu_backend_pin_view_np%d.txt", (int)size));
   PetscCall(ViewHas(A, file, "host vectors: page-locked on second use", &has));
   TEST_CHECK(PETSC_COMM_WORLD, has, ctx->failures, "MatView does not say that host vectors are page-locked on second use");
-  /* the option off: nothing new is page-locked; vectors page-locked before stay so and still work */
-  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  PetscCall(MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE));
-  PetscCall(MatBSRCustomGetCUDAPinVectors(B, &pin));
-  TEST_CHECK(PETSC_COMM_WORLD, !pin, ctx->failures, "MatBSRCustomSetCUDAPinVectors(B, PETSC_FALSE) did not stick");
-  PetscCall(MatCreateVecs(Ref, &x2, &y2));
-  PetscCall(VecSetRandom(x2, NULL));
-  for (int k = 0; k < 3; k++) PetscCall(PinnedProducts(ctx, B, Ref, x2, y2, z, w, "pinning off: new vectors"));
-  {
-    Vec v[] = {x2, y2};
-    PetscCall(ExpectPinned(ctx, 2, v, (const char *const[]){"x2", "y2"}, PETSC_FALSE, "with -mat_bsrcustom_cuda_pin_vectors false"));
-  }
-  PetscCall(PinnedProducts(ctx, B, Ref, x, y, z, w, "pinning off: vectors page-locked before"));
-  PetscCall(ViewHas(B, file, "host vectors: staged through pinned buffers", &has));
-  TEST_CHECK(PETSC_COMM_WORLD, has, ctx->failures, "MatView with pinning off does not say that host vectors are staged");
-  PetscCall(VecDestroy(&x2));
-  PetscCall(VecDestroy(&y2));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&z));
-  PetscCall(VecDestroy(&w));
-  PetscCall(MatDestroy(&B));
+  PetscCall(PinnedOptionOff(ctx, A, Ref, &V, file));
+  PetscCall(VecDestroy(&V.x));
+  PetscCall(VecDestroy(&V.y));
+  PetscCall(VecDestroy(&V.z));
+  PetscCall(VecDestroy(&V.w));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Ref));
   PetscFunctionReturn(0);
