@@ -47,6 +47,9 @@ typedef struct {
 typedef struct _MatBSRCustomBackendOps MatBSRCustomBackendOps;
 struct _MatBSRCustomBackendOps {
   const char *name; /* in MatView and -info */
+  /* the AIJ types a matrix of ours becomes when its blocks are rectangular (GAMG's prolongators: BAIJ
+     holds square blocks only), one rank and several: where this backend's products run */
+  const char *aij_seq_type, *aij_mpi_type;
 
   /* --- a seqbsrcustom matrix A (also an MPI matrix's block); M: its BSR view after the type's
      bookkeeping (MatSeqBSRCustomPrepare_Private) --- */

@@ -455,9 +455,11 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
   if (c->block_preallocated) PetscFunctionReturn(0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
-  if (A->rmap->bs != A->cmap->bs) { /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
-    PetscCall(PetscInfo(A, "Row block size %" PetscInt_FMT " and column block size %" PetscInt_FMT ": made a MATMPIAIJ, which holds any blocks\n", A->rmap->bs, A->cmap->bs));
-    PetscCall(MatSetType(A, MATMPIAIJ));
+  if (A->rmap->bs != A->cmap->bs) {                                          /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
+    const char *aij = ((Mat_MPIBSRCustom *)A->spptr)->backend->aij_mpi_type; /* on the device where the products are */
+
+    PetscCall(PetscInfo(A, "Row block size %" PetscInt_FMT " and column block size %" PetscInt_FMT ": made a %s, which holds any blocks\n", A->rmap->bs, A->cmap->bs, aij));
+    PetscCall(MatSetType(A, aij));
     PetscCall(MatMPIAIJSetPreallocation(A, d_nz, d_nnz, o_nz, o_nnz));
     PetscFunctionReturn(0);
   }

@@ -6,10 +6,11 @@
 
    P is ours (square bs x bs blocks: GAMG's default near null space) or a MATSEQAIJ whose row block
    size is A's (bs x c blocks, c the number of near-null-space vectors: 3 x 6 for 3D elasticity; GAMG
-   makes P with A's type, and ours turns a matrix with rectangular blocks into a MATSEQAIJ since BAIJ
-   holds square blocks only). An AIJ P is read into rectangular blocks: a block exists where any of
-   its entries is stored, the others are zeros, so the products' values are AIJ's and only the stored
-   zeros of C differ. A P is ours when c == bs and a MATSEQAIJ with block sizes (bs, c) otherwise;
+   makes P with A's type, and ours turns a matrix with rectangular blocks into its backend's AIJ type,
+   MATSEQAIJ or, on a GPU backend of a CUDA PETSc, MATSEQAIJCUSPARSE, since BAIJ holds square blocks
+   only). An AIJ P is read into rectangular blocks: a block exists where any of its entries is stored,
+   the others are zeros, so the products' values are AIJ's and only the stored zeros of C differ. A P
+   is ours when c == bs and of P's AIJ type with block sizes (bs, c) otherwise;
    P^T A P is ours with c x c blocks and A's settings, so that the next level is ours as well.
 
    The symbolic phase (the kernel's plan, C's structure, the AIJ P's block structure) is kept in the
@@ -36,7 +37,8 @@ typedef struct {
 typedef struct {
   bsrk_block_product *plan;
   PetscInt            bs, c;    /* A's block size; P's blocks are bs x c */
-  PetscBool           c_is_aij; /* C = A P with c != bs: a MATSEQAIJ filled from the block values */
+  PetscBool           c_is_aij; /* C = A P with c != bs: an AIJ matrix (c_type, P's) filled from the block values */
+  char                c_type[64];
   PetscScalar        *c_values; /* C's block values when C is a MATSEQAIJ */
   Pattern             a_pattern, p_pattern;
   /* P as a MATSEQAIJ, read into bs x c blocks */
@@ -221,7 +223,7 @@ static PetscErrorCode BuildResult(GalerkinProduct *g, Mat A, Mat X, PetscInt m, 
   } else {
     PetscInt *ci, *cj, row = 0;
 
-    PetscCall(MatSetType(X, MATSEQAIJ));
+    PetscCall(MatSetType(X, g->c_type)); /* P's AIJ type: GAMG combines A P with P0 */
     PetscCall(PetscMalloc2(m + 1, &ci, (size_t)R.rowptr[R.nbrows] * R.rbs * R.cbs, &cj));
     ci[0] = 0;
     for (PetscInt br = 0; br < R.nbrows; br++) {
@@ -390,6 +392,7 @@ static PetscErrorCode GalerkinSymbolic(Mat C)
   product->data    = g;
   product->destroy = GalerkinProductDestroy;
   g->p_is_aij      = (PetscBool)!p_ours;
+  PetscCall(PetscStrncpy(g->c_type, p_ours ? MATSEQAIJ : ((PetscObject)P)->type_name, sizeof(g->c_type)));
   g->bs = g->c = -1; /* no plan yet */
   PetscCall(SetShape(g, product, C, &changed));
   PetscCall(Plan(g, product));
@@ -413,7 +416,7 @@ static PetscErrorCode NotInBlocks(Mat C, const char **why, char alg[], size_t le
   *why = NULL;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &a_ours));
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &b_ours));
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJ, &b_aij));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &b_aij)); /* seqaij, or seqaijcusparse on a GPU backend */
   PetscCall(PetscStrncpy(alg, product->alg ? product->alg : "default", len));
   if (product->type == MATPRODUCT_AB) option = product->api_user ? "-matmatmult_via" : "-mat_product_algorithm";
   else option = product->api_user ? "-matptap_via" : "-mat_product_algorithm";
@@ -429,7 +432,7 @@ static PetscErrorCode NotInBlocks(Mat C, const char **why, char alg[], size_t le
   PetscFunctionReturn(0);
 }
 
-/* composed as MatProductSetFromOptions_seqbsrcustom_<seqbsrcustom|seqaij>_C: AB and PtAP in blocks,
+/* composed as MatProductSetFromOptions_seqbsrcustom_<seqbsrcustom|seqaij|seqaijcusparse>_C: AB and PtAP in blocks,
    the rest on AIJ copies */
 static PetscErrorCode MatProductSetFromOptions_SeqBSRCustom_Galerkin(Mat C)
 {
@@ -473,5 +476,6 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeGalerkinProducts_Private(Mat A
   } else if (!install && A->ops->setoption == MatSetOption_SeqBSRCustom) A->ops->setoption = seqbaij_setoption;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqbsrcustom_C", install ? MatProductSetFromOptions_SeqBSRCustom_Galerkin : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqaij_C", install ? MatProductSetFromOptions_SeqBSRCustom_Galerkin : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqaijcusparse_C", install ? MatProductSetFromOptions_SeqBSRCustom_Galerkin : NULL));
   PetscFunctionReturn(0);
 }

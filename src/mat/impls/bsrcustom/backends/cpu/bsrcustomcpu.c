@@ -3,6 +3,8 @@
 
 const MatBSRCustomBackendOps MatBSRCustomBackendCPU = {
   .name                  = "cpu",
+  .aij_seq_type          = MATSEQAIJ,
+  .aij_mpi_type          = MATMPIAIJ,
   .vectors_follow        = MatBSRCustomCPUVectorsFollow_Private,
   .partition_built       = MatSeqBSRCustomCPUPartitionBuilt_Private,
   .apply                 = MatSeqBSRCustomCPUApply_Private,

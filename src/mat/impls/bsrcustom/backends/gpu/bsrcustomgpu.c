@@ -31,16 +31,54 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer 
   PetscFunctionReturn(0);
 }
 
+/* a CUDA-enabled PETSc keeps a rectangular-block matrix (a GAMG prolongator) on the device too */
+#if defined(BSRC_HAVE_PETSC_CUDA)
+  #define BSRC_GPU_AIJ_SEQ MATSEQAIJCUSPARSE
+  #define BSRC_GPU_AIJ_MPI MATMPIAIJCUSPARSE
+#else
+  #define BSRC_GPU_AIJ_SEQ MATSEQAIJ
+  #define BSRC_GPU_AIJ_MPI MATMPIAIJ
+#endif
+
+/* clang-format off */
 #define BSRC_GPU_BACKEND(label) \
   { \
-    .name = label, .vectors_follow = MatBSRCustomGPUVectorsFollow_Private, .partition_built = MatSeqBSRCustomGPUPartitionBuilt_Private, .apply = MatSeqBSRCustomGPUApply_Private, .kept_apply = MatSeqBSRCustomGPUKeptApply_Private, .transpose_view = MatSeqBSRCustomGPUTransposeView_Private, .transpose_path = MATBSRCUSTOM_GPU_TRANSPOSE_PATH, .spmm = MatSeqBSRCustomGPUProductDense_Private, .view = MatSeqBSRCustomGPUView_Private, .release = MatSeqBSRCustomGPURelease_Private, .place_vectors = MatMPIBSRCustomGPUPlaceVectors_Private, .on_device = MatBSRCustomGPUOnDevice_Private, .between = MatMPIBSRCustomGPUBetween_Private, .split_begin = MatMPIBSRCustomGPUSplitBegin_Private, .split_end = MatMPIBSRCustomGPUSplitEnd_Private, .spmm_split_begin = MatMPIBSRCustomGPUSpMMSplitBegin_Private, .spmm_split_end = MatMPIBSRCustomGPUSpMMSplitEnd_Private, .mpi_path = MatMPIBSRCustomGPUPath_Private, .mpi_transpose_path = MatMPIBSRCustomGPUTransposePath_Private, .mpi_transpose_text = "cached transposed copies on the GPU, our kernels: ghost block's, reverse scatter ADD of the ghost part while the local block's runs", .mpi_spmm_text = "block SpMM on the GPU, one pass for all columns: the local block's while B's ghost rows arrive, then the ghost block's into the same device C", .mpi_view = MatMPIBSRCustomGPUView_Private, \
+    .name                  = label, \
+    .aij_seq_type          = BSRC_GPU_AIJ_SEQ, \
+    .aij_mpi_type          = BSRC_GPU_AIJ_MPI, \
+    .vectors_follow        = MatBSRCustomGPUVectorsFollow_Private, \
+    .partition_built       = MatSeqBSRCustomGPUPartitionBuilt_Private, \
+    .apply                 = MatSeqBSRCustomGPUApply_Private, \
+    .kept_apply            = MatSeqBSRCustomGPUKeptApply_Private, \
+    .transpose_view        = MatSeqBSRCustomGPUTransposeView_Private, \
+    .transpose_path        = MATBSRCUSTOM_GPU_TRANSPOSE_PATH, \
+    .spmm                  = MatSeqBSRCustomGPUProductDense_Private, \
+    .view                  = MatSeqBSRCustomGPUView_Private, \
+    .block_product_plan    = MatSeqBSRCustomCPUBlockProductPlan_Private, \
+    .block_product_numeric = MatSeqBSRCustomCPUBlockProductNumeric_Private, \
+    .release               = MatSeqBSRCustomGPURelease_Private, \
+    .place_vectors         = MatMPIBSRCustomGPUPlaceVectors_Private, \
+    .on_device             = MatBSRCustomGPUOnDevice_Private, \
+    .between               = MatMPIBSRCustomGPUBetween_Private, \
+    .split_begin           = MatMPIBSRCustomGPUSplitBegin_Private, \
+    .split_end             = MatMPIBSRCustomGPUSplitEnd_Private, \
+    .spmm_split_begin      = MatMPIBSRCustomGPUSpMMSplitBegin_Private, \
+    .spmm_split_end        = MatMPIBSRCustomGPUSpMMSplitEnd_Private, \
+    .mpi_path              = MatMPIBSRCustomGPUPath_Private, \
+    .mpi_transpose_path    = MatMPIBSRCustomGPUTransposePath_Private, \
+    .mpi_transpose_text    = "cached transposed copies on the GPU, our kernels: ghost block's, reverse scatter ADD of the ghost part while the local block's runs", \
+    .mpi_spmm_text         = "block SpMM on the GPU, one pass for all columns: the local block's while B's ghost rows arrive, then the ghost block's into the same device C", \
+    .mpi_view              = MatMPIBSRCustomGPUView_Private, \
   }
+/* clang-format on */
 
 const MatBSRCustomBackendOps MatBSRCustomBackendCUDA     = BSRC_GPU_BACKEND("cuda");
 const MatBSRCustomBackendOps MatBSRCustomBackendCUSPARSE = BSRC_GPU_BACKEND("cusparse");
 
 const MatBSRCustomBackendOps MatBSRCustomBackendBoundCPU = {
   .name                  = "cpu (bound to the CPU)",
+  .aij_seq_type          = MATSEQAIJ,
+  .aij_mpi_type          = MATMPIAIJ,
   .vectors_follow        = MatBSRCustomCPUVectorsFollow_Private,
   .partition_built       = MatSeqBSRCustomCPUPartitionBuilt_Private,
   .apply                 = MatSeqBSRCustomCPUApply_Private,
@@ -49,9 +87,9 @@ const MatBSRCustomBackendOps MatBSRCustomBackendBoundCPU = {
   .transpose_path        = MATBSRCUSTOM_CPU_TRANSPOSE_PATH,
   .spmm                  = MatSeqBSRCustomCPUProductDense_Private,
   .view                  = MatSeqBSRCustomBoundView_Private,
-  .release               = MatSeqBSRCustomGPURelease_Private,
   .block_product_plan    = MatSeqBSRCustomCPUBlockProductPlan_Private,
   .block_product_numeric = MatSeqBSRCustomCPUBlockProductNumeric_Private,
+  .release               = MatSeqBSRCustomGPURelease_Private,
   .place_vectors         = MatMPIBSRCustomCPUPlaceVectors_Private,
   .on_device             = MatBSRCustomCPUOnDevice_Private,
   .between               = MatMPIBSRCustomCPUBetween_Private,
