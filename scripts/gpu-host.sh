@@ -194,14 +194,15 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
         kill $smi 2>/dev/null || true
         wait $smi 2>/dev/null || true
         echo "== $name: peak device memory $(sort -n "$OUT/gamg/$name.mem" | tail -1) MiB"
-        grep -E "^Solve \[|Linear solve converged|^(PCSetUp|KSPSolve|MatPtAP|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatCreateGraph|MatConvert|MatMult) " "$log" | cut -c1-110
+        rm -f "$OUT/gamg/$name.mem"
+        grep -E "^Solve \[|Linear solve converged|^(PCSetUp|PCApply|KSPSolve|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatCreateGraph|MatConvert|MatMult|MatMultAdd|MatMultTranspose|BSRCustomUpload) " "$log" | cut -c1-150
       }
-      common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -log_view -use_gpu_aware_mpi 0 -dm_vec_type cuda)
+      common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -log_view -log_view_gpu_time -use_gpu_aware_mpi 0 -dm_vec_type cuda)
       for n in ${GAMG_SIZES:-60 80 100}; do
         gamg_run main-$n-aijcusparse "$E" -dm_mat_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n
         gamg_run main-$n-bsrcustom "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda "${common[@]}" -nx $n -ny $n -nz $n
       done
-      ex=(-ne "${GAMG_NE:-59}" -pc_type gamg -pc_gamg_agg_nsmooths 1 -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -use_gpu_aware_mpi 0)
+      ex=(-ne "${GAMG_NE:-59}" -pc_type gamg -pc_gamg_agg_nsmooths 1 -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -log_view_gpu_time -use_gpu_aware_mpi 0)
       gamg_run ex56-aijcusparse "$X" -mat_type aijcusparse -vec_type cuda "${ex[@]}"
       gamg_run ex56-bsrcustom "$X" -dll_append "$L" -mat_type bsrcustom -mat_bsrcustom_backend cuda -vec_type cuda "${ex[@]}"
       ;;
