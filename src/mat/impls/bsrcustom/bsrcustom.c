@@ -7,7 +7,7 @@
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include <omp.h>
 
-PetscLogEvent    MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0;
+PetscLogEvent    MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0, MATBSRCUSTOM_Graph = 0;
 static PetscBool MatBSRCustomPackageInitialized = PETSC_FALSE;
 
 PETSC_INTERN PetscInt MatBSRCustomDefaultThreads(void)
@@ -31,6 +31,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void)
   PetscCall(PetscLogEventRegister("BSRCustomTasks", MAT_CLASSID, &MATBSRCUSTOM_PartitionBuild));
   PetscCall(PetscLogEventRegister("BSRCustomKernel", MAT_CLASSID, &MATBSRCUSTOM_Kernel));
   PetscCall(PetscLogEventRegister("BSRCustomUpload", MAT_CLASSID, &MATBSRCUSTOM_Upload));
+  PetscCall(PetscLogEventRegister("BSRCustomGraph", MAT_CLASSID, &MATBSRCUSTOM_Graph));
   PetscCall(MatRegister(MATSEQBSRCUSTOM, MatCreate_SeqBSRCustom));
   PetscCall(MatRegister(MATMPIBSRCUSTOM, MatCreate_MPIBSRCustom));
   PetscCall(MatRegisterRootName(MATBSRCUSTOM, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM));
