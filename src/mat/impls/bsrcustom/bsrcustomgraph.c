@@ -5,8 +5,8 @@
 
    AIJ's graph of a matrix in bs x bs blocks is, in every PETSc from 3.18 to the current main, a scalar
    matrix G with one row per block row and one entry per stored block: the sum of |Re a_ij| over the
-   block's entries (over the (index[r], index[c]) entries where an index is given, 3.21 on), summed
-   row by row; with bs = 1, a copy of the matrix. The symmetrization, the scaling by the diagonal and
+   block's entries (over the (index[r], index[c]) entries where an index is given, 3.21 on, except on
+   a rank of an MPIAIJ without off-rank columns), summed row by row; with bs = 1, a copy of the matrix. The symmetrization, the scaling by the diagonal and
    the filter then act on G alone, and they are what AIJ's MatCreateGraph does to a matrix of block
    size 1 carrying A's symmetry flags. So the costly step, the collapse of the blocks, is ours (OpenMP
    over block rows, the blocks read in place), and PETSc's own MatCreateGraph of G does the rest: the
@@ -196,6 +196,17 @@ PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS)
   s.idx  = BSRC_CREATEGRAPH_INDEX;
   PetscCall(CheckStrengthIndex(A, s.bs, s.nidx, s.idx));
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBSRCUSTOM, &mpi));
+  if (mpi && s.nidx) {
+    PetscInt nghost;
+
+    /* MPIAIJ collapses the rows of a rank with no off-rank columns (no ghost map) entry by entry, and
+       that route sums whole blocks, index list or not: on such a rank, so do we */
+    PetscCall(MatBSRCustomGetLocalAndGhost(A, NULL, NULL, &nghost, NULL, NULL, NULL));
+    if (!nghost) {
+      s.nidx = 0;
+      PetscCall(PetscInfo(A, "MatCreateGraph: no ghost columns on this rank, whole blocks summed (as MPIAIJ does)\n"));
+    }
+  }
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Graph, A, 0, 0, 0));
   PetscCall(CollapsedGraph(A, mpi, &s, &G));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Graph, A, 0, 0, 0));
