@@ -4,6 +4,7 @@ static const char help[] = "MatCreateGraph of bsrcustom (what PCGAMG coarsens, i
                            "                 every (symmetrize, scale, filter -1/0/0.01/0.1, index list where PETSc has them)\n"
                            "  stencil_bs<k>  a symmetric 3D stencil, with MAT_SYMMETRIC set (no symmetrization) and without\n"
                            "  empty_rank     a layout with no rows on the last rank (one rank: an empty matrix)\n"
+                           "  mpi_type       mpibsrcustom against mpiaij named outright (one rank: no ghost columns)\n"
                            "  new_values     the graph follows new values of the same matrix\n"
                            "  native_route   the graph is made from the blocks: no AIJ copy of the matrix is made\n"
                            "  bad_index      an index list entry outside the block is refused (PETSc with index lists)\n"
@@ -181,6 +182,20 @@ static PetscErrorCode RandomCase(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+/* the mpi types named outright: on one rank an MPI matrix without ghost columns */
+static PetscErrorCode MPITypeCase(TestContext *ctx)
+{
+  Mat A, Ref;
+
+  PetscFunctionBegin;
+  PetscCall(RandomMatrix(ctx->comm, MATMPIBSRCUSTOM, 3, 12, &A));
+  PetscCall(RandomMatrix(ctx->comm, MATMPIAIJ, 3, 12, &Ref));
+  PetscCall(CompareAll(ctx, A, Ref, "mpibsrcustom against mpiaij"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode StencilCase(TestContext *ctx)
 {
   Mat  A, Ref;
@@ -290,9 +305,9 @@ static PetscErrorCode BadIndexCase(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"random_bs1", RandomCase, 1},    {"random_bs2", RandomCase, 2},    {"random_bs3", RandomCase, 3},        {"random_bs4", RandomCase, 4},   {"random_bs5", RandomCase, 5},   {"random_bs6", RandomCase, 6},
-    {"stencil_bs1", StencilCase, 1},  {"stencil_bs2", StencilCase, 2},  {"stencil_bs3", StencilCase, 3},      {"stencil_bs4", StencilCase, 4}, {"stencil_bs5", StencilCase, 5}, {"stencil_bs6", StencilCase, 6},
-    {"empty_rank", EmptyRankCase, 0}, {"new_values", NewValuesCase, 0}, {"native_route", NativeRouteCase, 0}, {"bad_index", BadIndexCase, 0},
+    {"random_bs1", RandomCase, 1},    {"random_bs2", RandomCase, 2},   {"random_bs3", RandomCase, 3},    {"random_bs4", RandomCase, 4},        {"random_bs5", RandomCase, 5},   {"random_bs6", RandomCase, 6},
+    {"stencil_bs1", StencilCase, 1},  {"stencil_bs2", StencilCase, 2}, {"stencil_bs3", StencilCase, 3},  {"stencil_bs4", StencilCase, 4},      {"stencil_bs5", StencilCase, 5}, {"stencil_bs6", StencilCase, 6},
+    {"empty_rank", EmptyRankCase, 0}, {"mpi_type", MPITypeCase, 0},    {"new_values", NewValuesCase, 0}, {"native_route", NativeRouteCase, 0}, {"bad_index", BadIndexCase, 0},
   };
   int status;
 
