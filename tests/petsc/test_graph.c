@@ -5,9 +5,11 @@ static const char help[] = "MatCreateGraph of bsrcustom (what PCGAMG coarsens, i
                            "  stencil_bs<k>  a symmetric 3D stencil, with MAT_SYMMETRIC set (no symmetrization) and without\n"
                            "  empty_rank     a layout with no rows on the last rank (one rank: an empty matrix)\n"
                            "  mpi_type       mpibsrcustom against mpiaij named outright (one rank: no ghost columns)\n"
+                           "  threads        4500 block rows a rank: the collapse on 2 OpenMP threads\n"
                            "  new_values     the graph follows new values of the same matrix\n"
                            "  native_route   the graph is made from the blocks: no AIJ copy of the matrix is made\n"
                            "  bad_index      an index list entry outside the block is refused (PETSc with index lists)\n"
+                           "  bad_layout     rows and columns laid out differently are refused\n"
                            "Same type, sizes, block sizes, nonzero pattern and symmetry flags; values equal to 1e-14 relative.\n";
 
 #include "testutils.h"
@@ -182,6 +184,22 @@ static PetscErrorCode RandomCase(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+/* enough block rows for the collapse to run on 2 OpenMP threads (what the small cases do not reach) */
+static PetscErrorCode ThreadsCase(TestContext *ctx)
+{
+  Mat A, Ref;
+
+  PetscFunctionBegin;
+  PetscCall(RandomMatrix(ctx->comm, MATBSRCUSTOM, 3, 4500, &A));
+  PetscCall(RandomMatrix(ctx->comm, MATAIJ, 3, 4500, &Ref));
+  PetscCall(MatBSRCustomSetNumThreads(A, 2));
+  PetscCall(CompareOne(ctx, A, Ref, PETSC_TRUE, PETSC_TRUE, 0.01, 0, NULL, "4500 block rows a rank, 2 threads"));
+  PetscCall(CompareOne(ctx, A, Ref, PETSC_FALSE, PETSC_FALSE, -1.0, 0, NULL, "4500 block rows a rank, 2 threads"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ref));
+  PetscFunctionReturn(0);
+}
+
 /* the mpi types named outright: on one rank an MPI matrix without ghost columns */
 static PetscErrorCode MPITypeCase(TestContext *ctx)
 {
@@ -302,12 +320,31 @@ static PetscErrorCode BadIndexCase(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+/* rows and columns laid out differently (one rank: more columns than rows; several: the same sizes
+   split differently) are refused */
+static PetscErrorCode BadLayoutCase(TestContext *ctx)
+{
+  Mat            A, G = NULL;
+  PetscInt       nrows = ctx->size == 1 ? 6 : 8 + (ctx->rank == 0 ? ctx->size - 1 : -1);
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(TestRandomBlockMatrix(ctx->comm, MATBSRCUSTOM, 2, nrows, 8 * ctx->size, 3, PETSC_FALSE, PETSC_FALSE, 5u, &A));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = BSRCMatCreateGraph(A, PETSC_TRUE, PETSC_TRUE, -1.0, 0, NULL, &G);
+  PetscCall(PetscPopErrorHandler());
+  TEST_CHECK(ctx->comm, ierr == PETSC_ERR_ARG_SIZ, ctx->failures, "rows and columns laid out differently: error %d, not PETSC_ERR_ARG_SIZ", (int)ierr);
+  PetscCall(MatDestroy(&G));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"random_bs1", RandomCase, 1},    {"random_bs2", RandomCase, 2},   {"random_bs3", RandomCase, 3},    {"random_bs4", RandomCase, 4},        {"random_bs5", RandomCase, 5},   {"random_bs6", RandomCase, 6},
-    {"stencil_bs1", StencilCase, 1},  {"stencil_bs2", StencilCase, 2}, {"stencil_bs3", StencilCase, 3},  {"stencil_bs4", StencilCase, 4},      {"stencil_bs5", StencilCase, 5}, {"stencil_bs6", StencilCase, 6},
-    {"empty_rank", EmptyRankCase, 0}, {"mpi_type", MPITypeCase, 0},    {"new_values", NewValuesCase, 0}, {"native_route", NativeRouteCase, 0}, {"bad_index", BadIndexCase, 0},
+    {"random_bs1", RandomCase, 1},   {"random_bs2", RandomCase, 2},    {"random_bs3", RandomCase, 3},        {"random_bs4", RandomCase, 4},   {"random_bs5", RandomCase, 5},    {"random_bs6", RandomCase, 6},    {"stencil_bs1", StencilCase, 1},
+    {"stencil_bs2", StencilCase, 2}, {"stencil_bs3", StencilCase, 3},  {"stencil_bs4", StencilCase, 4},      {"stencil_bs5", StencilCase, 5}, {"stencil_bs6", StencilCase, 6},  {"empty_rank", EmptyRankCase, 0}, {"mpi_type", MPITypeCase, 0},
+    {"threads", ThreadsCase, 0},     {"new_values", NewValuesCase, 0}, {"native_route", NativeRouteCase, 0}, {"bad_index", BadIndexCase, 0},  {"bad_layout", BadLayoutCase, 0},
   };
   int status;
 

@@ -6,16 +6,17 @@
    AIJ's graph of a matrix in bs x bs blocks is, in every PETSc from 3.18 to the current main, a scalar
    matrix G with one row per block row and one entry per stored block: the sum of |Re a_ij| over the
    block's entries (over the (index[r], index[c]) entries where an index is given, 3.21 on, except on
-   a rank of an MPIAIJ without off-rank columns), summed row by row; with bs = 1, a copy of the matrix. The symmetrization, the scaling by the diagonal and
-   the filter then act on G alone, and they are what AIJ's MatCreateGraph does to a matrix of block
-   size 1 carrying A's symmetry flags. So the costly step, the collapse of the blocks, is ours (OpenMP
-   over block rows, the blocks read in place), and PETSc's own MatCreateGraph of G does the rest: the
-   same code on the same G gives AIJ's graph in each PETSc version, bit for bit, however that version
-   symmetrizes, scales or filters.
+   a rank of an MPIAIJ without off-rank columns), summed row by row; with bs = 1, a copy of the
+   matrix. The symmetrization, the scaling by the diagonal and the filter then act on G alone, and
+   they are what AIJ's MatCreateGraph does to a matrix of block size 1 carrying A's symmetry flags.
+   So the costly step, the collapse of the blocks, is ours (OpenMP over block rows, the blocks read in
+   place), and PETSc's own MatCreateGraph of G does the rest: the same code on the same G gives AIJ's
+   graph in each PETSc version, bit for bit, however that version symmetrizes, scales or filters (at
+   the price of one copy of G, which AIJ's MatCreateGraph makes of a matrix of block size 1).
 
    G is a MATSEQAIJ for seqbsrcustom and a MATMPIAIJ for mpibsrcustom (what AIJ's graph of our AIJ
-   copy is). A matrix whose row and column layouts differ is not a graph's adjacency: it keeps the
-   AIJ copy's answer.
+   copy is). A matrix whose row and column layouts differ is no graph's adjacency, and AIJ's collapse
+   of it writes columns outside G: it is refused.
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
@@ -155,18 +156,6 @@ static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *
   PetscFunctionReturn(0);
 }
 
-/* Why A's graph cannot be made from its blocks (NULL: it can) */
-static PetscErrorCode NativeGraphRefusal(Mat A, const char **why)
-{
-  PetscBool same;
-
-  PetscFunctionBegin;
-  *why = NULL;
-  PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
-  if (!same) *why = "its row and column layouts differ";
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode CheckStrengthIndex(Mat A, PetscInt bs, PetscInt nidx, const PetscInt idx[])
 {
   PetscFunctionBegin;
@@ -178,19 +167,15 @@ static PetscErrorCode CheckStrengthIndex(Mat A, PetscInt bs, PetscInt nidx, cons
 
 PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS)
 {
-  const char   *why;
-  PetscBool     mpi;
+  PetscBool     mpi, same;
   BlockStrength s;
   Mat           G;
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "MatCreateGraph needs an assembled matrix");
-  PetscCall(NativeGraphRefusal(A, &why));
-  if (why) {
-    PetscCall(PetscInfo(A, "MatCreateGraph through the AIJ copy: %s\n", why));
-    PetscCall(MatCreateGraph_BSRCustomAIJCopy_Private(BSRC_CREATEGRAPH_ARGS(A)));
-    PetscFunctionReturn(0);
-  }
+  PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
+  PetscCheck(same, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "MatCreateGraph needs a matrix whose rows and columns are laid out alike, not %" PetscInt_FMT " x %" PetscInt_FMT " (this rank: %" PetscInt_FMT " rows, %" PetscInt_FMT " columns)",
+             A->rmap->N, A->cmap->N, A->rmap->n, A->cmap->n);
   PetscCall(MatGetBlockSize(A, &s.bs));
   s.nidx = BSRC_CREATEGRAPH_NUM_IDX;
   s.idx  = BSRC_CREATEGRAPH_INDEX;

@@ -143,9 +143,8 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatBSRCustomMakersInstall_Private(Mat A, const struct _MatOps *base, MatBSRCustomMakers *m, PetscBool install);
 
 /* What GAMG asks beyond MatMult, through an AIJ copy of the matrix (bsrcustomaijtwin.c): the copy
-   (borrowed, kept up to date), the graph of the blocks, sparse products with AIJ matrices */
+   (borrowed, kept up to date), sparse products with AIJ matrices */
 PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij);
-PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustomAIJCopy_Private(BSRC_CREATEGRAPH_PARAMS);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BSRCustom_AIJ(Mat C);
 /* MatCreateGraph of both types, from the blocks (bsrcustomgraph.c) */
 PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS);
