@@ -16,7 +16,7 @@
 
    G is a MATSEQAIJ for seqbsrcustom and a MATMPIAIJ for mpibsrcustom (what AIJ's graph of our AIJ
    copy is). A matrix whose row and column layouts differ is no graph's adjacency, and AIJ's collapse
-   of it writes columns outside G: it is refused.
+   numbers its columns by the row layout (so its graph is not the matrix's): it is refused.
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
