@@ -1,9 +1,9 @@
 /*
    What algebraic multigrid (PCGAMG) asks of a matrix beyond products with vectors, answered through
-   an AIJ copy of ours: the graph of its blocks (MatCreateGraph) and sparse products of ours with AIJ
-   matrices or with each other (MatMatMult, MatTransposeMatMult, MatPtAP, ...). BAIJ answers neither,
-   so GAMG refuses it; AIJ answers both, and the copy makes GAMG's hierarchy exactly AIJ's (same graph,
-   same aggregates, same coarse operators), so its iteration counts are AIJ's. The copy is made at the
+   an AIJ copy of ours: sparse products of ours with AIJ matrices or with each other (MatMatMult,
+   MatTransposeMatMult, MatPtAP, ...; the graph of the blocks is made from them, bsrcustomgraph.c).
+   BAIJ answers neither, so GAMG refuses it; AIJ does, and the copy makes GAMG's hierarchy exactly
+   AIJ's (same coarse operators), so its iteration counts are AIJ's. The copy is made at the
    first such request, kept with the matrix (composed as "BSRCustom_AIJTwin") and made again when the
    matrix's values changed (MatBSRCustomValuesState_Private(), which also sees the changes PETSc makes
    without a state increase); it costs the matrix's memory once more while it lives, and it carries
@@ -57,20 +57,9 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij)
     PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &t->aij));
     t->state        = state;
     t->nonzerostate = A->nonzerostate;
-    PetscCall(PetscInfo(A, "AIJ copy made for a graph or a sparse product (its memory kept while the matrix is unchanged)\n"));
+    PetscCall(PetscInfo(A, "AIJ copy made for a sparse product (its memory kept while the matrix is unchanged)\n"));
   }
   *aij = t->aij;
-  PetscFunctionReturn(0);
-}
-
-/* MatCreateGraph: AIJ's graph of the copy */
-PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS)
-{
-  Mat aij;
-
-  PetscFunctionBegin;
-  PetscCall(MatBSRCustomAIJTwin_Private(A, &aij));
-  PetscCall(MatCreateGraph(BSRC_CREATEGRAPH_ARGS(aij)));
   PetscFunctionReturn(0);
 }
 

@@ -56,12 +56,19 @@ typedef const char      *BSRCErrorText;
 
 /* MatCreateGraph() and its operation: an index of the components that measure strength since 3.21 */
 #if PETSC_VERSION_LT(3, 21, 0)
-  #define BSRC_CREATEGRAPH_PARAMS  Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph
-  #define BSRC_CREATEGRAPH_ARGS(M) M, sym, scale, filter, graph
+  #define BSRC_CREATEGRAPH_PARAMS                                          Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph
+  #define BSRC_CREATEGRAPH_ARGS(M)                                         M, sym, scale, filter, graph
+  #define BSRC_CREATEGRAPH_NUM_IDX                                         0 /* the index, or none where PETSc has none, in a BSRC_CREATEGRAPH_PARAMS function */
+  #define BSRC_CREATEGRAPH_INDEX                                           NULL
+  #define BSRCMatCreateGraph(M, sym, scale, filter, num_idx, index, graph) MatCreateGraph(M, sym, scale, filter, graph)
 #else
-  #define BSRC_CREATEGRAPH_PARAMS  Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph
-  #define BSRC_CREATEGRAPH_ARGS(M) M, sym, scale, filter, num_idx, index, graph
+  #define BSRC_CREATEGRAPH_PARAMS                                          Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph
+  #define BSRC_CREATEGRAPH_ARGS(M)                                         M, sym, scale, filter, num_idx, index, graph
+  #define BSRC_CREATEGRAPH_NUM_IDX                                         num_idx
+  #define BSRC_CREATEGRAPH_INDEX                                           index
+  #define BSRCMatCreateGraph(M, sym, scale, filter, num_idx, index, graph) MatCreateGraph(M, sym, scale, filter, num_idx, index, graph)
 #endif
+#define BSRC_CREATEGRAPH_HAS_INDEX PETSC_VERSION_GE(3, 21, 0)
 
 /* PETSc's own device support. A PETSc configured with a GPU has Mat::boundtocpu and MatBindToCPU's
    operation (PETSC_HAVE_DEVICE); one configured with CUDA, 3.21 or later, also has CUDA vectors and

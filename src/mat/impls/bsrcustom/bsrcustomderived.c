@@ -74,7 +74,6 @@ PETSC_INTERN PetscErrorCode MatBSRCustomMakersInstall_Private(Mat A, const struc
     if (m->createsubmatrix) A->ops->createsubmatrix = MatCreateSubMatrix_BSRCustom;
     if (m->createsubmatrices) A->ops->createsubmatrices = MatCreateSubMatrices_BSRCustom;
     if (m->permute) A->ops->permute = MatPermute_BSRCustom;
-    A->ops->creategraph = MatCreateGraph_BSRCustom;
   } else {
     A->ops->createsubmatrix   = m->createsubmatrix;
     A->ops->createsubmatrices = m->createsubmatrices;

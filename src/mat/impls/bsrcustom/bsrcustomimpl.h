@@ -126,7 +126,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReu
 PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReuse, Mat *);
 
 /* log events and registration */
-PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload;
+PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload, MATBSRCUSTOM_Graph;
 PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);
 PETSC_INTERN PetscInt       MatBSRCustomDefaultThreads(void);
 
@@ -146,16 +146,17 @@ typedef struct {
   PetscErrorCode (*createsubmatrix)(Mat, IS, IS, MatReuse, Mat *);
   PetscErrorCode (*createsubmatrices)(Mat, PetscInt, const IS[], const IS[], MatReuse, Mat *[]);
   PetscErrorCode (*permute)(Mat, IS, IS, Mat *);
-  PetscErrorCode (*creategraph)(BSRC_CREATEGRAPH_PARAMS); /* none in BAIJ: ours answers through an AIJ copy */
+  PetscErrorCode (*creategraph)(BSRC_CREATEGRAPH_PARAMS); /* none in BAIJ: ours collapses its blocks (seq/seqbsrcustomgraph.c, installed by the types) */
 } MatBSRCustomMakers;
 /* saves the base type's operations (base) in m and installs the wrappers on A (install), or puts them back */
 PETSC_INTERN PetscErrorCode MatBSRCustomMakersInstall_Private(Mat A, const struct _MatOps *base, MatBSRCustomMakers *m, PetscBool install);
 
 /* What GAMG asks beyond MatMult, through an AIJ copy of the matrix (bsrcustomaijtwin.c): the copy
-   (borrowed, kept up to date), the graph of the blocks, sparse products with AIJ matrices */
+   (borrowed, kept up to date), sparse products with AIJ matrices */
 PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij);
-PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BSRCustom_AIJ(Mat C);
+/* MatCreateGraph of both types, from the blocks (seq/seqbsrcustomgraph.c, installed by the types) */
+PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS);
 /* composes MatProductSetFromOptions_<ours>_<AIJ types>_C on A (install) or removes them */
 PETSC_INTERN PetscErrorCode MatBSRCustomComposeAIJProducts_Private(Mat A, const char ours[], PetscBool install);
 

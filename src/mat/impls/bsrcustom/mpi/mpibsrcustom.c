@@ -696,6 +696,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   B->ops->bindtocpu = MatBindToCPU_MPIBSRCustom;
   PetscCall(MatBSRCustomInstallBlockDiagonal_Private(B, PETSC_TRUE));
   PetscCall(MatBSRCustomMakersInstall_Private(B, &MPIBAIJBaseOps, &c->makers, PETSC_TRUE));
+  B->ops->creategraph = MatCreateGraph_BSRCustom; /* from the blocks (seq/seqbsrcustomgraph.c); the makers put the base's back */
   if (c->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_MPIBSRCustom;
   if (c->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_MPIBSRCustom;
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_TRUE, PETSC_FALSE));

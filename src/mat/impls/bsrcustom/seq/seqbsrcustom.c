@@ -431,6 +431,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCall(MatSeqBSRCustomInstallInvertBlockDiagonal_Private(B, PETSC_TRUE));
   if (b->baij_concatenate) B->ops->creatempimatconcatenateseqmat = MatCreateMPIMatConcatenateSeqMat_SeqBSRCustom;
   PetscCall(MatBSRCustomMakersInstall_Private(B, B->ops, &b->makers, PETSC_TRUE));
+  B->ops->creategraph = MatCreateGraph_BSRCustom; /* from the blocks (seqbsrcustomgraph.c); the makers put the base's back */
   if (b->baij_fdcoloringsetup) B->ops->fdcoloringsetup = MatFDColoringSetUp_SeqBSRCustom;
   if (b->baij_fdcoloringcreate) B->ops->fdcoloringcreate = MatFDColoringCreate_SeqBSRCustom;
   PetscCall(MatSeqBSRCustomInstallMultOps(B));

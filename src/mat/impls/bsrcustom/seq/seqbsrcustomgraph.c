@@ -1,0 +1,205 @@
+/*
+   MatCreateGraph of seqbsrcustom and mpibsrcustom (what PCGAMG coarsens), made from the blocks
+   without an AIJ copy of the matrix, and equal to the graph MATAIJ makes for the same matrix with the
+   same block size and arguments.
+
+   AIJ's graph of a matrix in bs x bs blocks is, in every PETSc from 3.18 to the current main, a scalar
+   matrix G with one row per block row and one entry per stored block: the sum of |Re a_ij| over the
+   block's entries (over the (index[r], index[c]) entries where an index is given, 3.21 on, except on
+   a rank of an MPIAIJ without off-rank columns), summed row by row; with bs = 1, a copy of the
+   matrix. The symmetrization, the scaling by the diagonal and the filter then act on G alone, and
+   they are what AIJ's MatCreateGraph does to a matrix of block size 1 carrying A's symmetry flags.
+   So the costly step, the collapse of the blocks, is ours (OpenMP over block rows, the blocks read in
+   place), and PETSc's own MatCreateGraph of G does the rest: the same code on the same G gives AIJ's
+   graph in each PETSc version, bit for bit, however that version symmetrizes, scales or filters (at
+   the price of one copy of G, which AIJ's MatCreateGraph makes of a matrix of block size 1).
+
+   G is a MATSEQAIJ for seqbsrcustom and a MATMPIAIJ for mpibsrcustom (what AIJ's graph of our AIJ
+   copy is). A matrix whose row and column layouts differ is no graph's adjacency, and AIJ's collapse
+   numbers its columns by the row layout (so its graph is not the matrix's): it is refused.
+*/
+#include "seqbsrcustomimpl.h"
+
+/* One SeqBAIJ piece of A (A itself, or the local or ghost block of an mpibsrcustom): its block rows */
+typedef struct {
+  Mat                M;
+  PetscInt           nbrows;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *aa; /* column-major bs x bs blocks */
+} GraphBlocks;
+
+static PetscErrorCode GraphBlocksGet(Mat M, GraphBlocks *b)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  b->M = M;
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_TRUE, &b->nbrows, &b->ia, &b->ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A block of the matrix did not give its block structure");
+  PetscCall(MatSeqBSRCustomGetArrayRead_Private(M, &b->aa));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GraphBlocksRestore(GraphBlocks *b)
+{
+  PetscBool done;
+  PetscInt  n;
+
+  PetscFunctionBegin;
+  if (!b->M) PetscFunctionReturn(0);
+  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(b->M, &b->aa));
+  PetscCall(MatRestoreRowIJ(b->M, 0, PETSC_FALSE, PETSC_TRUE, &n, &b->ia, &b->ja, &done));
+  b->M = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* What one block contributes to G. bs > 1: the sum of |Re v(r, c)|, rows outer and columns inner, in
+   the order AIJ adds them (its rows are our blocks' rows), so that the sums agree to the last bit;
+   over the index list where one is given. bs = 1: the entry itself, signed, as AIJ's copy keeps it. */
+typedef struct {
+  PetscInt        bs, nidx;
+  const PetscInt *idx;
+} BlockStrength;
+
+static inline PetscScalar BlockStrengthOf(const BlockStrength *s, const PetscScalar *v)
+{
+  const PetscInt bs  = s->bs;
+  PetscReal      sum = 0;
+
+  if (bs == 1) return v[0];
+  if (!s->nidx) {
+    for (PetscInt r = 0; r < bs; r++)
+      for (PetscInt c = 0; c < bs; c++) sum += PetscAbsReal(PetscRealPart(v[r + c * bs]));
+  } else {
+    for (PetscInt r = 0; r < s->nidx; r++)
+      for (PetscInt c = 0; c < s->nidx; c++) sum += PetscAbsReal(PetscRealPart(v[s->idx[r] + s->idx[c] * bs]));
+  }
+  return (PetscScalar)sum;
+}
+
+/* G's rows in CSR with global columns in increasing order: a row's ghost columns below this rank's
+   columns, its local columns (cstart + local block column), then the ghost columns above (ghost_cols
+   increase, as MPIBAIJ keeps them). gi is set; gj and gv are filled, one block row per iteration. */
+static void CollapseBlockRows(const GraphBlocks *loc, const GraphBlocks *gh, const PetscInt ghost_cols[], PetscInt cstart, const BlockStrength *s, PetscInt nthreads, const PetscInt gi[], PetscInt gj[], PetscScalar gv[])
+{
+  const PetscInt m = loc->nbrows, bs2 = s->bs * s->bs;
+
+#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 512) if (nthreads > 1 && m > 4096)
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt o = gi[i], g = gh ? gh->ia[i] : 0;
+    PetscInt gend = gh ? gh->ia[i + 1] : 0;
+
+    for (; g < gend && ghost_cols[gh->ja[g]] < cstart; g++, o++) {
+      gj[o] = ghost_cols[gh->ja[g]];
+      gv[o] = BlockStrengthOf(s, gh->aa + (size_t)g * bs2);
+    }
+    for (PetscInt k = loc->ia[i]; k < loc->ia[i + 1]; k++, o++) {
+      gj[o] = cstart + loc->ja[k];
+      gv[o] = BlockStrengthOf(s, loc->aa + (size_t)k * bs2);
+    }
+    for (; g < gend; g++, o++) {
+      gj[o] = ghost_cols[gh->ja[g]];
+      gv[o] = BlockStrengthOf(s, gh->aa + (size_t)g * bs2);
+    }
+  }
+}
+
+/* A's pieces: itself (seq), or its local and ghost blocks (mpi; gh->M NULL where there is no ghost) */
+static PetscErrorCode GraphPiecesGet(Mat A, PetscBool mpi, GraphBlocks *loc, GraphBlocks *gh, const PetscInt **ghost_cols)
+{
+  Mat      Ad = A, Ao = NULL;
+  PetscInt nghost = 0;
+
+  PetscFunctionBegin;
+  gh->M       = NULL;
+  *ghost_cols = NULL;
+  /* the MPI type's pieces through its published method (MatBSRCustomGetLocalAndGhost()'s dispatch) */
+  if (mpi) PetscUseMethod(A, "MatBSRCustomGetLocalAndGhost_C", (Mat, Mat *, Mat *, PetscInt *, const PetscInt **, VecScatter *, Vec *), (A, &Ad, &Ao, &nghost, ghost_cols, NULL, NULL));
+  PetscCall(GraphBlocksGet(Ad, loc));
+  if (Ao && nghost > 0) {
+    for (PetscInt k = 1; k < nghost; k++) PetscCheck((*ghost_cols)[k - 1] < (*ghost_cols)[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The ghost block columns do not increase");
+    PetscCall(GraphBlocksGet(Ao, gh));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* G: A's blocks collapsed, one entry per stored block (zero blocks included, as AIJ keeps them) */
+static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *s, Mat *G)
+{
+  GraphBlocks          loc, gh;
+  const PetscInt      *ghost_cols;
+  PetscInt            *gi, *gj, m, nnz;
+  PetscScalar         *gv;
+  MatBSRCustomSettings set;
+
+  PetscFunctionBegin;
+  PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
+  PetscCall(GraphPiecesGet(A, mpi, &loc, &gh, &ghost_cols));
+  m = loc.nbrows;
+  PetscCheck(m * s->bs == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks hold %" PetscInt_FMT " block rows for %" PetscInt_FMT " rows", m, A->rmap->n);
+  PetscCall(PetscMalloc1(m + 1, &gi));
+  gi[0] = 0;
+  for (PetscInt i = 0; i < m; i++) gi[i + 1] = gi[i] + (loc.ia[i + 1] - loc.ia[i]) + (gh.M ? gh.ia[i + 1] - gh.ia[i] : 0);
+  nnz = gi[m];
+  PetscCall(PetscMalloc2(PetscMax(nnz, 1), &gj, PetscMax(nnz, 1), &gv));
+  CollapseBlockRows(&loc, gh.M ? &gh : NULL, ghost_cols, A->cmap->rstart / s->bs, s, set.nthreads, gi, gj, gv);
+  PetscCall(GraphBlocksRestore(&loc));
+  PetscCall(GraphBlocksRestore(&gh));
+
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), G));
+  PetscCall(MatSetSizes(*G, m, m, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSizes(*G, 1, 1));
+  PetscCall(MatSetType(*G, mpi ? MATMPIAIJ : MATSEQAIJ));
+  if (mpi) PetscCall(MatMPIAIJSetPreallocationCSR(*G, gi, gj, gv));
+  else PetscCall(MatSeqAIJSetPreallocationCSR(*G, gi, gj, gv));
+  PetscCall(PetscFree(gi));
+  PetscCall(PetscFree2(gj, gv));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckStrengthIndex(Mat A, PetscInt bs, PetscInt nidx, const PetscInt idx[])
+{
+  PetscFunctionBegin;
+  PetscCheck(nidx >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph: the index list has a negative length %" PetscInt_FMT, nidx);
+  PetscCheck(!nidx || idx, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_NULL, "MatCreateGraph: an index list of length %" PetscInt_FMT " is NULL", nidx);
+  for (PetscInt k = 0; k < nidx; k++) PetscCheck(idx[k] >= 0 && idx[k] < bs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatCreateGraph: index[%" PetscInt_FMT "] = %" PetscInt_FMT " is not a row of a block of size %" PetscInt_FMT, k, idx[k], bs);
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS)
+{
+  PetscBool     mpi, same;
+  BlockStrength s;
+  Mat           G;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "MatCreateGraph needs an assembled matrix");
+  PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
+  PetscCheck(same, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "MatCreateGraph needs a matrix whose rows and columns are laid out alike, not %" PetscInt_FMT " x %" PetscInt_FMT " (this rank: %" PetscInt_FMT " rows, %" PetscInt_FMT " columns)",
+             A->rmap->N, A->cmap->N, A->rmap->n, A->cmap->n);
+  PetscCall(MatGetBlockSize(A, &s.bs));
+  s.nidx = BSRC_CREATEGRAPH_NUM_IDX;
+  s.idx  = BSRC_CREATEGRAPH_INDEX;
+  PetscCall(CheckStrengthIndex(A, s.bs, s.nidx, s.idx));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBSRCUSTOM, &mpi));
+  if (mpi && s.nidx) {
+    PetscInt nghost;
+
+    /* MPIAIJ collapses the rows of a rank with no off-rank columns (no ghost map) entry by entry, and
+       that route sums whole blocks, index list or not: on such a rank, so do we */
+    PetscUseMethod(A, "MatBSRCustomGetLocalAndGhost_C", (Mat, Mat *, Mat *, PetscInt *, const PetscInt **, VecScatter *, Vec *), (A, NULL, NULL, &nghost, NULL, NULL, NULL));
+    if (!nghost) {
+      s.nidx = 0;
+      PetscCall(PetscInfo(A, "MatCreateGraph: no ghost columns on this rank, whole blocks summed (as MPIAIJ does)\n"));
+    }
+  }
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Graph, A, 0, 0, 0));
+  PetscCall(CollapsedGraph(A, mpi, &s, &G));
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Graph, A, 0, 0, 0));
+  /* AIJ asks A whether it is known symmetric (then it does not symmetrize) and gives the graph A's flags */
+  PetscCall(MatPropagateSymmetryOptions(A, G));
+  PetscCall(BSRCMatCreateGraph(G, sym, scale, filter, 0, NULL, graph));
+  PetscCall(MatDestroy(&G));
+  PetscCall(PetscInfo(A, "MatCreateGraph from the %" PetscInt_FMT "x%" PetscInt_FMT " blocks (no AIJ copy), %s\n", s.bs, s.bs, s.nidx ? "over the index list" : "over whole blocks"));
+  PetscFunctionReturn(0);
+}
