@@ -42,7 +42,8 @@
 #               stencil, 1 GB each, cuda backend, CUDA vectors, against MATAIJCUSPARSE), the main job at
 #               60^3 on CUDA vectors (CG + PBJacobi) and bench_matmult on 16 CPU threads (MATBAIJ
 #               against the cpu backend). The earlier tree: a source tree in $BEFORE (default .before/,
-#               e.g. `git archive <commit> | tar -x -C .before`, carried), built into build-gpu-325-before/;
+#               e.g. `git archive <commit> | tar -x -C .before`, carried), built into build-gpu-325-before/
+#               (COMPARE_BUILD_ONLY=1: only that, for a later call while the machine is held);
 #               results in $OUT/compare
 #   gamg-325    PCGAMG (smoothed aggregation) on one GPU, CUDA vectors, each type in its own process:
 #               the main job (CG, rtol 1e-8; GAMG_SIZES, default '60 80 100': nodes a direction) and
@@ -161,6 +162,7 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
         cmake -S "$BEF" -B "$BB" -DCMAKE_BUILD_TYPE=Release -DPETSC_DIR="$P" -DBSRCUSTOM_MEMCHECK=OFF -DBSRCUSTOM_BUILD_TESTS=OFF > "$OUT/configure-325-before.log" 2>&1 || { tail -30 "$OUT/configure-325-before.log"; exit 1; }
         cmake --build "$BB" -j "$(nproc)" > "$OUT/build-325-before.log" 2>&1 || { grep -E "error" "$OUT/build-325-before.log" | head -30; exit 1; }
       fi
+      [[ ${COMPARE_BUILD_ONLY:-0} == 1 ]] && continue # the earlier tree built, to measure in a later call
       mkdir -p "$OUT/compare"
       export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
       gb=(-bench_sweep false -bench_loaded false -bench_one_rank false -bench_overlap false -bench_transpose false -bench_spmm ""
