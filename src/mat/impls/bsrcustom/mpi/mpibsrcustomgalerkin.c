@@ -28,27 +28,27 @@
 #define GALERKIN_ALGORITHM "bsrcustom"
 
 typedef struct {
-  PetscInt           bs, c;              /* A's block size; P's blocks are bs x c */
-  PetscBool          p_ours, c_is_aij;   /* P mpibsrcustom; C = A P a MATMPIAIJ (c != bs) */
-  bsrk_product_kind  kind;               /* A P or P^T A P */
-  bsrk_block_product *plan;              /* on Â and P_comb */
-  PetscInt           nlow, nlocal_cols;  /* comb: nlow ghost rows, then A's local block columns, then the other ghosts */
-  PetscInt           ahat_rows, ncomb;   /* Â: ahat_rows x ncomb blocks */
-  PetscInt          *ah_rowptr, *ah_colidx, *ah_src; /* Â's structure; its block k is Ad's block ah_src[k] (>= 0) or Ao's block -1 - ah_src[k] */
-  PetscScalar       *ah_values;
-  PetscInt          *comb;               /* the global block rows of P this rank needs, increasing */
-  IS                 isrow, iscol;       /* an AIJ P: the scalar rows of comb, all of P's columns */
-  Mat               *sub;                /* an AIJ P: its rows of comb (one MATSEQAIJ) */
-  PetscSF            block_sf;           /* an mpibsrcustom P: its blocks of comb's rows, from their owners' loc arrays */
-  MPI_Datatype       block_type;         /* bs x c scalars */
-  PetscInt          *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows with global block columns; block k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
-  PetscScalar       *loc_values;
-  PetscInt          *p_rowptr, *p_colidx, *p_offset; /* P_comb in bs x c blocks; an AIJ P's entry k -> p_values[p_offset[k]] */
-  PetscScalar       *p_values;
-  PetscInt           p_nnz;              /* stored entries of the AIJ P_comb */
-  PetscInt           row_offset;         /* A P: the global block row of the local result's row 0 */
-  PetscScalar       *c_values;           /* the local result's block values */
-  PetscInt          *fingerprint, nfingerprint; /* A's and P's local structures at the plan */
+  PetscInt            bs, c;                          /* A's block size; P's blocks are bs x c */
+  PetscBool           p_ours, c_is_aij;               /* P mpibsrcustom; C = A P a MATMPIAIJ (c != bs) */
+  bsrk_product_kind   kind;                           /* A P or P^T A P */
+  bsrk_block_product *plan;                           /* on Â and P_comb */
+  PetscInt            nlow, nlocal_cols;              /* comb: nlow ghost rows, then A's local block columns, then the other ghosts */
+  PetscInt            ahat_rows, ncomb;               /* Â: ahat_rows x ncomb blocks */
+  PetscInt           *ah_rowptr, *ah_colidx, *ah_src; /* Â's structure; its block k is Ad's block ah_src[k] (>= 0) or Ao's block -1 - ah_src[k] */
+  PetscScalar        *ah_values;
+  PetscInt           *comb;                              /* the global block rows of P this rank needs, increasing */
+  IS                  isrow, iscol;                      /* an AIJ P: the scalar rows of comb, all of P's columns */
+  Mat                *sub;                               /* an AIJ P: its rows of comb (one MATSEQAIJ) */
+  PetscSF             block_sf;                          /* an mpibsrcustom P: its blocks of comb's rows, from their owners' loc arrays */
+  MPI_Datatype        block_type;                        /* bs x c scalars */
+  PetscInt           *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows with global block columns; block k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
+  PetscScalar        *loc_values;
+  PetscInt           *p_rowptr, *p_colidx, *p_offset; /* P_comb in bs x c blocks; an AIJ P's entry k -> p_values[p_offset[k]] */
+  PetscScalar        *p_values;
+  PetscInt            p_nnz;                     /* stored entries of the AIJ P_comb */
+  PetscInt            row_offset;                /* A P: the global block row of the local result's row 0 */
+  PetscScalar        *c_values;                  /* the local result's block values */
+  PetscInt           *fingerprint, nfingerprint; /* A's and P's local structures at the plan */
 } MPIGalerkin;
 
 /* an mpibsrcustom's local and ghost blocks and the global block columns of the ghost's, as of its last
@@ -558,7 +558,8 @@ static PetscErrorCode SetShape(MPIGalerkin *g, Mat_Product *product, Mat C, Pets
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATMPIBSRCUSTOM, &p_ours));
   c = p_ours ? P->rmap->bs : P->cmap->bs;
   PetscCheck(P->rmap->bs == bs, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_INCOMP, "MatProduct %s in blocks: P's row block size %" PetscInt_FMT " is not A's block size %" PetscInt_FMT, MatProductTypes[product->type], P->rmap->bs, bs);
-  PetscCheck(P->rmap->n % bs == 0 && P->cmap->n % c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatProduct %s: P's local sizes %" PetscInt_FMT " x %" PetscInt_FMT " are not multiples of its block sizes %" PetscInt_FMT " x %" PetscInt_FMT, MatProductTypes[product->type], P->rmap->n, P->cmap->n, bs, c);
+  PetscCheck(P->rmap->n % bs == 0 && P->cmap->n % c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatProduct %s: P's local sizes %" PetscInt_FMT " x %" PetscInt_FMT " are not multiples of its block sizes %" PetscInt_FMT " x %" PetscInt_FMT,
+             MatProductTypes[product->type], P->rmap->n, P->cmap->n, bs, c);
   *changed    = (PetscBool)(bs != g->bs || c != g->c || p_ours != g->p_ours || C->rmap->N != (product->type == MATPRODUCT_PtAP ? P->cmap->N : A->rmap->N) || C->cmap->N != P->cmap->N);
   g->bs       = bs;
   g->c        = c;
@@ -636,7 +637,7 @@ static PetscErrorCode GalerkinSymbolic(Mat C)
   PetscCall(PetscNew(&g));
   product->data    = g;
   product->destroy = GalerkinDestroy;
-  g->bs = g->c   = -1;
+  g->bs = g->c  = -1;
   g->block_type = MPI_DATATYPE_NULL;
   PetscCall(SetShape(g, product, C, &changed));
   PetscCall(Setup(g, product, C));
@@ -707,16 +708,18 @@ static PetscErrorCode MatProductSetFromOptions_MPIBSRCustom_Galerkin(Mat C)
 
 /*
    GAMG gives its prolongators (mpibsrcustom now where the coarse operators are, see above)
-   MAT_FORM_EXPLICIT_TRANSPOSE, a hint to keep an explicit transpose for MatMultTranspose. PETSc
-   3.18's MPIBAIJ refuses options it does not know; ours takes the hint as given (its local and ghost
-   blocks already keep transposed copies for MatMultTranspose) and passes every other option on.
+   MAT_FORM_EXPLICIT_TRANSPOSE, a hint to keep an explicit transpose for MatMultTranspose, and its coarse
+   operators MAT_SPD. PETSc 3.18's MPIBAIJ refuses options it does not know; ours takes the transpose
+   hint as given (its local and ghost blocks already keep transposed copies for MatMultTranspose), and
+   MAT_SPD / MAT_SPD_ETERNAL as MatSetOption() has recorded them on the matrix, which is all they mean
+   to BAIJ; every other option goes on to MPIBAIJ.
 */
 static PetscErrorCode (*mpibaij_setoption)(Mat, MatOption, PetscBool);
 
 static PetscErrorCode MatSetOption_MPIBSRCustom(Mat A, MatOption op, PetscBool flg)
 {
   PetscFunctionBegin;
-  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) PetscFunctionReturn(0);
+  if (op == MAT_FORM_EXPLICIT_TRANSPOSE || op == MAT_SPD || op == MAT_SPD_ETERNAL) PetscFunctionReturn(0);
   PetscCall((*mpibaij_setoption)(A, op, flg));
   PetscFunctionReturn(0);
 }
