@@ -4,9 +4,10 @@
    into rectangular blocks as seq/seqbsrcustomgalerkin.c does), on the same PETSc-free kernels, called
    through the local block's backend table.
 
-   Each rank gathers the rows of P its rows of A reach: its own and those of A's ghost block columns, in
-   one MatCreateSubMatrices of P (all columns, so P's global block columns; reused while the structures
-   stay). Over the sorted union of those block rows ("comb") the rank builds Â: A's local rows with
+   Each rank gathers the rows of P its rows of A reach, its own and those of A's ghost block columns,
+   with P's global block columns: an mpibsrcustom P's blocks through a PetscSF from their owners (PETSc
+   3.18's MPIBAIJ MatCreateSubMatrices cannot take rows beyond P's column count), an AIJ P's rows by one
+   MatCreateSubMatrices of all its columns, reused while the structures stay. Over the sorted union of those block rows ("comb") the rank builds Â: A's local rows with
    the local and ghost block columns renumbered into comb (for P^T A P, square over comb: the rows not
    owned are empty). Then this rank's rows of A P are Â P_comb, and its part of P^T A P is
    P_comb^T Â P_comb = P_loc^T (A P)_loc, whose rows are global coarse block rows, partly owned by
@@ -16,7 +17,7 @@
    C = A P is mpibsrcustom with A's settings when c == bs and a MATMPIAIJ with block sizes (bs, c)
    otherwise; P^T A P is mpibsrcustom with c x c blocks and A's settings. The symbolic phase (gathered
    rows, Â's structure, the plan, C's structure) is kept in the product's data; the numeric phase
-   gathers P's values again, copies A's values into Â, computes and adds. Where the structure of A or P
+   gathers P's values again, copies A's values into Â, computes, zeroes C and adds. Where the structure of A or P
    changed on any rank (compared with copies), the numeric phase plans again and C is made anew.
 */
 #include "mpibsrcustomimpl.h"
