@@ -40,6 +40,7 @@ typedef struct {
   PetscInt           *comb;                              /* the global block rows of P this rank needs, increasing */
   IS                  isrow, iscol;                      /* an AIJ P: the scalar rows of comb, all of P's columns */
   Mat                *sub;                               /* an AIJ P: its rows of comb (one MATSEQAIJ) */
+  PetscBool           fresh;                             /* sub was just gathered by the symbolic phase: the first numeric phase reads it as it is */
   PetscSF             block_sf;                          /* an mpibsrcustom P: its blocks of comb's rows, from their owners' loc arrays */
   MPI_Datatype        block_type;                        /* bs x c scalars */
   PetscInt           *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows with global block columns; block k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
@@ -399,7 +400,8 @@ static PetscErrorCode GatherValues(MPIGalerkin *g, Mat P)
   } else {
     const PetscScalar *sa;
 
-    PetscCall(MatCreateSubMatrices(P, 1, &g->isrow, &g->iscol, MAT_REUSE_MATRIX, &g->sub));
+    if (!g->fresh) PetscCall(MatCreateSubMatrices(P, 1, &g->isrow, &g->iscol, MAT_REUSE_MATRIX, &g->sub));
+    g->fresh = PETSC_FALSE;
     PetscCall(PetscArrayzero(g->p_values, (size_t)g->p_rowptr[g->ncomb] * g->bs * g->c));
     PetscCall(MatSeqAIJGetArrayRead(g->sub[0], &sa));
     for (PetscInt k = 0; k < g->p_nnz; k++) g->p_values[g->p_offset[k]] = sa[k];
@@ -532,6 +534,7 @@ static PetscErrorCode Setup(MPIGalerkin *g, Mat_Product *product, Mat X)
   else {
     PetscCall(MatCreateSubMatrices(P, 1, &g->isrow, &g->iscol, MAT_INITIAL_MATRIX, &g->sub));
     PetscCall(ReadAIJStructure(g, g->sub[0]));
+    g->fresh = PETSC_TRUE;
   }
   PetscCall(BuildAhat(g, A));
   RA.nbrows = g->ahat_rows;
