@@ -6,6 +6,7 @@ static const char help[] = "The sparse products GAMG makes of a bsrcustom matrix
                            "                   values (no symbolic phase again); C's type and block sizes; no AIJ copy of A made\n"
                            "                   (on several ranks too: mpibsrcustomgalerkin.c)\n"
                            "  empty_rank       the same with rank 0 owning no rows (several ranks)\n"
+                           "  mpi_types        the same with mpibsrcustom A and MATMPIAIJ / mpibsrcustom P on any number of ranks, one included\n"
                            "  new_structure    a new block in P or A after the product: the reuse gives the new product\n"
                            "  other_products   AtB and a P whose row block size is not A's: still right (products on AIJ copies)\n"
                            "  reuse_other_blocks  a reuse with a P of other block sizes: planned again, right, C in the new blocks\n"
@@ -45,6 +46,7 @@ static PetscErrorCode MakeP(MPI_Comm comm, MatType type, PetscBool whole, PetscB
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(type, MATBSRCUSTOM, &ours));
+  if (!ours) PetscCall(PetscStrcmp(type, MATMPIBSRCUSTOM, &ours));
   PetscCall(MatCreate(comm, P));
   PetscCall(MatSetSizes(*P, nbrows_local * bs, PETSC_DECIDE, PETSC_DETERMINE, nbcols * c));
   if (blocked) PetscCall(MatSetBlockSizes(*P, bs, c));
@@ -154,8 +156,8 @@ static PetscErrorCode CompareMatrices(Mat C, Mat Ref, PetscInt *failures, const 
   PetscFunctionReturn(0);
 }
 
-/* C's type (the seq type on one rank, its MPI type on several) and block sizes */
-static PetscErrorCode CheckResult(TestContext *ctx, Mat C, MatType seqtype, PetscInt rbs, PetscInt cbs, const char *what)
+/* C's type (the seq type, or its MPI type where mpi: several ranks, or MPI operands on one) and block sizes */
+static PetscErrorCode CheckResult(TestContext *ctx, Mat C, PetscBool mpi, MatType seqtype, PetscInt rbs, PetscInt cbs, const char *what)
 {
   PetscBool same, aij;
   PetscInt  r, c;
@@ -163,7 +165,7 @@ static PetscErrorCode CheckResult(TestContext *ctx, Mat C, MatType seqtype, Pets
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(seqtype, MATSEQAIJ, &aij));
-  if (ctx->size > 1) type = aij ? MATMPIAIJ : MATMPIBSRCUSTOM;
+  if (mpi) type = aij ? MATMPIAIJ : MATMPIBSRCUSTOM;
   PetscCall(MatGetType(C, &got));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, type, &same));
   PetscCall(MatGetBlockSizes(C, &r, &c));
@@ -186,22 +188,31 @@ static PetscErrorCode CheckNoAIJCopy(TestContext *ctx, Mat M, const char *what)
 }
 
 /* A P and P^T A P of ours against AIJ's, initial then with new values (MAT_REUSE_MATRIX) */
-static PetscErrorCode CompareProducts(TestContext *ctx, PetscInt bs, PetscInt c, MatType ptype, unsigned seed, PetscBool empty_rank0)
+typedef enum {
+  LAYOUT_EVEN,       /* prm->nbrows block rows on every rank */
+  LAYOUT_EMPTY_RANK, /* none on rank 0 */
+  LAYOUT_MPI_TYPES   /* mpibsrcustom A (and P's MPI type) even on one rank */
+} Layout;
+
+static PetscErrorCode CompareProducts(TestContext *ctx, PetscInt bs, PetscInt c, MatType ptype, unsigned seed, Layout layout)
 {
-  Params        *prm  = (Params *)ctx->data;
-  const PetscInt nloc = empty_rank0 && ctx->rank == 0 ? 0 : prm->nbrows, nglob = prm->nbrows * (empty_rank0 ? ctx->size - 1 : ctx->size);
-  Mat            A, Aref, P, Pref, AP, APref, PtAP, PtAPref;
-  char           what[128];
-  PetscBool      native_ap = (PetscBool)(c == bs), p_ours;
-  PetscLogDouble sym0, sym1, ptsym0, ptsym1;
+  Params         *prm         = (Params *)ctx->data;
+  const PetscBool empty_rank0 = (PetscBool)(layout == LAYOUT_EMPTY_RANK), mpi = (PetscBool)(ctx->size > 1 || layout == LAYOUT_MPI_TYPES);
+  MatType         atype = layout == LAYOUT_MPI_TYPES ? MATMPIBSRCUSTOM : MATBSRCUSTOM;
+  const PetscInt  nloc = empty_rank0 && ctx->rank == 0 ? 0 : prm->nbrows, nglob = prm->nbrows * (empty_rank0 ? ctx->size - 1 : ctx->size);
+  Mat             A, Aref, P, Pref, AP, APref, PtAP, PtAPref;
+  char            what[128];
+  PetscBool       native_ap = (PetscBool)(c == bs), p_ours;
+  PetscLogDouble  sym0, sym1, ptsym0, ptsym1;
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(ptype, MATBSRCUSTOM, &p_ours));
+  if (!p_ours) PetscCall(PetscStrcmp(ptype, MATMPIBSRCUSTOM, &p_ours));
   if (empty_rank0) {
-    PetscCall(MakeA(ctx->comm, MATBSRCUSTOM, bs, nloc, seed, &A));
+    PetscCall(MakeA(ctx->comm, atype, bs, nloc, seed, &A));
     PetscCall(MakeA(ctx->comm, MATAIJ, bs, nloc, seed, &Aref));
   } else {
-    PetscCall(TestRandomBlockMatrix(ctx->comm, MATBSRCUSTOM, bs, nloc, nglob, 3, PETSC_TRUE, PETSC_TRUE, seed, &A));
+    PetscCall(TestRandomBlockMatrix(ctx->comm, atype, bs, nloc, nglob, 3, PETSC_TRUE, PETSC_TRUE, seed, &A));
     PetscCall(TestRandomBlockMatrix(ctx->comm, MATAIJ, bs, nloc, nglob, 3, PETSC_TRUE, PETSC_TRUE, seed, &Aref));
   }
   PetscCall(MakeP(ctx->comm, ptype, p_ours, PETSC_TRUE, bs, c, nloc, nglob / 2 + 2, seed, &P));
@@ -213,10 +224,10 @@ static PetscErrorCode CompareProducts(TestContext *ctx, PetscInt bs, PetscInt c,
   PetscCall(MatPtAP(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PtAPref));
   PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT ", P %s with %" PetscInt_FMT " x %" PetscInt_FMT " blocks: A P", bs, ptype, bs, c));
   PetscCall(CompareMatrices(AP, APref, &ctx->failures, what));
-  PetscCall(CheckResult(ctx, AP, native_ap ? MATSEQBSRCUSTOM : MATSEQAIJ, bs, c, what));
+  PetscCall(CheckResult(ctx, AP, mpi, native_ap ? MATSEQBSRCUSTOM : MATSEQAIJ, bs, c, what));
   PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT ", P %s with %" PetscInt_FMT " x %" PetscInt_FMT " blocks: P^T A P", bs, ptype, bs, c));
   PetscCall(CompareMatrices(PtAP, PtAPref, &ctx->failures, what));
-  PetscCall(CheckResult(ctx, PtAP, MATSEQBSRCUSTOM, c, c, what));
+  PetscCall(CheckResult(ctx, PtAP, mpi, MATSEQBSRCUSTOM, c, c, what));
 
   /* new values, same patterns: the numeric phase only */
   PetscCall(TestEventCount("MatMatMultSym", &sym0));
@@ -233,10 +244,10 @@ static PetscErrorCode CompareProducts(TestContext *ctx, PetscInt bs, PetscInt c,
   PetscCall(MatPtAP(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PtAPref));
   PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT ", P %s with %" PetscInt_FMT " x %" PetscInt_FMT " blocks, new values: A P", bs, ptype, bs, c));
   PetscCall(CompareMatrices(AP, APref, &ctx->failures, what));
-  PetscCall(CheckResult(ctx, AP, native_ap ? MATSEQBSRCUSTOM : MATSEQAIJ, bs, c, what));
+  PetscCall(CheckResult(ctx, AP, mpi, native_ap ? MATSEQBSRCUSTOM : MATSEQAIJ, bs, c, what));
   PetscCall(PetscSNPrintf(what, sizeof(what), "bs %" PetscInt_FMT ", P %s with %" PetscInt_FMT " x %" PetscInt_FMT " blocks, new values: P^T A P", bs, ptype, bs, c));
   PetscCall(CompareMatrices(PtAP, PtAPref, &ctx->failures, what));
-  PetscCall(CheckResult(ctx, PtAP, MATSEQBSRCUSTOM, c, c, what));
+  PetscCall(CheckResult(ctx, PtAP, mpi, MATSEQBSRCUSTOM, c, c, what));
   PetscCall(CheckNoAIJCopy(ctx, A, what));
   if (p_ours) PetscCall(CheckNoAIJCopy(ctx, P, what));
   TEST_CHECK(ctx->comm, sym1 == sym0 && ptsym1 == ptsym0, ctx->failures, "%s: the reuse ran a symbolic phase again (%g and %g more)", what, sym1 - sym0, ptsym1 - ptsym0);
@@ -260,8 +271,8 @@ static PetscErrorCode Products(TestContext *ctx)
   PetscFunctionBegin;
   for (PetscInt k = 0; k < nc; k++) {
     if (k == 2 && bs == 1) continue; /* c = 1 = bs: done */
-    PetscCall(CompareProducts(ctx, bs, cs[k], MATAIJ, 11u * (unsigned)bs + (unsigned)k, PETSC_FALSE));
-    if (cs[k] == bs) PetscCall(CompareProducts(ctx, bs, cs[k], MATBSRCUSTOM, 13u * (unsigned)bs + (unsigned)k, PETSC_FALSE));
+    PetscCall(CompareProducts(ctx, bs, cs[k], MATAIJ, 11u * (unsigned)bs + (unsigned)k, LAYOUT_EVEN));
+    if (cs[k] == bs) PetscCall(CompareProducts(ctx, bs, cs[k], MATBSRCUSTOM, 13u * (unsigned)bs + (unsigned)k, LAYOUT_EVEN));
   }
   PetscFunctionReturn(0);
 }
@@ -274,8 +285,18 @@ static PetscErrorCode EmptyRank(TestContext *ctx)
     PetscCall(TestSkip(ctx, "several ranks only"));
     PetscFunctionReturn(0);
   }
-  PetscCall(CompareProducts(ctx, 3, 6, MATAIJ, 21u, PETSC_TRUE));
-  PetscCall(CompareProducts(ctx, 2, 2, MATBSRCUSTOM, 22u, PETSC_TRUE));
+  PetscCall(CompareProducts(ctx, 3, 6, MATAIJ, 21u, LAYOUT_EMPTY_RANK));
+  PetscCall(CompareProducts(ctx, 2, 2, MATBSRCUSTOM, 22u, LAYOUT_EMPTY_RANK));
+  PetscFunctionReturn(0);
+}
+
+/* mpibsrcustom A with MATMPIAIJ and mpibsrcustom P, also on a communicator of one rank */
+static PetscErrorCode MPITypes(TestContext *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(CompareProducts(ctx, 3, 6, MATMPIAIJ, 31u, LAYOUT_MPI_TYPES));
+  PetscCall(CompareProducts(ctx, 2, 2, MATMPIAIJ, 32u, LAYOUT_MPI_TYPES));
+  PetscCall(CompareProducts(ctx, 2, 2, MATMPIBSRCUSTOM, 33u, LAYOUT_MPI_TYPES));
   PetscFunctionReturn(0);
 }
 
@@ -332,10 +353,10 @@ static PetscErrorCode NewStructure(TestContext *ctx)
       PetscCall(MatPtAP(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &PtAPref));
       PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT " x %" PetscInt_FMT " blocks, a new block in %s: A P", bs, c, step ? "A" : "P"));
       PetscCall(CompareMatrices(AP, APref, &ctx->failures, what));
-      PetscCall(CheckResult(ctx, AP, c == bs ? MATSEQBSRCUSTOM : MATSEQAIJ, bs, c, what));
+      PetscCall(CheckResult(ctx, AP, (PetscBool)(ctx->size > 1), c == bs ? MATSEQBSRCUSTOM : MATSEQAIJ, bs, c, what));
       PetscCall(PetscSNPrintf(what, sizeof(what), "%" PetscInt_FMT " x %" PetscInt_FMT " blocks, a new block in %s: P^T A P", bs, c, step ? "A" : "P"));
       PetscCall(CompareMatrices(PtAP, PtAPref, &ctx->failures, what));
-      PetscCall(CheckResult(ctx, PtAP, MATSEQBSRCUSTOM, c, c, what));
+      PetscCall(CheckResult(ctx, PtAP, (PetscBool)(ctx->size > 1), MATSEQBSRCUSTOM, c, c, what));
       PetscCall(MatDestroy(&APref));
       PetscCall(MatDestroy(&PtAPref));
     }
@@ -398,7 +419,7 @@ static PetscErrorCode ReuseOtherBlocks(TestContext *ctx)
   PetscCall(MatPtAP(A, P2, MAT_REUSE_MATRIX, PETSC_DEFAULT, &C));
   PetscCall(MatPtAP(Aref, P2ref, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cref));
   PetscCall(CompareMatrices(C, Cref, &ctx->failures, "P^T A P reused with 3 x 3 blocks for 3 x 6"));
-  PetscCall(CheckResult(ctx, C, MATSEQBSRCUSTOM, 3, 3, "P^T A P reused with 3 x 3 blocks for 3 x 6"));
+  PetscCall(CheckResult(ctx, C, (PetscBool)(ctx->size > 1), MATSEQBSRCUSTOM, 3, 3, "P^T A P reused with 3 x 3 blocks for 3 x 6"));
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Cref));
   PetscCall(MatDestroy(&A));
@@ -533,8 +554,17 @@ static PetscErrorCode GAMGLevels(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"products_bs1", Products, 1},  {"products_bs2", Products, 2}, {"products_bs3", Products, 3},      {"products_bs4", Products, 4},        {"products_bs5", Products, 5},
-    {"products_bs6", Products, 6},  {"empty_rank", EmptyRank, 0},  {"new_structure", NewStructure, 0}, {"other_products", OtherProducts, 0}, {"reuse_other_blocks", ReuseOtherBlocks, 0},
+    {"products_bs1", Products, 1},
+    {"products_bs2", Products, 2},
+    {"products_bs3", Products, 3},
+    {"products_bs4", Products, 4},
+    {"products_bs5", Products, 5},
+    {"products_bs6", Products, 6},
+    {"empty_rank", EmptyRank, 0},
+    {"mpi_types", MPITypes, 0},
+    {"new_structure", NewStructure, 0},
+    {"other_products", OtherProducts, 0},
+    {"reuse_other_blocks", ReuseOtherBlocks, 0},
     {"gamg_levels", GAMGLevels, 0},
   };
   Params prm = {13};
