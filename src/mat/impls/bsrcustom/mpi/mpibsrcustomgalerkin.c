@@ -1,0 +1,742 @@
+/*
+   GAMG's block products on several ranks (issue 37): C = A P and C = P^T A P of an mpibsrcustom A with
+   P an mpibsrcustom (bs x bs blocks) or a MATMPIAIJ whose row block size is A's (bs x c blocks, read
+   into rectangular blocks as seq/seqbsrcustomgalerkin.c does), on the same PETSc-free kernels, called
+   through the local block's backend table.
+
+   Each rank gathers the rows of P its rows of A reach, its own and those of A's ghost block columns,
+   with P's global block columns: an mpibsrcustom P's blocks through a PetscSF from their owners (PETSc
+   3.18's MPIBAIJ MatCreateSubMatrices cannot take rows beyond P's column count), an AIJ P's rows by one
+   MatCreateSubMatrices of all its columns, reused while the structures stay. Over the sorted union of those block rows ("comb") the rank builds Â: A's local rows with
+   the local and ghost block columns renumbered into comb (for P^T A P, square over comb: the rows not
+   owned are empty). Then this rank's rows of A P are Â P_comb, and its part of P^T A P is
+   P_comb^T Â P_comb = P_loc^T (A P)_loc, whose rows are global coarse block rows, partly owned by
+   other ranks. Both are added into C with MatSetValuesBlocked (PETSc's stash sends the rows owned
+   elsewhere), so C is the sum of the ranks' parts.
+
+   C = A P is mpibsrcustom with A's settings when c == bs and a MATMPIAIJ with block sizes (bs, c)
+   otherwise; P^T A P is mpibsrcustom with c x c blocks and A's settings. The symbolic phase (gathered
+   rows, Â's structure, the plan, C's structure) is kept in the product's data; the numeric phase
+   gathers P's values again, copies A's values into Â, computes, zeroes C and adds. Where the structure of A or P
+   changed on any rank (compared with copies), the numeric phase plans again and C is made anew.
+*/
+#include "mpibsrcustomimpl.h"
+#include "seqbsrcustomimpl.h"
+#include "bsrk_blockproducts.h"
+#include <petscsf.h>
+#include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
+
+#define GALERKIN_ALGORITHM "bsrcustom"
+
+typedef struct {
+  PetscInt            bs, c;                          /* A's block size; P's blocks are bs x c */
+  PetscBool           p_ours, c_is_aij;               /* P mpibsrcustom; C = A P a MATMPIAIJ (c != bs) */
+  bsrk_product_kind   kind;                           /* A P or P^T A P */
+  bsrk_block_product *plan;                           /* on Â and P_comb */
+  PetscInt            nlow, nlocal_cols;              /* comb: nlow ghost rows, then A's local block columns, then the other ghosts */
+  PetscInt            ahat_rows, ncomb;               /* Â: ahat_rows x ncomb blocks */
+  PetscInt           *ah_rowptr, *ah_colidx, *ah_src; /* Â's structure; its block k is Ad's block ah_src[k] (>= 0) or Ao's block -1 - ah_src[k] */
+  PetscScalar        *ah_values;
+  PetscInt           *comb;                              /* the global block rows of P this rank needs, increasing */
+  IS                  isrow, iscol;                      /* an AIJ P: the scalar rows of comb, all of P's columns */
+  Mat                *sub;                               /* an AIJ P: its rows of comb (one MATSEQAIJ) */
+  PetscBool           fresh;                             /* sub was just gathered by the symbolic phase: the first numeric phase reads it as it is */
+  PetscSF             block_sf;                          /* an mpibsrcustom P: its blocks of comb's rows, from their owners' loc arrays */
+  MPI_Datatype        block_type;                        /* bs x c scalars */
+  PetscInt           *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows with global block columns; block k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
+  PetscScalar        *loc_values;
+  PetscInt           *p_rowptr, *p_colidx, *p_offset; /* P_comb in bs x c blocks; an AIJ P's entry k -> p_values[p_offset[k]] */
+  PetscScalar        *p_values;
+  PetscInt            p_nnz;                     /* stored entries of the AIJ P_comb */
+  PetscInt            row_offset;                /* A P: the global block row of the local result's row 0 */
+  PetscScalar        *c_values;                  /* the local result's block values */
+  PetscInt           *fingerprint, nfingerprint; /* A's and P's local structures at the plan */
+} MPIGalerkin;
+
+/* an mpibsrcustom's local and ghost blocks and the global block columns of the ghost's, as of its last
+   assembly (Ad: the backend table the products run through) */
+static PetscErrorCode Blocks(Mat A, Mat *Ad, Mat *Ao, const PetscInt **ghost_cols)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(c && c->local && c->ghost, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The mpibsrcustom matrix has not been assembled");
+  if (Ad) *Ad = c->local;
+  if (Ao) *Ao = c->ghost;
+  if (ghost_cols) *ghost_cols = c->ghost_cols;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode LocalBlock(Mat A, Mat *Ad)
+{
+  PetscFunctionBegin;
+  PetscCall(Blocks(A, Ad, NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* M's CSR (blocks or scalars), valid until M's structure changes */
+static PetscErrorCode GetStructure(Mat M, PetscBool blocks, PetscInt *n, const PetscInt **rowptr, const PetscInt **colidx)
+{
+  PetscBool       done;
+  PetscInt        rn;
+  const PetscInt *ri, *rj;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, blocks, n, rowptr, colidx, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s did not give its structure", ((PetscObject)M)->type_name);
+  rn = *n;
+  ri = *rowptr;
+  rj = *colidx;
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, blocks, &rn, &ri, &rj, &done));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GalerkinFree(MPIGalerkin *g)
+{
+  PetscFunctionBegin;
+  bsrk_block_product_free(g->plan);
+  g->plan = NULL;
+  PetscCall(PetscFree3(g->ah_rowptr, g->ah_colidx, g->ah_src));
+  PetscCall(PetscFree(g->ah_values));
+  PetscCall(PetscFree(g->comb));
+  PetscCall(ISDestroy(&g->isrow));
+  PetscCall(ISDestroy(&g->iscol));
+  if (g->sub) PetscCall(MatDestroySubMatrices(1, &g->sub));
+  PetscCall(PetscSFDestroy(&g->block_sf));
+  if (g->block_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&g->block_type));
+  g->block_type = MPI_DATATYPE_NULL;
+  PetscCall(PetscFree3(g->loc_rowptr, g->loc_colidx, g->loc_src));
+  PetscCall(PetscFree(g->loc_values));
+  PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
+  PetscCall(PetscFree(g->p_values));
+  PetscCall(PetscFree(g->c_values));
+  PetscCall(PetscFree(g->fingerprint));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GalerkinDestroy(void *arg)
+{
+  MPIGalerkin *g = (MPIGalerkin *)BSRC_CTX_OF(arg);
+
+  PetscFunctionBegin;
+  PetscCall(GalerkinFree(g));
+  PetscCall(PetscFree(g));
+  PetscFunctionReturn(0);
+}
+
+/* appends n, then rowptr and colidx of M's CSR, to list (NULL: only counts) */
+static PetscErrorCode AppendStructure(Mat M, PetscBool blocks, PetscInt *list, PetscInt *len)
+{
+  PetscInt        n;
+  const PetscInt *rowptr, *colidx;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructure(M, blocks, &n, &rowptr, &colidx));
+  if (list) {
+    list[*len] = n;
+    PetscCall(PetscArraycpy(list + *len + 1, rowptr, n + 1));
+    PetscCall(PetscArraycpy(list + *len + n + 2, colidx, rowptr[n]));
+  }
+  *len += n + 2 + rowptr[n];
+  PetscFunctionReturn(0);
+}
+
+/* this rank's structure of A and P (diagonal and off-diagonal parts, their ghost columns) as one list */
+static PetscErrorCode Fingerprint(MPIGalerkin *g, Mat A, Mat P, PetscInt **list, PetscInt *len)
+{
+  Mat             part[4];
+  const PetscInt *ghosts[2];
+  PetscInt        nghosts[2];
+
+  PetscFunctionBegin;
+  PetscCall(Blocks(A, &part[0], &part[1], &ghosts[0]));
+  if (g->p_ours) PetscCall(Blocks(P, &part[2], &part[3], &ghosts[1]));
+  else PetscCall(MatMPIAIJGetSeqAIJ(P, &part[2], &part[3], &ghosts[1]));
+  nghosts[0] = part[1]->cmap->n / g->bs;
+  nghosts[1] = part[3]->cmap->n / (g->p_ours ? g->bs : 1);
+  *list      = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    *len = 0;
+    for (int k = 0; k < 4; k++) PetscCall(AppendStructure(part[k], (PetscBool)(k < 2 || g->p_ours), *list, len));
+    for (int k = 0; k < 2; k++) {
+      if (*list && nghosts[k]) PetscCall(PetscArraycpy(*list + *len, ghosts[k], nghosts[k]));
+      *len += nghosts[k];
+    }
+    if (!pass) PetscCall(PetscMalloc1(*len + 1, list));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* comb, the block rows of P this rank needs, and the IS of their scalar rows */
+static PetscErrorCode CombRows(MPIGalerkin *g, Mat A, Mat P)
+{
+  Mat             Ad, Ao;
+  const PetscInt *garray;
+  PetscInt        nghost, cstart = A->cmap->rstart / g->bs, *rows, *comb;
+
+  PetscFunctionBegin;
+  PetscCall(Blocks(A, &Ad, &Ao, &garray));
+  nghost         = Ao->cmap->n / g->bs;
+  g->nlocal_cols = Ad->cmap->n / g->bs;
+  g->ncomb       = g->nlocal_cols + nghost;
+  for (g->nlow = 0; g->nlow < nghost && garray[g->nlow] < cstart; g->nlow++) { }
+  PetscCall(PetscMalloc1(g->ncomb, &comb));
+  for (PetscInt k = 0; k < g->nlow; k++) comb[k] = garray[k];
+  for (PetscInt j = 0; j < g->nlocal_cols; j++) comb[g->nlow + j] = cstart + j;
+  for (PetscInt k = g->nlow; k < nghost; k++) comb[g->nlocal_cols + k] = garray[k];
+  for (PetscInt k = 1; k < g->ncomb; k++) PetscCheck(comb[k] > comb[k - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The ghost block columns of %s are not sorted", ((PetscObject)A)->type_name);
+  g->comb = comb;
+  if (g->p_ours) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(g->ncomb * g->bs, &rows));
+  for (PetscInt k = 0; k < g->ncomb; k++)
+    for (PetscInt r = 0; r < g->bs; r++) rows[k * g->bs + r] = comb[k] * g->bs + r;
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, g->ncomb * g->bs, rows, PETSC_OWN_POINTER, &g->isrow));
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, P->cmap->N, 0, 1, &g->iscol));
+  PetscFunctionReturn(0);
+}
+
+/* Â's structure: A's local rows (row i at comb position nlow + i for P^T A P, at i for A P), the
+   local block column j at nlow + j, ghost k at k (k < nlow) or nlocal_cols + k */
+static PetscErrorCode BuildAhat(MPIGalerkin *g, Mat A)
+{
+  Mat             Ad, Ao;
+  const PetscInt *di, *dj, *oi, *oj, *garray;
+  PetscInt        nrows, n, first, nz = 0;
+
+  PetscFunctionBegin;
+  PetscCall(Blocks(A, &Ad, &Ao, &garray));
+  PetscCall(GetStructure(Ad, PETSC_TRUE, &nrows, &di, &dj));
+  PetscCall(GetStructure(Ao, PETSC_TRUE, &n, &oi, &oj));
+  first        = g->kind == BSRK_PRODUCT_PTAP ? g->nlow : 0;
+  g->ahat_rows = g->kind == BSRK_PRODUCT_PTAP ? g->ncomb : nrows;
+  PetscCall(PetscMalloc3(g->ahat_rows + 1, &g->ah_rowptr, di[nrows] + oi[nrows], &g->ah_colidx, di[nrows] + oi[nrows], &g->ah_src));
+  PetscCall(PetscMalloc1((size_t)(di[nrows] + oi[nrows]) * g->bs * g->bs, &g->ah_values));
+  for (PetscInt r = 0; r <= first; r++) g->ah_rowptr[r] = 0;
+  for (PetscInt i = 0; i < nrows; i++) {
+    PetscInt k = oi[i];
+    for (; k < oi[i + 1] && oj[k] < g->nlow; k++, nz++) {
+      g->ah_colidx[nz] = oj[k];
+      g->ah_src[nz]    = -1 - k;
+    }
+    for (PetscInt l = di[i]; l < di[i + 1]; l++, nz++) {
+      g->ah_colidx[nz] = g->nlow + dj[l];
+      g->ah_src[nz]    = l;
+    }
+    for (; k < oi[i + 1]; k++, nz++) {
+      g->ah_colidx[nz] = g->nlocal_cols + oj[k];
+      g->ah_src[nz]    = -1 - k;
+    }
+    g->ah_rowptr[first + i + 1] = nz;
+  }
+  for (PetscInt r = first + nrows + 1; r <= g->ahat_rows; r++) g->ah_rowptr[r] = nz;
+  PetscFunctionReturn(0);
+}
+
+/* Â with A's current values (copied from the local and ghost blocks) */
+static PetscErrorCode AhatValues(MPIGalerkin *g, Mat A, bsrk_rect_matrix *R)
+{
+  Mat                Ad, Ao;
+  const PetscInt    *garray, bs2 = g->bs * g->bs;
+  const PetscScalar *dv, *ov;
+
+  PetscFunctionBegin;
+  PetscCall(Blocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ad, &dv));
+  PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ao, &ov));
+  for (PetscInt k = 0; k < g->ah_rowptr[g->ahat_rows]; k++) {
+    const PetscScalar *from = g->ah_src[k] >= 0 ? dv + (size_t)g->ah_src[k] * bs2 : ov + (size_t)(-1 - g->ah_src[k]) * bs2;
+    PetscCall(PetscArraycpy(g->ah_values + (size_t)k * bs2, from, bs2));
+  }
+  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ad, &dv));
+  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ao, &ov));
+  R->nbrows = g->ahat_rows;
+  R->nbcols = g->ncomb;
+  R->rbs = R->cbs = g->bs;
+  R->rowptr       = g->ah_rowptr;
+  R->colidx       = g->ah_colidx;
+  R->values       = g->ah_values;
+  PetscFunctionReturn(0);
+}
+
+/* the block structure of an AIJ P_comb (bs x c blocks; a block where any of its entries is stored) and
+   each stored entry's place among the block values */
+static PetscErrorCode ReadAIJStructure(MPIGalerkin *g, Mat S)
+{
+  const PetscInt  bs = g->bs, c = g->c;
+  const PetscInt *ai, *aj;
+  PetscInt        m, nbcols = S->cmap->n / c, *last, nblocks = 0;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructure(S, PETSC_FALSE, &m, &ai, &aj));
+  PetscCall(PetscMalloc3(m / bs + 1, &g->p_rowptr, ai[m], &g->p_colidx, ai[m], &g->p_offset));
+  PetscCall(PetscMalloc1(nbcols, &last));
+  for (PetscInt bc = 0; bc < nbcols; bc++) last[bc] = -1;
+  g->p_rowptr[0] = 0;
+  for (PetscInt br = 0; br < m / bs; br++) {
+    for (PetscInt k = ai[br * bs]; k < ai[(br + 1) * bs]; k++) {
+      if (last[aj[k] / c] != br) g->p_colidx[nblocks++] = aj[k] / c;
+      last[aj[k] / c] = br;
+    }
+    g->p_rowptr[br + 1] = nblocks;
+    PetscCall(PetscSortInt(nblocks - g->p_rowptr[br], g->p_colidx + g->p_rowptr[br]));
+    for (PetscInt r = 0; r < bs; r++) {
+      for (PetscInt k = ai[br * bs + r]; k < ai[br * bs + r + 1]; k++) {
+        PetscInt pos;
+        PetscCall(PetscFindInt(aj[k] / c, nblocks - g->p_rowptr[br], g->p_colidx + g->p_rowptr[br], &pos));
+        g->p_offset[k] = (g->p_rowptr[br] + pos) * bs * c + (aj[k] % c) * bs + r;
+      }
+    }
+  }
+  PetscCall(PetscFree(last));
+  PetscCall(PetscMalloc1((size_t)nblocks * bs * c, &g->p_values));
+  g->p_nnz = ai[m];
+  PetscFunctionReturn(0);
+}
+
+/* an mpibsrcustom P's local rows with global block columns (ghosts before the local columns, then
+   after: the ghost columns are sorted), the values copied from the local and ghost blocks */
+static PetscErrorCode LocalRowsStructure(MPIGalerkin *g, Mat P)
+{
+  Mat             Pd, Po;
+  const PetscInt *di, *dj, *oi, *oj, *pg;
+  PetscInt        nrows, n, cstart = P->cmap->rstart / g->bs, nz = 0;
+
+  PetscFunctionBegin;
+  PetscCall(Blocks(P, &Pd, &Po, &pg));
+  PetscCall(GetStructure(Pd, PETSC_TRUE, &nrows, &di, &dj));
+  PetscCall(GetStructure(Po, PETSC_TRUE, &n, &oi, &oj));
+  PetscCall(PetscMalloc3(nrows + 1, &g->loc_rowptr, di[nrows] + oi[nrows], &g->loc_colidx, di[nrows] + oi[nrows], &g->loc_src));
+  PetscCall(PetscMalloc1((size_t)(di[nrows] + oi[nrows]) * g->bs * g->bs + 1, &g->loc_values));
+  g->loc_rowptr[0] = 0;
+  for (PetscInt i = 0; i < nrows; i++) {
+    PetscInt k = oi[i];
+    for (; k < oi[i + 1] && pg[oj[k]] < cstart; k++, nz++) {
+      g->loc_colidx[nz] = pg[oj[k]];
+      g->loc_src[nz]    = -1 - k;
+    }
+    for (PetscInt l = di[i]; l < di[i + 1]; l++, nz++) {
+      g->loc_colidx[nz] = cstart + dj[l];
+      g->loc_src[nz]    = l;
+    }
+    for (; k < oi[i + 1]; k++, nz++) {
+      g->loc_colidx[nz] = pg[oj[k]];
+      g->loc_src[nz]    = -1 - k;
+    }
+    g->loc_rowptr[i + 1] = nz;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* an mpibsrcustom P's rows of comb: their structure from the owners, and the star forest that brings
+   their blocks (one bs x c unit each) on every numeric phase */
+static PetscErrorCode GatherOursStructure(MPIGalerkin *g, Mat P)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)P);
+  PetscSF            row_sf;
+  PetscLayout        rows;
+  const PetscSFNode *owners;
+  PetscSFNode       *remote;
+  PetscInt           nloc = P->rmap->n / g->bs, *root_span, *leaf_span, nblocks = 0;
+
+  PetscFunctionBegin;
+  PetscCall(LocalRowsStructure(g, P));
+  PetscCall(PetscLayoutCreate(comm, &rows));
+  PetscCall(PetscLayoutSetLocalSize(rows, nloc));
+  PetscCall(PetscLayoutSetUp(rows));
+  PetscCall(PetscSFCreate(comm, &row_sf));
+  PetscCall(PetscSFSetGraphLayout(row_sf, rows, g->ncomb, NULL, PETSC_COPY_VALUES, g->comb));
+  PetscCall(PetscLayoutDestroy(&rows));
+  PetscCall(PetscMalloc2(2 * nloc, &root_span, 2 * g->ncomb, &leaf_span));
+  for (PetscInt i = 0; i < nloc; i++) {
+    root_span[2 * i]     = g->loc_rowptr[i];
+    root_span[2 * i + 1] = g->loc_rowptr[i + 1] - g->loc_rowptr[i];
+  }
+  PetscCall(PetscSFBcastBegin(row_sf, MPIU_2INT, root_span, leaf_span, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(row_sf, MPIU_2INT, root_span, leaf_span, MPI_REPLACE));
+  PetscCall(PetscSFGetGraph(row_sf, NULL, NULL, NULL, &owners));
+  for (PetscInt i = 0; i < g->ncomb; i++) nblocks += leaf_span[2 * i + 1];
+  PetscCall(PetscMalloc3(g->ncomb + 1, &g->p_rowptr, nblocks + 1, &g->p_colidx, 1, &g->p_offset));
+  g->p_rowptr[0] = 0;
+  for (PetscInt i = 0; i < g->ncomb; i++) g->p_rowptr[i + 1] = g->p_rowptr[i] + leaf_span[2 * i + 1];
+  PetscCall(PetscMalloc1(nblocks + 1, &remote));
+  for (PetscInt i = 0; i < g->ncomb; i++)
+    for (PetscInt j = 0; j < leaf_span[2 * i + 1]; j++) {
+      remote[g->p_rowptr[i] + j].rank  = owners[i].rank;
+      remote[g->p_rowptr[i] + j].index = leaf_span[2 * i] + j;
+    }
+  PetscCall(PetscSFDestroy(&row_sf));
+  PetscCall(PetscFree2(root_span, leaf_span));
+  PetscCall(PetscSFCreate(comm, &g->block_sf));
+  PetscCall(PetscSFSetGraph(g->block_sf, g->loc_rowptr[nloc], nblocks, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
+  PetscCall(PetscSFBcastBegin(g->block_sf, MPIU_INT, g->loc_colidx, g->p_colidx, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(g->block_sf, MPIU_INT, g->loc_colidx, g->p_colidx, MPI_REPLACE));
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)(g->bs * g->c), MPIU_SCALAR, &g->block_type));
+  PetscCallMPI(MPI_Type_commit(&g->block_type));
+  PetscCall(PetscMalloc1((size_t)nblocks * g->bs * g->c + 1, &g->p_values));
+  PetscFunctionReturn(0);
+}
+
+/* P_comb's current values: an AIJ P's rows gathered again and read into their blocks, an mpibsrcustom
+   P's blocks copied to loc_values and brought from their owners */
+static PetscErrorCode GatherValues(MPIGalerkin *g, Mat P)
+{
+  PetscFunctionBegin;
+  if (g->p_ours) {
+    Mat                Pd, Po;
+    const PetscScalar *dv, *ov;
+    const PetscInt     bs2 = g->bs * g->c, nloc = P->rmap->n / g->bs;
+
+    PetscCall(Blocks(P, &Pd, &Po, NULL));
+    PetscCall(MatSeqBSRCustomGetArrayRead_Private(Pd, &dv));
+    PetscCall(MatSeqBSRCustomGetArrayRead_Private(Po, &ov));
+    for (PetscInt k = 0; k < g->loc_rowptr[nloc]; k++) {
+      const PetscScalar *from = g->loc_src[k] >= 0 ? dv + (size_t)g->loc_src[k] * bs2 : ov + (size_t)(-1 - g->loc_src[k]) * bs2;
+      PetscCall(PetscArraycpy(g->loc_values + (size_t)k * bs2, from, bs2));
+    }
+    PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Pd, &dv));
+    PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Po, &ov));
+    PetscCall(PetscSFBcastBegin(g->block_sf, g->block_type, g->loc_values, g->p_values, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(g->block_sf, g->block_type, g->loc_values, g->p_values, MPI_REPLACE));
+  } else {
+    const PetscScalar *sa;
+
+    if (!g->fresh) PetscCall(MatCreateSubMatrices(P, 1, &g->isrow, &g->iscol, MAT_REUSE_MATRIX, &g->sub));
+    g->fresh = PETSC_FALSE;
+    PetscCall(PetscArrayzero(g->p_values, (size_t)g->p_rowptr[g->ncomb] * g->bs * g->c));
+    PetscCall(MatSeqAIJGetArrayRead(g->sub[0], &sa));
+    for (PetscInt k = 0; k < g->p_nnz; k++) g->p_values[g->p_offset[k]] = sa[k];
+    PetscCall(MatSeqAIJRestoreArrayRead(g->sub[0], &sa));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* P_comb as the kernel takes it (values NULL) */
+static void ViewPComb(MPIGalerkin *g, Mat P, bsrk_rect_matrix *R)
+{
+  R->nbrows = g->ncomb;
+  R->nbcols = P->cmap->N / g->c;
+  R->rbs    = g->bs;
+  R->cbs    = g->c;
+  R->rowptr = g->p_rowptr;
+  R->colidx = g->p_colidx;
+  R->values = NULL;
+}
+
+/* the local result's blocks added (inserted) into C with their global block indices; the rows of other
+   ranks go through PETSc's stash. Each block row is one column-oriented call: our blocks are column-major. */
+static PetscErrorCode AddResult(MPIGalerkin *g, Mat A, Mat C, InsertMode mode)
+{
+  bsrk_rect_matrix R;
+  const PetscInt   offset = g->kind == BSRK_PRODUCT_AP ? g->row_offset : 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  PetscCall(MatSetOption(C, MAT_ROW_ORIENTED, PETSC_FALSE));
+  for (PetscInt br = 0; br < R.nbrows; br++) {
+    const PetscInt row = br + offset;
+    if (R.rowptr[br + 1] == R.rowptr[br]) continue;
+    PetscCall(MatSetValuesBlocked(C, 1, &row, R.rowptr[br + 1] - R.rowptr[br], R.colidx + R.rowptr[br], g->c_values + (size_t)R.rowptr[br] * R.rbs * R.cbs, mode));
+  }
+  PetscCall(MatSetOption(C, MAT_ROW_ORIENTED, PETSC_TRUE));
+  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* A P: this rank's rows are its own, so the counts are exact (blocks, or scalars of an AIJ C) */
+static PetscErrorCode PreallocateAP(MPIGalerkin *g, Mat P, Mat X, const bsrk_rect_matrix *R)
+{
+  const PetscInt cstart = P->cmap->rstart / R->cbs, cend = P->cmap->rend / R->cbs, scale = g->c_is_aij ? R->rbs : 1;
+  PetscInt      *d, *o;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(R->nbrows * scale, &d, R->nbrows * scale, &o));
+  for (PetscInt br = 0; br < R->nbrows; br++) {
+    PetscInt nd = 0;
+    for (PetscInt k = R->rowptr[br]; k < R->rowptr[br + 1]; k++) nd += R->colidx[k] >= cstart && R->colidx[k] < cend;
+    for (PetscInt r = 0; r < scale; r++) {
+      d[br * scale + r] = nd * (g->c_is_aij ? R->cbs : 1);
+      o[br * scale + r] = (R->rowptr[br + 1] - R->rowptr[br] - nd) * (g->c_is_aij ? R->cbs : 1);
+    }
+  }
+  if (g->c_is_aij) PetscCall(MatMPIAIJSetPreallocation(X, 0, d, 0, o));
+  else PetscCall(MatMPIBAIJSetPreallocation(X, R->rbs, 0, d, 0, o));
+  PetscCall(PetscFree2(d, o));
+  PetscFunctionReturn(0);
+}
+
+/* P^T A P: rows of other ranks too, counted by a MATPREALLOCATOR */
+static PetscErrorCode PreallocatePtAP(Mat X, const bsrk_rect_matrix *R)
+{
+  Mat          pre;
+  PetscScalar *zeros;
+  PetscInt     longest = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)X), &pre));
+  PetscCall(MatSetType(pre, MATPREALLOCATOR));
+  PetscCall(MatSetSizes(pre, X->rmap->n, X->cmap->n, X->rmap->N, X->cmap->N));
+  PetscCall(MatSetBlockSizes(pre, R->rbs, R->cbs));
+  PetscCall(MatSetUp(pre));
+  for (PetscInt br = 0; br < R->nbrows; br++) longest = PetscMax(longest, R->rowptr[br + 1] - R->rowptr[br]);
+  PetscCall(PetscCalloc1((size_t)longest * R->rbs * R->cbs + 1, &zeros));
+  for (PetscInt br = 0; br < R->nbrows; br++)
+    if (R->rowptr[br + 1] > R->rowptr[br]) PetscCall(MatSetValuesBlocked(pre, 1, &br, R->rowptr[br + 1] - R->rowptr[br], R->colidx + R->rowptr[br], zeros, INSERT_VALUES));
+  PetscCall(PetscFree(zeros));
+  PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatPreallocatorPreallocate(pre, PETSC_FALSE, X));
+  PetscCall(MatDestroy(&pre));
+  PetscFunctionReturn(0);
+}
+
+/* X (blank) becomes the product's result: its type, layout and structure (the ranks' blocks, zeros) */
+static PetscErrorCode BuildResult(MPIGalerkin *g, Mat A, Mat P, Mat X)
+{
+  bsrk_rect_matrix R;
+  const PetscBool  ap = (PetscBool)(g->kind == BSRK_PRODUCT_AP);
+  Mat              Ad;
+
+  PetscFunctionBegin;
+  PetscCall(LocalBlock(A, &Ad));
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(Ad, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  PetscCall(MatSetSizes(X, ap ? A->rmap->n : P->cmap->n, P->cmap->n, ap ? A->rmap->N : P->cmap->N, P->cmap->N));
+  PetscCall(MatSetBlockSizes(X, R.rbs, R.cbs));
+  if (g->c_is_aij) PetscCall(MatSetType(X, ((PetscObject)P)->type_name)); /* P's AIJ type: GAMG combines A P with P0 */
+  else {
+    MatBSRCustomSettings set;
+
+    PetscCall(MatSetType(X, MATMPIBSRCUSTOM));
+    PetscCall(MatBSRCustomGetSettings_Private(A, &set));
+    PetscCall(MatBSRCustomSetSettings_Private(X, &set, "a sparse product of an mpibsrcustom matrix"));
+  }
+  if (ap) PetscCall(PreallocateAP(g, P, X, &R));
+  else PetscCall(PreallocatePtAP(X, &R));
+  PetscCall(PetscCalloc1((size_t)R.rowptr[R.nbrows] * R.rbs * R.cbs + 1, &g->c_values));
+  PetscCall(AddResult(g, Ad, X, INSERT_VALUES));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GalerkinSymbolic(Mat C);
+static PetscErrorCode GalerkinNumeric(Mat C);
+
+/* everything the numeric phase reads, from A's and P's current structures; X (blank) becomes C */
+static PetscErrorCode Setup(MPIGalerkin *g, Mat_Product *product, Mat X)
+{
+  Mat              A = product->A, P = product->B, Ad;
+  bsrk_rect_matrix RA, RP;
+
+  PetscFunctionBegin;
+  PetscCall(GalerkinFree(g));
+  PetscCall(LocalBlock(A, &Ad));
+  PetscCall(CombRows(g, A, P));
+  if (g->p_ours) PetscCall(GatherOursStructure(g, P));
+  else {
+    PetscCall(MatCreateSubMatrices(P, 1, &g->isrow, &g->iscol, MAT_INITIAL_MATRIX, &g->sub));
+    PetscCall(ReadAIJStructure(g, g->sub[0]));
+    g->fresh = PETSC_TRUE;
+  }
+  PetscCall(BuildAhat(g, A));
+  RA.nbrows = g->ahat_rows;
+  RA.nbcols = g->ncomb;
+  RA.rbs = RA.cbs = g->bs;
+  RA.rowptr       = g->ah_rowptr;
+  RA.colidx       = g->ah_colidx;
+  RA.values       = NULL;
+  ViewPComb(g, P, &RP);
+  PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_plan)(Ad, g->kind, &RA, &RP, &g->plan));
+  PetscCall(Fingerprint(g, A, P, &g->fingerprint, &g->nfingerprint));
+  g->row_offset = A->rmap->rstart / g->bs;
+  PetscCall(BuildResult(g, A, P, X));
+  PetscFunctionReturn(0);
+}
+
+/* the operands' block sizes now; *changed: they, P's kind or C's sizes differ from the plan's */
+static PetscErrorCode SetShape(MPIGalerkin *g, Mat_Product *product, Mat C, PetscBool *changed)
+{
+  Mat       A = product->A, P = product->B;
+  PetscBool p_ours;
+  PetscInt  bs = A->rmap->bs, c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)P, MATMPIBSRCUSTOM, &p_ours));
+  c = p_ours ? P->rmap->bs : P->cmap->bs;
+  PetscCheck(P->rmap->bs == bs, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_INCOMP, "MatProduct %s in blocks: P's row block size %" PetscInt_FMT " is not A's block size %" PetscInt_FMT, MatProductTypes[product->type], P->rmap->bs, bs);
+  PetscCheck(P->rmap->n % bs == 0 && P->cmap->n % c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatProduct %s: P's local sizes %" PetscInt_FMT " x %" PetscInt_FMT " are not multiples of its block sizes %" PetscInt_FMT " x %" PetscInt_FMT,
+             MatProductTypes[product->type], P->rmap->n, P->cmap->n, bs, c);
+  *changed    = (PetscBool)(bs != g->bs || c != g->c || p_ours != g->p_ours || C->rmap->N != (product->type == MATPRODUCT_PtAP ? P->cmap->N : A->rmap->N) || C->cmap->N != P->cmap->N);
+  g->bs       = bs;
+  g->c        = c;
+  g->p_ours   = p_ours;
+  g->kind     = product->type == MATPRODUCT_PtAP ? BSRK_PRODUCT_PTAP : BSRK_PRODUCT_AP;
+  g->c_is_aij = (PetscBool)(product->type == MATPRODUCT_AB && c != bs);
+  PetscFunctionReturn(0);
+}
+
+/* whether any rank's A or P has another structure than at the plan (or the shapes changed) */
+static PetscErrorCode AnyChange(MPIGalerkin *g, Mat_Product *product, Mat C, PetscBool *changed)
+{
+  PetscInt *now, n;
+
+  PetscFunctionBegin;
+  PetscCall(SetShape(g, product, C, changed));
+  if (!*changed && g->plan) {
+    PetscCall(Fingerprint(g, product->A, product->B, &now, &n));
+    *changed = (PetscBool)(n != g->nfingerprint);
+    if (!*changed) {
+      PetscBool same;
+      PetscCall(PetscArraycmp(now, g->fingerprint, n, &same));
+      *changed = (PetscBool)!same;
+    }
+    PetscCall(PetscFree(now));
+  } else *changed = PETSC_TRUE;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, changed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
+  PetscFunctionReturn(0);
+}
+
+/* C's values from A's and P's current ones; where a structure changed, the symbolic phase first */
+static PetscErrorCode GalerkinNumeric(Mat C)
+{
+  Mat_Product     *product = C->product;
+  MPIGalerkin     *g       = (MPIGalerkin *)product->data;
+  Mat              A = product->A, P = product->B, Ad;
+  bsrk_rect_matrix RA, RP;
+  PetscBool        changed;
+
+  PetscFunctionBegin;
+  PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block product's data is missing");
+  PetscCall(AnyChange(g, product, C, &changed));
+  if (changed) {
+    Mat E;
+
+    PetscCall(PetscInfo(C, "The structure, sizes or block sizes of A or P changed since the symbolic phase: planned again, C made anew in place\n"));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)C), &E));
+    PetscCall(Setup(g, product, E));
+    C->product = NULL; /* kept aside while C takes E's header */
+    PetscCall(MatHeaderReplace(C, &E));
+    C->product              = product;
+    C->ops->productsymbolic = GalerkinSymbolic;
+    C->ops->productnumeric  = GalerkinNumeric;
+  }
+  PetscCall(LocalBlock(A, &Ad));
+  PetscCall(AhatValues(g, A, &RA));
+  PetscCall(GatherValues(g, P));
+  ViewPComb(g, P, &RP);
+  RP.values = g->p_values;
+  PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, g->plan, &RA, &RP, g->c_values));
+  PetscCall(MatZeroEntries(C));
+  PetscCall(AddResult(g, Ad, C, ADD_VALUES));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GalerkinSymbolic(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          A = product->A, P = product->B;
+  MPIGalerkin *g;
+  PetscBool    changed;
+  PetscMPIInt  size;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&g));
+  product->data    = g;
+  product->destroy = GalerkinDestroy;
+  g->bs = g->c  = -1;
+  g->block_type = MPI_DATATYPE_NULL;
+  PetscCall(SetShape(g, product, C, &changed));
+  PetscCall(Setup(g, product, C));
+  C->ops->productsymbolic = GalerkinSymbolic;
+  C->ops->productnumeric  = GalerkinNumeric;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
+  PetscCall(PetscInfo(C, "MatProduct %s of %s (%" PetscInt_FMT " x %" PetscInt_FMT " blocks) with %s (%" PetscInt_FMT " x %" PetscInt_FMT " blocks) computed natively in blocks on %d ranks, P's rows gathered (%" PetscInt_FMT " block rows here); the result is %s (%.3g MiB kept here for the numeric phase)\n",
+                      MatProductTypes[product->type], ((PetscObject)A)->type_name, g->bs, g->bs, ((PetscObject)P)->type_name, g->bs, g->c, size, g->ncomb, ((PetscObject)C)->type_name, (double)bsrk_block_product_bytes(g->plan) / 1048576.0));
+  PetscFunctionReturn(0);
+}
+
+/* why C's product is not one of ours (NULL: it is); the same answer on every rank */
+static PetscErrorCode NotInBlocks(Mat C, const char **why, char alg[], size_t len)
+{
+  Mat_Product *product = C->product;
+  Mat          A = product->A, B = product->B;
+  PetscBool    a_ours, b_ours, b_aij, flg, dflt, named, local_ours = PETSC_FALSE, layouts;
+  const char  *option;
+
+  PetscFunctionBegin;
+  *why = NULL;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBSRCUSTOM, &a_ours));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBSRCUSTOM, &b_ours));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATMPIAIJ, &b_aij)); /* mpiaij, or mpiaijcusparse on a GPU backend */
+  if (a_ours) {
+    Mat Ad;
+    PetscCall(LocalBlock(A, &Ad));
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &local_ours));
+  }
+  PetscCall(PetscStrncpy(alg, product->alg ? product->alg : "default", len));
+  if (product->type == MATPRODUCT_AB) option = product->api_user ? "-matmatmult_via" : "-mat_product_algorithm";
+  else option = product->api_user ? "-matptap_via" : "-mat_product_algorithm";
+  PetscCall(PetscOptionsGetString(((PetscObject)C)->options, ((PetscObject)C)->prefix, option, alg, len, &flg));
+  PetscCall(PetscStrcmp(alg, "default", &dflt));
+  PetscCall(PetscStrcmp(alg, GALERKIN_ALGORITHM, &named));
+  /* A's columns are laid out as P's rows (and, for P^T A P, as A's rows) on this rank */
+  layouts = (PetscBool)(A->cmap->rstart == B->rmap->rstart && A->cmap->n == B->rmap->n && (product->type != MATPRODUCT_PtAP || (A->rmap->rstart == A->cmap->rstart && A->rmap->n == A->cmap->n)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &layouts, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (product->type != MATPRODUCT_AB && product->type != MATPRODUCT_PtAP) *why = "only AB and PtAP are computed in blocks";
+  else if (!a_ours) *why = "A is not mpibsrcustom";
+  else if (!local_ours) *why = "A's local block is not seqbsrcustom";
+  else if (!b_ours && !b_aij) *why = "the second operand is neither mpibsrcustom nor mpiaij";
+  else if (B->rmap->bs != A->rmap->bs) *why = "the second operand's row block size is not A's block size";
+  else if (product->type == MATPRODUCT_PtAP && A->rmap->N != A->cmap->N) *why = "A is not square";
+  else if (!layouts) *why = "A's column layout is not P's row layout (or, for P^T A P, A's row layout) on every rank";
+  else if (!dflt && !named) *why = "another algorithm was asked for";
+  PetscFunctionReturn(0);
+}
+
+/* composed as MatProductSetFromOptions_mpibsrcustom_<mpibsrcustom|mpiaij>_C: AB and PtAP in blocks,
+   the rest on AIJ copies */
+static PetscErrorCode MatProductSetFromOptions_MPIBSRCustom_Galerkin(Mat C)
+{
+  const char *why;
+  char        alg[64];
+
+  PetscFunctionBegin;
+  PetscCall(NotInBlocks(C, &why, alg, sizeof(alg)));
+  if (why) {
+    PetscCall(PetscInfo(C, "MatProduct %s of %s with %s (algorithm %s) not in blocks: %s; on AIJ copies\n", MatProductTypes[C->product->type], ((PetscObject)C->product->A)->type_name, ((PetscObject)C->product->B)->type_name, alg, why));
+    PetscCall(MatProductSetFromOptions_BSRCustom_AIJ(C));
+  } else {
+    PetscCall(MatProductSetAlgorithm(C, GALERKIN_ALGORITHM));
+    C->ops->productsymbolic = GalerkinSymbolic;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+   GAMG gives its prolongators (mpibsrcustom now where the coarse operators are, see above)
+   MAT_FORM_EXPLICIT_TRANSPOSE, a hint to keep an explicit transpose for MatMultTranspose, and its coarse
+   operators MAT_SPD. PETSc 3.18's MPIBAIJ refuses options it does not know; ours takes the transpose
+   hint as given (its local and ghost blocks already keep transposed copies for MatMultTranspose), and
+   MAT_SPD / MAT_SPD_ETERNAL as MatSetOption() has recorded them on the matrix, which is all they mean
+   to BAIJ; every other option goes on to MPIBAIJ.
+*/
+static PetscErrorCode (*mpibaij_setoption)(Mat, MatOption, PetscBool);
+
+static PetscErrorCode MatSetOption_MPIBSRCustom(Mat A, MatOption op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  if (op == MAT_FORM_EXPLICIT_TRANSPOSE || op == MAT_SPD || op == MAT_SPD_ETERNAL) PetscFunctionReturn(0);
+  PetscCall((*mpibaij_setoption)(A, op, flg));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install)
+{
+  PetscFunctionBegin;
+  if (install && A->ops->setoption != MatSetOption_MPIBSRCustom) {
+    mpibaij_setoption = A->ops->setoption; /* MPIBAIJ's, the same for every matrix */
+    A->ops->setoption = MatSetOption_MPIBSRCustom;
+  } else if (!install && A->ops->setoption == MatSetOption_MPIBSRCustom) A->ops->setoption = mpibaij_setoption;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpibsrcustom_C", install ? MatProductSetFromOptions_MPIBSRCustom_Galerkin : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpiaij_C", install ? MatProductSetFromOptions_MPIBSRCustom_Galerkin : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_mpibsrcustom_mpiaijcusparse_C", install ? MatProductSetFromOptions_MPIBSRCustom_Galerkin : NULL));
+  PetscFunctionReturn(0);
+}
