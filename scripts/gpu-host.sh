@@ -41,7 +41,7 @@
 #               before, after) in one call: bench_matmult on the GPU (thesis-type band and 27-point
 #               stencil, 1 GB each, cuda backend, CUDA vectors, against MATAIJCUSPARSE), the main job at
 #               60^3 on CUDA vectors (CG + PBJacobi) and bench_matmult on 16 CPU threads (MATBAIJ
-#               against the cpu backend). The earlier tree: a source tree in $BEFORE (default .before/,
+#               against the cpu backend); COMPARE_ROUNDS (default 2) rounds. The earlier tree: a source tree in $BEFORE (default .before/,
 #               e.g. `git archive <commit> | tar -x -C .before`, carried), built into build-gpu-325-before/
 #               (COMPARE_BUILD_ONLY=1: only that, for a later call while the machine is held);
 #               results in $OUT/compare
@@ -170,7 +170,7 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
         -thesis_rows 80000 -thesis_density 0.02 -stencil_n 82)
       cb=(-bench_sweep false -bench_loaded false -bench_one_rank false -bench_overlap false -bench_transpose false -bench_spmm ""
         -bench_trials 5 -bench_time_budget 1 -bench_warmup 3 -bench_matrices thesis,stencil27 -stream_mb 200)
-      for round in 1 2; do
+      for round in $(seq 1 "${COMPARE_ROUNDS:-2}"); do
         for tree in before after; do
           if [[ $tree == before ]]; then TB=$BB; else TB=$B; fi
           tag=$tree-$round
