@@ -197,7 +197,7 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
         wait $smi 2>/dev/null || true
         echo "== $name: peak device memory $(sort -n "$OUT/gamg/$name.mem" | tail -1) MiB"
         rm -f "$OUT/gamg/$name.mem"
-        grep -E "^Solve \[|Linear solve converged|^(PCSetUp|PCApply|KSPSolve|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatCreateGraph|MatConvert|MatMult|MatMultAdd|MatMultTranspose|BSRCustomUpload) " "$log" | cut -c1-150
+        grep -E "^Solve \[|Linear solve converged|^(PCSetUp|PCApply|KSPSolve|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatCreateGraph|MatConvert|MatMult|MatMultAdd|MatMultTranspose|BSRCustomUpload) " "$log" | cut -c1-150 || true
       }
       common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -log_view -log_view_gpu_time -use_gpu_aware_mpi 0 -dm_vec_type cuda)
       for n in ${GAMG_SIZES:-60 80 100}; do
