@@ -38,4 +38,32 @@ PETSC_INTERN const char    *MatMPIBSRCustomCPUPath_Private(PetscBool on_device, 
 PETSC_INTERN const char    *MatMPIBSRCustomCPUTransposePath_Private(PetscBool on_device, PetscBool baij);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const char *path, PetscViewer viewer);
 
+/* clang-format off */
+/* the entries of the cpu backend that the GPU backends' table of a matrix bound to the CPU shares
+   (all but the name, MatView's lines, what to give back) */
+#define MATBSRCUSTOM_CPU_ENTRIES \
+  .aij_seq_type          = MATSEQAIJ, \
+  .aij_mpi_type          = MATMPIAIJ, \
+  .vectors_follow        = MatBSRCustomCPUVectorsFollow_Private, \
+  .partition_built       = MatSeqBSRCustomCPUPartitionBuilt_Private, \
+  .apply                 = MatSeqBSRCustomCPUApply_Private, \
+  .kept_apply            = MatSeqBSRCustomCPUKeptApply_Private, \
+  .transpose_view        = MatSeqBSRCustomCPUTransposeView_Private, \
+  .transpose_path        = MATBSRCUSTOM_CPU_TRANSPOSE_PATH, \
+  .spmm                  = MatSeqBSRCustomCPUProductDense_Private, \
+  .block_product_plan    = MatSeqBSRCustomCPUBlockProductPlan_Private, \
+  .block_product_numeric = MatSeqBSRCustomCPUBlockProductNumeric_Private, \
+  .place_vectors         = MatMPIBSRCustomCPUPlaceVectors_Private, \
+  .on_device             = MatBSRCustomCPUOnDevice_Private, \
+  .between               = MatMPIBSRCustomCPUBetween_Private, \
+  .split_begin           = MatMPIBSRCustomCPUSplitBegin_Private, \
+  .split_end             = MatMPIBSRCustomCPUSplitEnd_Private, \
+  .spmm_split_begin      = MatMPIBSRCustomCPUSpMMSplitBegin_Private, \
+  .spmm_split_end        = MatMPIBSRCustomCPUSpMMSplitEnd_Private, \
+  .mpi_path              = MatMPIBSRCustomCPUPath_Private, \
+  .mpi_transpose_path    = MatMPIBSRCustomCPUTransposePath_Private, \
+  .mpi_transpose_text    = "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs", \
+  .mpi_spmm_text         = "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's"
+/* clang-format on */
+
 #endif

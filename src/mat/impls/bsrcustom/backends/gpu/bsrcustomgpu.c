@@ -76,30 +76,9 @@ const MatBSRCustomBackendOps MatBSRCustomBackendCUDA     = BSRC_GPU_BACKEND("cud
 const MatBSRCustomBackendOps MatBSRCustomBackendCUSPARSE = BSRC_GPU_BACKEND("cusparse");
 
 const MatBSRCustomBackendOps MatBSRCustomBackendBoundCPU = {
-  .name                  = "cpu (bound to the CPU)",
-  .aij_seq_type          = MATSEQAIJ,
-  .aij_mpi_type          = MATMPIAIJ,
-  .vectors_follow        = MatBSRCustomCPUVectorsFollow_Private,
-  .partition_built       = MatSeqBSRCustomCPUPartitionBuilt_Private,
-  .apply                 = MatSeqBSRCustomCPUApply_Private,
-  .kept_apply            = MatSeqBSRCustomCPUKeptApply_Private,
-  .transpose_view        = MatSeqBSRCustomCPUTransposeView_Private,
-  .transpose_path        = MATBSRCUSTOM_CPU_TRANSPOSE_PATH,
-  .spmm                  = MatSeqBSRCustomCPUProductDense_Private,
-  .view                  = MatSeqBSRCustomBoundView_Private,
-  .block_product_plan    = MatSeqBSRCustomCPUBlockProductPlan_Private,
-  .block_product_numeric = MatSeqBSRCustomCPUBlockProductNumeric_Private,
-  .release               = MatSeqBSRCustomGPURelease_Private,
-  .place_vectors         = MatMPIBSRCustomCPUPlaceVectors_Private,
-  .on_device             = MatBSRCustomCPUOnDevice_Private,
-  .between               = MatMPIBSRCustomCPUBetween_Private,
-  .split_begin           = MatMPIBSRCustomCPUSplitBegin_Private,
-  .split_end             = MatMPIBSRCustomCPUSplitEnd_Private,
-  .spmm_split_begin      = MatMPIBSRCustomCPUSpMMSplitBegin_Private,
-  .spmm_split_end        = MatMPIBSRCustomCPUSpMMSplitEnd_Private,
-  .mpi_path              = MatMPIBSRCustomCPUPath_Private,
-  .mpi_transpose_path    = MatMPIBSRCustomCPUTransposePath_Private,
-  .mpi_transpose_text    = "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs",
-  .mpi_spmm_text         = "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's",
-  .mpi_view              = MatMPIBSRCustomGPUView_Private,
+  MATBSRCUSTOM_CPU_ENTRIES,
+  .name     = "cpu (bound to the CPU)",
+  .view     = MatSeqBSRCustomBoundView_Private,  /* says it is bound, then the cpu lines */
+  .release  = MatSeqBSRCustomGPURelease_Private, /* the device copies it keeps */
+  .mpi_view = MatMPIBSRCustomGPUView_Private,    /* the device it will run on again */
 };
