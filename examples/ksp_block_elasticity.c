@@ -33,6 +33,7 @@ typedef struct {
   PetscBool compare;
   PetscBool compare_assemble;
   PetscInt  mult_reps;
+  PetscBool resetup;
 } AppCtx;
 
 typedef struct {
@@ -45,6 +46,13 @@ typedef struct {
   PetscLogDouble     mmtime;  /* their total time (max over ranks) */
   PetscLogDouble     solvetime;
   PetscLogDouble     looptime; /* seconds per MatMult in the -mult_reps loop, 0 without */
+  PetscLogDouble     setup;    /* KSPSetUp (the preconditioner's setup), max over ranks */
+  /* -resetup: the same solver set up again for new values of the same pattern, and solved again */
+  PetscBool          again;
+  PetscInt           its2;
+  KSPConvergedReason reason2;
+  PetscReal          relres2, umax2;
+  PetscLogDouble     setup2;
 } SolveResult;
 
 static PetscErrorCode ProcessOptions(AppCtx *user)
@@ -61,6 +69,7 @@ static PetscErrorCode ProcessOptions(AppCtx *user)
   user->compare_type[0]          = '\0';
   user->compare_assemble         = PETSC_FALSE;
   user->mult_reps                = 0;
+  user->resetup                  = PETSC_FALSE;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Block elasticity options", "KSP");
   PetscCall(PetscOptionsInt("-nx", "Nodes in x", "ksp_block_elasticity.c", user->nx, &user->nx, NULL));
   PetscCall(PetscOptionsInt("-ny", "Nodes in y", "ksp_block_elasticity.c", user->ny, &user->ny, NULL));
@@ -75,6 +84,7 @@ static PetscErrorCode ProcessOptions(AppCtx *user)
   PetscCall(PetscOptionsReal("-fz", "Body force, z component", "ksp_block_elasticity.c", user->f[2], &user->f[2], NULL));
   PetscCall(PetscOptionsString("-compare_type", "Also solve with the matrix converted to this type", "MatConvert", user->compare_type, user->compare_type, sizeof(user->compare_type), &user->compare));
   PetscCall(PetscOptionsBool("-compare_assemble", "Build the comparison matrix by DMCreateMatrix + assembly instead of MatConvert", "DMCreateMatrix", user->compare_assemble, &user->compare_assemble, NULL));
+  PetscCall(PetscOptionsBool("-resetup", "After the solve, set the solver up again for 2A + sI (new values, same pattern; s a thousandth of A's largest diagonal entry) and solve again; A is restored after", "KSPSetOperators", user->resetup, &user->resetup, NULL));
   PetscCall(PetscOptionsInt("-mult_reps", "Back-to-back MatMults timed after each solve", "ksp_block_elasticity.c", user->mult_reps, &user->mult_reps, NULL));
   PetscOptionsEnd();
   if (user->compare && !user->compare_type[0]) user->compare = PETSC_FALSE;
@@ -339,15 +349,76 @@ static PetscErrorCode CreateSolver(Mat A, KSP *ksp)
   PetscFunctionReturn(0);
 }
 
+/* ||b - A x|| / ||b||, computed explicitly, and max |x| */
+static PetscErrorCode TrueResidual(Mat A, Vec b, Vec x, PetscReal *relres, PetscReal *umax)
+{
+  Vec       r;
+  PetscReal bnorm, rnorm;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b)); /* r = b - A x */
+  PetscCall(VecNorm(r, NORM_2, &rnorm));
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  *relres = bnorm > 0.0 ? rnorm / bnorm : rnorm;
+  PetscCall(VecNorm(x, NORM_INFINITY, umax));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+/* KSPSetUp timed: the maximum over the ranks */
+static PetscErrorCode SetUpTimed(KSP ksp, PetscLogDouble *seconds)
+{
+  PetscLogDouble t0, t1, tloc;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)ksp);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(PetscTime(&t1));
+  tloc = t1 - t0;
+  PetscCall(MPIU_Allreduce(&tloc, seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscFunctionReturn(0);
+}
+
+/* -resetup: A <- 2A + sI (new values, the same nonzero pattern), the solver set up again and solved
+   again (what a time step or a Newton step does); A is then restored, to rounding */
+static PetscErrorCode SolveAgain(KSP ksp, Mat A, Vec b, Vec x, SolveResult *res)
+{
+  Vec       d;
+  PetscReal s;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &d, NULL));
+  PetscCall(MatGetDiagonal(A, d));
+  PetscCall(VecMax(d, NULL, &s));
+  PetscCall(VecDestroy(&d));
+  s *= 1e-3;
+  PetscCall(MatScale(A, 2.0));
+  PetscCall(MatShift(A, s));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(SetUpTimed(ksp, &res->setup2));
+  PetscCall(VecZeroEntries(x));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, &res->its2));
+  PetscCall(KSPGetConvergedReason(ksp, &res->reason2));
+  PetscCall(TrueResidual(A, b, x, &res->relres2, &res->umax2));
+  PetscCall(MatShift(A, -s));
+  PetscCall(MatScale(A, 0.5));
+  res->again = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* Solve A x = b in its own log stage and collect iterations, true residual and MatMult timing. */
-static PetscErrorCode SolveAndMeasure(Mat A, Vec b, Vec x, const char stagename[], PetscInt reps, SolveResult *res)
+static PetscErrorCode SolveAndMeasure(Mat A, Vec b, Vec x, const char stagename[], PetscInt reps, PetscBool resetup, SolveResult *res)
 {
   KSP                ksp;
   Vec                r;
   PetscLogStage      stage;
   PetscLogEvent      ev;
   PetscEventPerfInfo info;
-  PetscReal          bnorm, rnorm;
   PetscLogDouble     t0, t1, tloc;
   MatType            type;
   MPI_Comm           comm = PetscObjectComm((PetscObject)A);
@@ -356,7 +427,7 @@ static PetscErrorCode SolveAndMeasure(Mat A, Vec b, Vec x, const char stagename[
   PetscCall(MatGetType(A, &type));
   PetscCall(PetscStrncpy(res->mattype, type, sizeof(res->mattype)));
   PetscCall(CreateSolver(A, &ksp));
-  PetscCall(KSPSetUp(ksp));
+  PetscCall(SetUpTimed(ksp, &res->setup));
   PetscCall(VecZeroEntries(x));
   PetscCall(PetscLogStageRegister(stagename, &stage));
   PetscCall(PetscLogEventGetId("MatMult", &ev));
@@ -389,13 +460,16 @@ static PetscErrorCode SolveAndMeasure(Mat A, Vec b, Vec x, const char stagename[
     tloc = (t1 - t0) / reps;
     PetscCall(MPIU_Allreduce(&tloc, &res->looptime, 1, MPI_DOUBLE, MPI_MAX, comm));
   }
-  PetscCall(MatMult(A, x, r));
-  PetscCall(VecAYPX(r, -1.0, b)); /* r = b - A x */
-  PetscCall(VecNorm(r, NORM_2, &rnorm));
-  PetscCall(VecNorm(b, NORM_2, &bnorm));
-  res->relres = bnorm > 0.0 ? rnorm / bnorm : rnorm;
-  PetscCall(VecNorm(x, NORM_INFINITY, &res->umax));
   PetscCall(VecDestroy(&r));
+  PetscCall(TrueResidual(A, b, x, &res->relres, &res->umax));
+  res->again = PETSC_FALSE;
+  if (resetup) {
+    Vec x2;
+
+    PetscCall(VecDuplicate(x, &x2));
+    PetscCall(SolveAgain(ksp, A, b, x2, res));
+    PetscCall(VecDestroy(&x2));
+  }
   PetscCall(KSPDestroy(&ksp));
   PetscFunctionReturn(0);
 }
@@ -407,6 +481,12 @@ static PetscErrorCode ReportSolve(MPI_Comm comm, const SolveResult *res)
   PetscCall(
     PetscPrintf(comm, "Timing: [%s] MatMult count %" PetscInt_FMT ", total %.6f s, avg %.3f us/call; KSPSolve %.6f s\n", res->mattype, res->mmcount, (double)res->mmtime, res->mmcount ? (double)(1e6 * res->mmtime / res->mmcount) : 0.0, (double)res->solvetime));
   if (res->looptime > 0.0) PetscCall(PetscPrintf(comm, "Timing: [%s] MatMult loop %.3f us/call\n", res->mattype, 1e6 * (double)res->looptime));
+  PetscCall(PetscPrintf(comm, "Timing: [%s] KSPSetUp %.6f s\n", res->mattype, (double)res->setup));
+  if (res->again) {
+    PetscCall(PetscPrintf(comm, "Solve again [%s] (2A + sI, the same pattern): iterations %" PetscInt_FMT ", reason %s, true residual ||b-Ax||/||b|| = %.3e, max |u| = %.6e\n", res->mattype, res->its2, KSPConvergedReasons[res->reason2], (double)res->relres2,
+                          (double)res->umax2));
+    PetscCall(PetscPrintf(comm, "Timing: [%s] KSPSetUp again %.6f s, %.3f of the first\n", res->mattype, (double)res->setup2, res->setup > 0.0 ? (double)(res->setup2 / res->setup) : 0.0));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -475,7 +555,7 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(comm, "Solver: KSP %s, PC %s, rtol %.6g\n", ksptype, pctype, (double)rtol));
   PetscCall(KSPDestroy(&ksp));
 
-  PetscCall(SolveAndMeasure(A, b, x, "Solve ours", user.mult_reps, &ours));
+  PetscCall(SolveAndMeasure(A, b, x, "Solve ours", user.mult_reps, user.resetup, &ours));
   PetscCall(ReportSolve(comm, &ours));
 
   if (user.compare) {
@@ -498,7 +578,7 @@ int main(int argc, char **argv)
     } else PetscCall(MatConvert(A, user.compare_type, MAT_INITIAL_MATRIX, &B));
     PetscCall(MatSetNearNullSpace(B, nsp));
     PetscCall(VecDuplicate(x, &x2));
-    PetscCall(SolveAndMeasure(B, b, x2, "Solve compare", user.mult_reps, &other));
+    PetscCall(SolveAndMeasure(B, b, x2, "Solve compare", user.mult_reps, user.resetup, &other));
     PetscCall(ReportSolve(comm, &other));
     PetscCall(VecNorm(x2, NORM_INFINITY, &xn));
     PetscCall(VecAXPY(x2, -1.0, x));

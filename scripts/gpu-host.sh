@@ -45,11 +45,15 @@
 #               e.g. `git archive <commit> | tar -x -C .before`, carried), built into build-gpu-325-before/
 #               (COMPARE_BUILD_ONLY=1: only that, for a later call while the machine is held);
 #               results in $OUT/compare
-#   gamg-325    PCGAMG (smoothed aggregation) on one GPU, CUDA vectors, each type in its own process:
-#               the main job (CG, rtol 1e-8; GAMG_SIZES, default '60 80 100': nodes a direction) and
-#               PETSc's ksp ex56 (-ne GAMG_NE, default 59, rigid-body near null space), bsrcustom cuda
-#               against MATAIJCUSPARSE: PCSetUp, KSPSolve and their main events from -log_view,
-#               iterations, and the peak device memory nvidia-smi saw; results in $OUT/gamg
+#   gamg-325    PCGAMG (smoothed aggregation) on CUDA vectors, each type in its own process, on GAMG_NP
+#               ranks (default 1; one GPU a rank): the main job (CG, rtol 1e-8; GAMG_SIZES, default
+#               '60 80 100': nodes a direction; GAMG_AIJCUSPARSE=0 leaves MATAIJCUSPARSE out,
+#               GAMG_AIJCUSPARSE_EXTRA adds options to its runs), its second setup with new values
+#               (GAMG_RESETUP_SIZES, default none) and PETSc's ksp ex56 (-ne GAMG_NE, default 59, rigid-body
+#               near null space; GAMG_NE= leaves it out), bsrcustom cuda against MATAIJCUSPARSE; then the
+#               cpu backend against MATAIJ on GAMG_CPU_RANKS (16) ranks (GAMG_CPU_SIZES, default none):
+#               PCSetUp, KSPSolve and their main events from -log_view, iterations, and the peak device
+#               memory nvidia-smi saw (summed over the GPUs); results in $OUT/gamg
 #   nvml        copies nvml.h and the NVML stub library to $OUT (to build PETSc with CUDA elsewhere)
 # A device call holds the machine while it runs and 30 s after: put petsc-cuda, build-325 and run-325
 # in one call (`bash scripts/gpu-host.sh petsc-cuda build-325 run-325`), or chain calls at once.
@@ -187,26 +191,46 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
     gamg-325)
       mkdir -p "$OUT/gamg"
       E=$B/examples/ksp_block_elasticity L=$B/src/mat/impls/bsrcustom/libpetscbsrcustom.so X=$B/tests/examples/petsc_ksp_ex56
-      gamg_run() { # name command... : the run, its peak device memory (MiB, nvidia-smi every 0.1 s), its -log_view lines
+      np=${GAMG_NP:-1}
+      run=()
+      [[ $np -gt 1 ]] && run=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n "$np" --bind-to none)
+      gamg_run() { # name command... : the run, its peak device memory (MiB, nvidia-smi every 0.1 s, summed over the GPUs), its -log_view lines
         local name=$1 log=$OUT/gamg/$1.log
         shift
         nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$OUT/gamg/$name.mem" 2>/dev/null &
         local smi=$!
-        timeout "${GAMG_TIMEOUT:-300}" "$@" > "$log" 2>&1 || echo "   ($name failed or timed out: $log)"
+        timeout "${GAMG_TIMEOUT:-300}" "${run[@]}" "$@" > "$log" 2>&1 || echo "   ($name failed or timed out: $log)"
         kill $smi 2>/dev/null || true
         wait $smi 2>/dev/null || true
-        echo "== $name: peak device memory $(sort -n "$OUT/gamg/$name.mem" | tail -1) MiB"
+        local ngpu
+        ngpu=$(nvidia-smi -L | wc -l)
+        echo "== $name ($np rank(s)): peak device memory $(awk -v g="$ngpu" '{s+=$1; if (NR % g == 0) {if (s > m) m = s; s = 0}} END {print m}' "$OUT/gamg/$name.mem") MiB"
         rm -f "$OUT/gamg/$name.mem"
-        grep -E "^Solve \[|Linear solve converged|^(PCSetUp|PCApply|KSPSolve|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatCreateGraph|MatConvert|MatMult|MatMultAdd|MatMultTranspose|BSRCustomUpload) " "$log" | cut -c1-150 || true
+        grep -E "^Solve|Linear solve converged|KSPSetUp|^(PCSetUp|PCApply|KSPSolve|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatTrnMatMultSym|MatCreateGraph|MatConvert|MatAXPY|MatAssemblyEnd|MatMult|MatMultAdd|MatMultTranspose|MatCUSPARSCopyTo|MatCUSPARSGenT|BSRCustomUpload|BSRCustomTasks|BSRCustomGraph|PCGAMG[A-Za-z]*|GAMG [A-Za-z/]*) " "$log" | cut -c1-150 || true
       }
       common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -log_view -log_view_gpu_time -use_gpu_aware_mpi 0 -dm_vec_type cuda)
       for n in ${GAMG_SIZES:-60 80 100}; do
-        gamg_run main-$n-aijcusparse "$E" -dm_mat_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n
+        [[ ${GAMG_AIJCUSPARSE:-1} == 1 ]] && gamg_run main-$n-aijcusparse "$E" -dm_mat_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n ${GAMG_AIJCUSPARSE_EXTRA:-}
         gamg_run main-$n-bsrcustom "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda "${common[@]}" -nx $n -ny $n -nz $n
       done
-      ex=(-ne "${GAMG_NE:-59}" -pc_type gamg -pc_gamg_agg_nsmooths 1 -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -log_view_gpu_time -use_gpu_aware_mpi 0)
-      gamg_run ex56-aijcusparse "$X" -mat_type aijcusparse -vec_type cuda "${ex[@]}"
-      gamg_run ex56-bsrcustom "$X" -dll_append "$L" -mat_type bsrcustom -mat_bsrcustom_backend cuda -vec_type cuda "${ex[@]}"
+      # a second setup with new values of the same pattern (-resetup), GAMG's interpolation kept
+      for n in ${GAMG_RESETUP_SIZES:-}; do
+        gamg_run resetup-$n-aijcusparse "$E" -dm_mat_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n -resetup -pc_gamg_reuse_interpolation
+        gamg_run resetup-$n-bsrcustom "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda "${common[@]}" -nx $n -ny $n -nz $n -resetup -pc_gamg_reuse_interpolation
+      done
+      if [[ -n ${GAMG_NE:-59} ]]; then
+        ex=(-ne "${GAMG_NE:-59}" -pc_type gamg -pc_gamg_agg_nsmooths 1 -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -log_view_gpu_time -use_gpu_aware_mpi 0)
+        gamg_run ex56-aijcusparse "$X" -mat_type aijcusparse -vec_type cuda "${ex[@]}"
+        gamg_run ex56-bsrcustom "$X" -dll_append "$L" -mat_type bsrcustom -mat_bsrcustom_backend cuda -vec_type cuda "${ex[@]}"
+      fi
+      # the cpu backend on GAMG_CPU_RANKS ranks of this host (one thread each) against MATAIJ, host vectors
+      for n in ${GAMG_CPU_SIZES:-}; do
+        np=${GAMG_CPU_RANKS:-16}
+        run=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 mpiexec -n "$np" --bind-to core)
+        cpu=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -log_view -nx $n -ny $n -nz $n)
+        gamg_run cpu-$n-aij "$E" -dm_mat_type aij "${cpu[@]}"
+        gamg_run cpu-$n-bsrcustom "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cpu -mat_bsrcustom_threads 1 "${cpu[@]}"
+      done
       ;;
     ksp-325)
       # KSPSolve on the thesis-type band (320 5x5 blocks a block row) and the 27-point bs 3 stencil, 1 GB of

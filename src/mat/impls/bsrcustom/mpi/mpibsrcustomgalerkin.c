@@ -26,8 +26,6 @@
 #include <petscsf.h>
 #include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
 
-#define GALERKIN_ALGORITHM "bsrcustom"
-
 typedef struct {
   PetscInt            bs, c;                          /* A's block size; P's blocks are bs x c */
   PetscBool           p_ours, c_is_aij;               /* P mpibsrcustom; C = A P a MATMPIAIJ (c != bs) */
@@ -262,33 +260,13 @@ static PetscErrorCode AhatValues(MPIGalerkin *g, Mat A, bsrk_rect_matrix *R)
    each stored entry's place among the block values */
 static PetscErrorCode ReadAIJStructure(MPIGalerkin *g, Mat S)
 {
-  const PetscInt  bs = g->bs, c = g->c;
   const PetscInt *ai, *aj;
-  PetscInt        m, nbcols = S->cmap->n / c, *last, nblocks = 0;
+  PetscInt        m, nblocks;
 
   PetscFunctionBegin;
   PetscCall(GetStructure(S, PETSC_FALSE, &m, &ai, &aj));
-  PetscCall(PetscMalloc3(m / bs + 1, &g->p_rowptr, ai[m], &g->p_colidx, ai[m], &g->p_offset));
-  PetscCall(PetscMalloc1(nbcols, &last));
-  for (PetscInt bc = 0; bc < nbcols; bc++) last[bc] = -1;
-  g->p_rowptr[0] = 0;
-  for (PetscInt br = 0; br < m / bs; br++) {
-    for (PetscInt k = ai[br * bs]; k < ai[(br + 1) * bs]; k++) {
-      if (last[aj[k] / c] != br) g->p_colidx[nblocks++] = aj[k] / c;
-      last[aj[k] / c] = br;
-    }
-    g->p_rowptr[br + 1] = nblocks;
-    PetscCall(PetscSortInt(nblocks - g->p_rowptr[br], g->p_colidx + g->p_rowptr[br]));
-    for (PetscInt r = 0; r < bs; r++) {
-      for (PetscInt k = ai[br * bs + r]; k < ai[br * bs + r + 1]; k++) {
-        PetscInt pos;
-        PetscCall(PetscFindInt(aj[k] / c, nblocks - g->p_rowptr[br], g->p_colidx + g->p_rowptr[br], &pos));
-        g->p_offset[k] = (g->p_rowptr[br] + pos) * bs * c + (aj[k] % c) * bs + r;
-      }
-    }
-  }
-  PetscCall(PetscFree(last));
-  PetscCall(PetscMalloc1((size_t)nblocks * bs * c, &g->p_values));
+  PetscCall(MatBSRCustomAIJBlockStructure_Private(m, ai, aj, g->bs, g->c, S->cmap->n / g->c, &g->p_rowptr, &g->p_colidx, &g->p_offset, &nblocks));
+  PetscCall(PetscMalloc1((size_t)nblocks * g->bs * g->c, &g->p_values));
   g->p_nnz = ai[m];
   PetscFunctionReturn(0);
 }
@@ -626,6 +604,7 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, g->plan, &RA, &RP, g->c_values));
   PetscCall(MatZeroEntries(C));
   PetscCall(AddResult(g, Ad, C, ADD_VALUES));
+  if (product->type == MATPRODUCT_PtAP) PetscCall(MatBSRCustomPrepareTransfers_Private(P));
   PetscFunctionReturn(0);
 }
 
@@ -653,16 +632,17 @@ static PetscErrorCode GalerkinSymbolic(Mat C)
   PetscFunctionReturn(0);
 }
 
-/* why C's product is not one of ours (NULL: it is); the same answer on every rank */
-static PetscErrorCode NotInBlocks(Mat C, const char **why, char alg[], size_t len)
+/* composed as MatProductSetFromOptions_mpibsrcustom_<mpibsrcustom|mpiaij|mpiaijcusparse>_C: AB and PtAP
+   in blocks where A is ours, P ours or AIJ with A's row block size and the layouts fit, the rest on AIJ
+   copies; the same answer on every rank */
+static PetscErrorCode MatProductSetFromOptions_MPIBSRCustom_Galerkin(Mat C)
 {
   Mat_Product *product = C->product;
   Mat          A = product->A, B = product->B;
-  PetscBool    a_ours, b_ours, b_aij, flg, dflt, named, local_ours = PETSC_FALSE, layouts;
-  const char  *option;
+  PetscBool    a_ours, b_ours, b_aij, local_ours = PETSC_FALSE, layouts;
+  const char  *why = NULL;
 
   PetscFunctionBegin;
-  *why = NULL;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIBSRCUSTOM, &a_ours));
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBSRCUSTOM, &b_ours));
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATMPIAIJ, &b_aij)); /* mpiaij, or mpiaijcusparse on a GPU backend */
@@ -671,58 +651,33 @@ static PetscErrorCode NotInBlocks(Mat C, const char **why, char alg[], size_t le
     PetscCall(LocalBlock(A, &Ad));
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &local_ours));
   }
-  PetscCall(PetscStrncpy(alg, product->alg ? product->alg : "default", len));
-  if (product->type == MATPRODUCT_AB) option = product->api_user ? "-matmatmult_via" : "-mat_product_algorithm";
-  else option = product->api_user ? "-matptap_via" : "-mat_product_algorithm";
-  PetscCall(PetscOptionsGetString(((PetscObject)C)->options, ((PetscObject)C)->prefix, option, alg, len, &flg));
-  PetscCall(PetscStrcmp(alg, "default", &dflt));
-  PetscCall(PetscStrcmp(alg, GALERKIN_ALGORITHM, &named));
   /* A's columns are laid out as P's rows (and, for P^T A P, as A's rows) on this rank */
   layouts = (PetscBool)(A->cmap->rstart == B->rmap->rstart && A->cmap->n == B->rmap->n && (product->type != MATPRODUCT_PtAP || (A->rmap->rstart == A->cmap->rstart && A->rmap->n == A->cmap->n)));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &layouts, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
-  if (product->type != MATPRODUCT_AB && product->type != MATPRODUCT_PtAP) *why = "only AB and PtAP are computed in blocks";
-  else if (!a_ours) *why = "A is not mpibsrcustom";
-  else if (!local_ours) *why = "A's local block is not seqbsrcustom";
-  else if (!b_ours && !b_aij) *why = "the second operand is neither mpibsrcustom nor mpiaij";
-  else if (B->rmap->bs != A->rmap->bs) *why = "the second operand's row block size is not A's block size";
-  else if (product->type == MATPRODUCT_PtAP && A->rmap->N != A->cmap->N) *why = "A is not square";
-  else if (!layouts) *why = "A's column layout is not P's row layout (or, for P^T A P, A's row layout) on every rank";
-  else if (!dflt && !named) *why = "another algorithm was asked for";
-  PetscFunctionReturn(0);
-}
-
-/* composed as MatProductSetFromOptions_mpibsrcustom_<mpibsrcustom|mpiaij>_C: AB and PtAP in blocks,
-   the rest on AIJ copies */
-static PetscErrorCode MatProductSetFromOptions_MPIBSRCustom_Galerkin(Mat C)
-{
-  const char *why;
-  char        alg[64];
-
-  PetscFunctionBegin;
-  PetscCall(NotInBlocks(C, &why, alg, sizeof(alg)));
-  if (why) {
-    PetscCall(PetscInfo(C, "MatProduct %s of %s with %s (algorithm %s) not in blocks: %s; on AIJ copies\n", MatProductTypes[C->product->type], ((PetscObject)C->product->A)->type_name, ((PetscObject)C->product->B)->type_name, alg, why));
-    PetscCall(MatProductSetFromOptions_BSRCustom_AIJ(C));
-  } else {
-    PetscCall(MatProductSetAlgorithm(C, GALERKIN_ALGORITHM));
-    C->ops->productsymbolic = GalerkinSymbolic;
-  }
+  if (!a_ours) why = "A is not mpibsrcustom";
+  else if (!local_ours) why = "A's local block is not seqbsrcustom";
+  else if (!b_ours && !b_aij) why = "the second operand is neither mpibsrcustom nor mpiaij";
+  else if (B->rmap->bs != A->rmap->bs) why = "the second operand's row block size is not A's block size";
+  else if (product->type == MATPRODUCT_PtAP && A->rmap->N != A->cmap->N) why = "A is not square";
+  else if (!layouts) why = "A's column layout is not P's row layout (or, for P^T A P, A's row layout) on every rank";
+  PetscCall(MatBSRCustomGalerkinChoose_Private(C, why, GalerkinSymbolic));
   PetscFunctionReturn(0);
 }
 
 /*
    GAMG gives its prolongators (mpibsrcustom now where the coarse operators are, see above)
-   MAT_FORM_EXPLICIT_TRANSPOSE, a hint to keep an explicit transpose for MatMultTranspose, and its coarse
-   operators MAT_SPD. PETSc 3.18's MPIBAIJ refuses options it does not know; ours takes the transpose
-   hint as given (its local and ghost blocks already keep transposed copies for MatMultTranspose), and
-   MAT_SPD / MAT_SPD_ETERNAL as MatSetOption() has recorded them on the matrix, which is all they mean
-   to BAIJ; every other option goes on to MPIBAIJ.
+   MAT_FORM_EXPLICIT_TRANSPOSE, a hint to keep an explicit transpose for MatMultTranspose, and its
+   coarse operators MAT_SPD. PETSc 3.18's MPIBAIJ refuses options it does not know. Ours records the
+   transpose hint (its local and ghost blocks keep transposed copies for MatMultTranspose, which the
+   Galerkin product then makes at once), and MAT_SPD / MAT_SPD_ETERNAL as MatSetOption() has recorded
+   them on the matrix, which is all they mean to BAIJ; every other option goes on to MPIBAIJ.
 */
 static PetscErrorCode (*mpibaij_setoption)(Mat, MatOption, PetscBool);
 
 static PetscErrorCode MatSetOption_MPIBSRCustom(Mat A, MatOption op, PetscBool flg)
 {
   PetscFunctionBegin;
+  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) A->form_explicit_transpose = flg; /* read by the Galerkin product */
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE || op == MAT_SPD || op == MAT_SPD_ETERNAL) PetscFunctionReturn(0);
   PetscCall((*mpibaij_setoption)(A, op, flg));
   PetscFunctionReturn(0);

@@ -101,45 +101,56 @@ static PetscErrorCode GalerkinProductDestroy(void *arg)
 }
 
 /*
-   The block structure of an AIJ P (bs x c blocks) and, for each stored entry, its place among the
-   block values: block row br holds the block columns that any of its bs rows touches.
+   The block structure of an AIJ matrix in bs x c blocks (m rows, CSR ai/aj, nbcols block columns): block
+   row br holds the block columns that any of its bs rows touches, sorted; offset[k] is stored entry k's
+   place among the blocks' values (column-major blocks). rowptr, colidx and offset are allocated here
+   (PetscMalloc3, ai[m] long for colidx and offset); *nblocks receives their count. Both types'
+   Galerkin products read an AIJ P so (the MPI one on the rows of P it gathered).
 */
-static PetscErrorCode ReadAIJStructure(GalerkinProduct *g, Mat P)
+PETSC_INTERN PetscErrorCode MatBSRCustomAIJBlockStructure_Private(PetscInt m, const PetscInt ai[], const PetscInt aj[], PetscInt bs, PetscInt c, PetscInt nbcols, PetscInt **rowptr, PetscInt **colidx, PetscInt **offset, PetscInt *nblocks)
 {
-  const PetscInt  bs = g->bs, c = g->c;
-  const PetscInt *ai, *aj;
-  PetscInt        m, nbrows, nbcols, *last, nblocks = 0;
+  PetscInt *last, *slot, *rp, *ci, *off, nb = 0;
 
   PetscFunctionBegin;
-  PetscCall(GetStructure(P, PETSC_FALSE, &m, &ai, &aj));
-  nbrows = m / bs;
-  nbcols = P->cmap->n / c;
-  PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
-  PetscCall(PetscMalloc3(nbrows + 1, &g->p_rowptr, ai[m], &g->p_colidx, ai[m], &g->p_offset));
-  PetscCall(PetscMalloc1(nbcols, &last));
+  PetscCall(PetscMalloc3(m / bs + 1, &rp, ai[m], &ci, ai[m], &off));
+  /* last[bc]: the block row that last touched block column bc; slot[bc]: its block's index there */
+  PetscCall(PetscMalloc2(nbcols, &last, nbcols, &slot));
   for (PetscInt bc = 0; bc < nbcols; bc++) last[bc] = -1;
-  g->p_rowptr[0] = 0;
-  for (PetscInt br = 0; br < nbrows; br++) {
+  rp[0] = 0;
+  for (PetscInt br = 0; br < m / bs; br++) {
     for (PetscInt k = ai[br * bs]; k < ai[(br + 1) * bs]; k++) {
       const PetscInt bc = aj[k] / c;
       if (last[bc] != br) {
-        last[bc]               = br;
-        g->p_colidx[nblocks++] = bc;
+        last[bc] = br;
+        ci[nb++] = bc;
       }
     }
-    g->p_rowptr[br + 1] = nblocks;
-    PetscCall(PetscSortInt(nblocks - g->p_rowptr[br], g->p_colidx + g->p_rowptr[br]));
-    for (PetscInt r = 0; r < bs; r++) {
-      for (PetscInt k = ai[br * bs + r]; k < ai[br * bs + r + 1]; k++) {
-        PetscInt pos;
-        PetscCall(PetscFindInt(aj[k] / c, nblocks - g->p_rowptr[br], g->p_colidx + g->p_rowptr[br], &pos));
-        g->p_offset[k] = (g->p_rowptr[br] + pos) * bs * c + (aj[k] % c) * bs + r;
-      }
-    }
+    rp[br + 1] = nb;
+    PetscCall(PetscSortInt(nb - rp[br], ci + rp[br]));
+    for (PetscInt k = rp[br]; k < nb; k++) slot[ci[k]] = k;
+    for (PetscInt r = 0; r < bs; r++)
+      for (PetscInt k = ai[br * bs + r]; k < ai[br * bs + r + 1]; k++) off[k] = slot[aj[k] / c] * bs * c + (aj[k] % c) * bs + r;
   }
-  PetscCall(PetscFree(last));
+  PetscCall(PetscFree2(last, slot));
+  *rowptr  = rp;
+  *colidx  = ci;
+  *offset  = off;
+  *nblocks = nb;
+  PetscFunctionReturn(0);
+}
+
+/* an AIJ P's block structure, and its values' room (the pattern kept to see a later change) */
+static PetscErrorCode ReadAIJStructure(GalerkinProduct *g, Mat P)
+{
+  const PetscInt *ai, *aj;
+  PetscInt        m, nblocks;
+
+  PetscFunctionBegin;
+  PetscCall(GetStructure(P, PETSC_FALSE, &m, &ai, &aj));
+  PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
+  PetscCall(MatBSRCustomAIJBlockStructure_Private(m, ai, aj, g->bs, g->c, P->cmap->n / g->c, &g->p_rowptr, &g->p_colidx, &g->p_offset, &nblocks));
   PetscCall(PetscFree(g->p_values));
-  PetscCall(PetscMalloc1((size_t)nblocks * bs * c, &g->p_values));
+  PetscCall(PetscMalloc1((size_t)nblocks * g->bs * g->c, &g->p_values));
   PetscCall(PatternSave(&g->p_pattern, m, ai, aj));
   PetscFunctionReturn(0);
 }
@@ -334,6 +345,30 @@ static PetscErrorCode SetShape(GalerkinProduct *g, Mat_Product *product, Mat C, 
   PetscFunctionReturn(0);
 }
 
+/*
+   GAMG marks each prolongator MAT_FORM_EXPLICIT_TRANSPOSE, restricts with MatMultTranspose and
+   interpolates with MatMultAdd, on the vectors MatCreateVecs(P) gives. What P keeps for those products
+   (an aijcusparse P: its device copy and its explicit transpose; ours: its device copy and the
+   transposed copy, on a GPU backend) would otherwise be made by the first V-cycle, inside KSPSolve. It
+   is made here instead, in the setup, by one product each way on such vectors, where the Galerkin
+   product has just read P.
+*/
+PETSC_INTERN PetscErrorCode MatBSRCustomPrepareTransfers_Private(Mat P)
+{
+  Vec x, y;
+
+  PetscFunctionBegin;
+  if (!P->form_explicit_transpose) PetscFunctionReturn(0);
+  PetscCall(MatCreateVecs(P, &x, &y));
+  PetscCall(VecZeroEntries(x));
+  PetscCall(MatMult(P, x, y));
+  PetscCall(MatMultTranspose(P, y, x));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(PetscInfo(P, "MatMult and MatMultTranspose of the %s prolongator run once at its Galerkin product (MAT_FORM_EXPLICIT_TRANSPOSE): what they keep for the V-cycle is made in the setup\n", ((PetscObject)P)->type_name));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GalerkinSymbolic(Mat C);
 
 /* C's values from A's and P's current ones; where a structure changed, the symbolic phase first */
@@ -376,6 +411,7 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   else PetscCall(MatSeqBAIJRestoreArray(C, &cv));
   PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(A, &av));
   if (pv) PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(P, &pv));
+  if (product->type == MATPRODUCT_PtAP) PetscCall(MatBSRCustomPrepareTransfers_Private(P));
   PetscFunctionReturn(0);
 }
 
@@ -404,65 +440,74 @@ static PetscErrorCode GalerkinSymbolic(Mat C)
   PetscFunctionReturn(0);
 }
 
-/* why C's product is not one of ours (NULL: it is); `alg` receives the algorithm asked for, if any */
-static PetscErrorCode NotInBlocks(Mat C, const char **why, char alg[], size_t len)
+/*
+   The choice both types' MatProductSetFromOptions make: AB and PtAP in blocks (`symbolic`) unless the
+   type's own reason `why` (NULL: none) or another algorithm asked for (-mat_product_algorithm,
+   -matmatmult_via, -matptap_via) says otherwise; then on AIJ copies, as -info says.
+*/
+PETSC_INTERN PetscErrorCode MatBSRCustomGalerkinChoose_Private(Mat C, const char *why, PetscErrorCode (*symbolic)(Mat))
 {
   Mat_Product *product = C->product;
-  Mat          A = product->A, B = product->B;
-  PetscBool    a_ours, b_ours, b_aij, flg, dflt, named;
+  char         alg[64];
   const char  *option;
+  PetscBool    flg, dflt, named;
 
   PetscFunctionBegin;
-  *why = NULL;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &a_ours));
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &b_ours));
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &b_aij)); /* seqaij, or seqaijcusparse on a GPU backend */
-  PetscCall(PetscStrncpy(alg, product->alg ? product->alg : "default", len));
+  PetscCall(PetscStrncpy(alg, product->alg ? product->alg : "default", sizeof(alg)));
   if (product->type == MATPRODUCT_AB) option = product->api_user ? "-matmatmult_via" : "-mat_product_algorithm";
   else option = product->api_user ? "-matptap_via" : "-mat_product_algorithm";
-  PetscCall(PetscOptionsGetString(((PetscObject)C)->options, ((PetscObject)C)->prefix, option, alg, len, &flg));
+  PetscCall(PetscOptionsGetString(((PetscObject)C)->options, ((PetscObject)C)->prefix, option, alg, sizeof(alg), &flg));
   PetscCall(PetscStrcmp(alg, "default", &dflt));
   PetscCall(PetscStrcmp(alg, GALERKIN_ALGORITHM, &named));
-  if (product->type != MATPRODUCT_AB && product->type != MATPRODUCT_PtAP) *why = "only AB and PtAP are computed in blocks";
-  else if (!a_ours) *why = "A is not seqbsrcustom";
-  else if (!b_ours && !b_aij) *why = "the second operand is neither seqbsrcustom nor seqaij";
-  else if (B->rmap->bs != A->rmap->bs) *why = "the second operand's row block size is not A's block size";
-  else if (product->type == MATPRODUCT_PtAP && A->rmap->n != A->cmap->n) *why = "A is not square";
-  else if (!dflt && !named) *why = "another algorithm was asked for";
-  PetscFunctionReturn(0);
-}
-
-/* composed as MatProductSetFromOptions_seqbsrcustom_<seqbsrcustom|seqaij|seqaijcusparse>_C: AB and PtAP in blocks,
-   the rest on AIJ copies */
-static PetscErrorCode MatProductSetFromOptions_SeqBSRCustom_Galerkin(Mat C)
-{
-  const char *why;
-  char        alg[64];
-
-  PetscFunctionBegin;
-  PetscCall(NotInBlocks(C, &why, alg, sizeof(alg)));
+  if (product->type != MATPRODUCT_AB && product->type != MATPRODUCT_PtAP) why = "only AB and PtAP are computed in blocks";
+  else if (!why && !dflt && !named) why = "another algorithm was asked for";
   if (why) {
-    PetscCall(PetscInfo(C, "MatProduct %s of %s with %s (algorithm %s) not in blocks: %s; on AIJ copies\n", MatProductTypes[C->product->type], ((PetscObject)C->product->A)->type_name, ((PetscObject)C->product->B)->type_name, alg, why));
+    PetscCall(PetscInfo(C, "MatProduct %s of %s with %s (algorithm %s) not in blocks: %s; on AIJ copies\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name, alg, why));
     PetscCall(MatProductSetFromOptions_BSRCustom_AIJ(C));
   } else {
     PetscCall(MatProductSetAlgorithm(C, GALERKIN_ALGORITHM));
-    C->ops->productsymbolic = GalerkinSymbolic;
+    C->ops->productsymbolic = symbolic;
   }
+  PetscFunctionReturn(0);
+}
+
+/* composed as MatProductSetFromOptions_seqbsrcustom_<seqbsrcustom|seqaij|seqaijcusparse>_C: AB and PtAP in
+   blocks where A is ours and P ours or AIJ with A's row block size, the rest on AIJ copies */
+static PetscErrorCode MatProductSetFromOptions_SeqBSRCustom_Galerkin(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          A = product->A, B = product->B;
+  PetscBool    a_ours, b_ours, b_aij;
+  const char  *why = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQBSRCUSTOM, &a_ours));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &b_ours));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &b_aij)); /* seqaij, or seqaijcusparse on a GPU backend */
+  if (!a_ours) why = "A is not seqbsrcustom";
+  else if (!b_ours && !b_aij) why = "the second operand is neither seqbsrcustom nor seqaij";
+  else if (B->rmap->bs != A->rmap->bs) why = "the second operand's row block size is not A's block size";
+  else if (product->type == MATPRODUCT_PtAP && A->rmap->n != A->cmap->n) why = "A is not square";
+  PetscCall(MatBSRCustomGalerkinChoose_Private(C, why, GalerkinSymbolic));
   PetscFunctionReturn(0);
 }
 
 /*
    GAMG gives its prolongators (ours now, where the products above make them) MAT_FORM_EXPLICIT_TRANSPOSE,
    a hint to keep an explicit transpose for MatMultTranspose. PETSc 3.18's SeqBAIJ refuses options it
-   does not know; ours takes the hint as given, since its MatMultTranspose already runs on a cached
-   transposed copy (-mat_bsrcustom_transpose), and passes every other option to SeqBAIJ.
+   does not know; ours records the hint (its MatMultTranspose runs on a cached transposed copy,
+   -mat_bsrcustom_transpose, which the Galerkin product then makes at once) and passes every other
+   option to SeqBAIJ.
 */
 static PetscErrorCode (*seqbaij_setoption)(Mat, MatOption, PetscBool);
 
 static PetscErrorCode MatSetOption_SeqBSRCustom(Mat A, MatOption op, PetscBool flg)
 {
   PetscFunctionBegin;
-  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) PetscFunctionReturn(0);
+  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) {
+    A->form_explicit_transpose = flg; /* read by the Galerkin product (MatBSRCustomPrepareTransfers_Private) */
+    PetscFunctionReturn(0);
+  }
   PetscCall((*seqbaij_setoption)(A, op, flg));
   PetscFunctionReturn(0);
 }

@@ -14,8 +14,10 @@
    graph in each PETSc version, bit for bit, however that version symmetrizes, scales or filters (at
    the price of one copy of G, which AIJ's MatCreateGraph makes of a matrix of block size 1).
 
-   G is a MATSEQAIJ for seqbsrcustom and a MATMPIAIJ for mpibsrcustom (what AIJ's graph of our AIJ
-   copy is). A matrix whose row and column layouts differ is no graph's adjacency, and AIJ's collapse
+   G is the AIJ type of A's backend (MATSEQAIJ / MATMPIAIJ on the cpu backend; on the GPU backends of a
+   CUDA-enabled PETSc, seqaijcusparse / mpiaijcusparse), as the graph of an AIJ matrix on that device
+   would be: GAMG then squares it for aggressive coarsening (A^T A) where its products run, on the GPU
+   for the GPU backends. The graph's entries do not depend on the type. A matrix whose row and column layouts differ is no graph's adjacency, and AIJ's collapse
    numbers its columns by the row layout (so its graph is not the matrix's): it is refused.
 */
 #include "seqbsrcustomimpl.h"
@@ -126,11 +128,13 @@ static PetscErrorCode GraphPiecesGet(Mat A, PetscBool mpi, GraphBlocks *loc, Gra
 /* G: A's blocks collapsed, one entry per stored block (zero blocks included, as AIJ keeps them) */
 static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *s, Mat *G)
 {
-  GraphBlocks          loc, gh;
-  const PetscInt      *ghost_cols;
-  PetscInt            *gi, *gj, m, nnz;
-  PetscScalar         *gv;
-  MatBSRCustomSettings set;
+  GraphBlocks                   loc, gh;
+  const PetscInt               *ghost_cols;
+  const MatBSRCustomBackendOps *backend;
+  const char                   *gtype;
+  PetscInt                     *gi, *gj, m, nnz;
+  PetscScalar                  *gv;
+  MatBSRCustomSettings          set;
 
   PetscFunctionBegin;
   PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
@@ -143,13 +147,15 @@ static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *
   nnz = gi[m];
   PetscCall(PetscMalloc2(PetscMax(nnz, 1), &gj, PetscMax(nnz, 1), &gv));
   CollapseBlockRows(&loc, gh.M ? &gh : NULL, ghost_cols, A->cmap->rstart / s->bs, s, set.nthreads, gi, gj, gv);
+  backend = ((Mat_SeqBSRCustom *)loc.M->spptr)->backend; /* mpibsrcustom: its local block's, the same table */
+  gtype   = mpi ? backend->aij_mpi_type : backend->aij_seq_type;
   PetscCall(GraphBlocksRestore(&loc));
   PetscCall(GraphBlocksRestore(&gh));
 
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), G));
   PetscCall(MatSetSizes(*G, m, m, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetBlockSizes(*G, 1, 1));
-  PetscCall(MatSetType(*G, mpi ? MATMPIAIJ : MATSEQAIJ));
+  PetscCall(MatSetType(*G, gtype));
   if (mpi) PetscCall(MatMPIAIJSetPreallocationCSR(*G, gi, gj, gv));
   else PetscCall(MatSeqAIJSetPreallocationCSR(*G, gi, gj, gv));
   PetscCall(PetscFree(gi));

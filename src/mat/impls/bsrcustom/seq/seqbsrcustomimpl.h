@@ -84,6 +84,15 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeValueRoutes_Private(Mat A, Pet
 /* MatProduct AB and PtAP with a seqbsrcustom or seqaij second operand computed in blocks
    (seqbsrcustomgalerkin.c): composed after the AIJ-copy products, whose entries they replace (install) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install);
+/* MatProductSetFromOptions of both types: in blocks (symbolic) unless `why` or the algorithm asked for
+   says otherwise, then on AIJ copies (seqbsrcustomgalerkin.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomGalerkinChoose_Private(Mat C, const char *why, PetscErrorCode (*symbolic)(Mat));
+/* the bs x c block structure of an AIJ matrix's CSR, and each stored entry's place among the block
+   values (seqbsrcustomgalerkin.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomAIJBlockStructure_Private(PetscInt m, const PetscInt ai[], const PetscInt aj[], PetscInt bs, PetscInt c, PetscInt nbcols, PetscInt **rowptr, PetscInt **colidx, PetscInt **offset, PetscInt *nblocks);
+/* what P's products keep for interpolation and restriction, made now where P carries
+   MAT_FORM_EXPLICIT_TRANSPOSE (seqbsrcustomgalerkin.c; the Galerkin products of both types call it) */
+PETSC_INTERN PetscErrorCode MatBSRCustomPrepareTransfers_Private(Mat P);
 /* MatInvertBlockDiagonal and MatSOR with SeqBAIJ's inverses made again after a change of A's state
    (seqbsrcustomdiaginv.c): installed, or SeqBAIJ's put back */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomInstallInvertBlockDiagonal_Private(Mat A, PetscBool install);
