@@ -25,6 +25,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void)
   PetscCall(PetscLogEventRegister("BSRCustomKernel", MAT_CLASSID, &MATBSRCUSTOM_Kernel));
   PetscCall(PetscLogEventRegister("BSRCustomUpload", MAT_CLASSID, &MATBSRCUSTOM_Upload));
   PetscCall(PetscLogEventRegister("BSRCustomGraph", MAT_CLASSID, &MATBSRCUSTOM_Graph));
+  PetscCall(PetscLogEventRegister("BSRCustomBlkProd", MAT_CLASSID, &MATBSRCUSTOM_BlockProduct));
   PetscCall(MatRegister(MATSEQBSRCUSTOM, MatCreate_SeqBSRCustom));
   PetscCall(MatRegister(MATMPIBSRCUSTOM, MatCreate_MPIBSRCustom));
   PetscCall(MatRegisterRootName(MATBSRCUSTOM, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM));

@@ -6,7 +6,7 @@
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include <omp.h>
 
-PetscLogEvent MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0, MATBSRCUSTOM_Graph = 0;
+PetscLogEvent MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0, MATBSRCUSTOM_Graph = 0, MATBSRCUSTOM_BlockProduct = 0;
 
 PETSC_INTERN PetscInt MatBSRCustomDefaultThreads(void)
 {

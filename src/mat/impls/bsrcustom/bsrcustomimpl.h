@@ -126,7 +126,8 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat, MatType, MatReu
 PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReuse, Mat *);
 
 /* log events and registration */
-PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload, MATBSRCUSTOM_Graph;
+/* BlockProduct: the block products' kernels alone (plan and numeric phase), inside PETSc's MatProduct events */
+PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload, MATBSRCUSTOM_Graph, MATBSRCUSTOM_BlockProduct;
 PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);
 PETSC_INTERN PetscInt       MatBSRCustomDefaultThreads(void);
 

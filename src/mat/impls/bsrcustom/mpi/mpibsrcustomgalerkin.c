@@ -522,7 +522,9 @@ static PetscErrorCode Setup(MPIGalerkin *g, Mat_Product *product, Mat X)
   RA.colidx       = g->ah_colidx;
   RA.values       = NULL;
   ViewPComb(g, P, &RP);
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
   PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_plan)(Ad, g->kind, &RA, &RP, &g->plan));
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
   PetscCall(Fingerprint(g, A, P, &g->fingerprint, &g->nfingerprint));
   g->row_offset = A->rmap->rstart / g->bs;
   PetscCall(BuildResult(g, A, P, X));
@@ -601,7 +603,9 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   PetscCall(GatherValues(g, P));
   ViewPComb(g, P, &RP);
   RP.values = g->p_values;
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
   PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, g->plan, &RA, &RP, g->c_values));
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
   PetscCall(MatZeroEntries(C));
   PetscCall(AddResult(g, Ad, C, ADD_VALUES));
   if (product->type == MATPRODUCT_PtAP) PetscCall(MatBSRCustomPrepareTransfers_Private(P));

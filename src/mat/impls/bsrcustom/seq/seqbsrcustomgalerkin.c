@@ -213,43 +213,85 @@ static PetscErrorCode ViewP(GalerkinProduct *g, Mat P, const PetscScalar **value
   PetscFunctionReturn(0);
 }
 
-/* X (blank) becomes the product's result with the plan's structure and zero values: ours with A's
-   settings, or (A P with c != bs) a MATSEQAIJ with block sizes (bs, c) whose rows of a block row share
-   the block row's pattern */
+/* an AIJ result's CSR arrays: MatCreateSeqAIJWithArrays neither copies nor frees them, so a container
+   composed on the result holds them as long as its data lives (MatHeaderReplace moves it along) */
+typedef struct {
+  PetscInt    *i, *j;
+  PetscScalar *a;
+} ResultArrays;
+
+static PetscErrorCode ResultArraysDestroy(void *arg)
+{
+  ResultArrays *r = (ResultArrays *)BSRC_CTX_OF(arg);
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(r->i, r->j, r->a));
+  PetscCall(PetscFree(r));
+  PetscFunctionReturn(0);
+}
+
+/* A P with c != bs: an AIJ matrix of P's AIJ type, block sizes (bs, c), whose rows of a block row share
+   the block row's pattern, zero values. Its arrays are filled here and handed over whole: inserting
+   them entry by entry (a CSR preallocation runs MatSetValues row by row) costs more than the product. */
+static PetscErrorCode BuildAIJResult(GalerkinProduct *g, const bsrk_rect_matrix *R, PetscInt m, PetscInt n, Mat *E)
+{
+  const PetscInt nnz = R->rowptr[R->nbrows] * R->rbs * R->cbs;
+  PetscInt       row = 0;
+  PetscBool      plain;
+  ResultArrays  *arr;
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&arr));
+  PetscCall(PetscMalloc3(m + 1, &arr->i, PetscMax(nnz, 1), &arr->j, PetscMax(nnz, 1), &arr->a));
+  arr->i[0] = 0;
+  for (PetscInt br = 0; br < R->nbrows; br++) {
+    for (PetscInt r = 0; r < R->rbs; r++, row++) {
+      PetscInt *rowcols = arr->j + arr->i[row];
+      for (PetscInt k = R->rowptr[br]; k < R->rowptr[br + 1]; k++)
+        for (PetscInt s = 0; s < R->cbs; s++) *rowcols++ = R->colidx[k] * R->cbs + s;
+      arr->i[row + 1] = arr->i[row] + (R->rowptr[br + 1] - R->rowptr[br]) * R->cbs;
+    }
+  }
+  PetscCall(PetscArrayzero(arr->a, nnz));
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, n, arr->i, arr->j, arr->a, E));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, arr));
+  PetscCall(BSRCContainerSetDestroy(container, ResultArraysDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)*E, "MatBSRCustomProductArrays", (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container)); /* E holds it */
+  PetscCall(MatSetBlockSizes(*E, R->rbs, R->cbs));
+  PetscCall(PetscStrcmp(g->c_type, MATSEQAIJ, &plain));
+  if (!plain) PetscCall(MatConvert(*E, g->c_type, MAT_INPLACE_MATRIX, E)); /* P's AIJ type: GAMG combines A P with P0 */
+  PetscCall(PetscFree(g->c_values));
+  PetscCall(PetscMalloc1(PetscMax(nnz, 1), &g->c_values));
+  PetscFunctionReturn(0);
+}
+
+/* X (blank, or a product's C with its product data) becomes the product's result with the plan's
+   structure and zero values: ours with A's settings, or (A P with c != bs) AIJ (BuildAIJResult) */
 static PetscErrorCode BuildResult(GalerkinProduct *g, Mat A, Mat X, PetscInt m, PetscInt n)
 {
   bsrk_rect_matrix R;
+  Mat_Product     *product = X->product;
+  Mat              E;
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_result(g->plan, &R), "the block product's result"));
-  PetscCall(MatSetSizes(X, m, n, m, n));
-  PetscCall(MatSetBlockSizes(X, R.rbs, R.cbs));
   if (!g->c_is_aij) {
     MatBSRCustomSettings set;
 
-    PetscCall(MatSetType(X, MATSEQBSRCUSTOM));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &E));
+    PetscCall(MatSetSizes(E, m, n, m, n));
+    PetscCall(MatSetBlockSizes(E, R.rbs, R.cbs));
+    PetscCall(MatSetType(E, MATSEQBSRCUSTOM));
     PetscCall(MatBSRCustomGetSettings_Private(A, &set));
-    PetscCall(MatBSRCustomSetSettings_Private(X, &set, "a sparse product of a seqbsrcustom matrix"));
-    PetscCall(MatSeqBAIJSetPreallocationCSR(X, R.rbs, R.rowptr, R.colidx, NULL));
-  } else {
-    PetscInt *ci, *cj, row = 0;
-
-    PetscCall(MatSetType(X, g->c_type)); /* P's AIJ type: GAMG combines A P with P0 */
-    PetscCall(PetscMalloc2(m + 1, &ci, (size_t)R.rowptr[R.nbrows] * R.rbs * R.cbs, &cj));
-    ci[0] = 0;
-    for (PetscInt br = 0; br < R.nbrows; br++) {
-      for (PetscInt r = 0; r < R.rbs; r++, row++) {
-        PetscInt *rowcols = cj + ci[row];
-        for (PetscInt k = R.rowptr[br]; k < R.rowptr[br + 1]; k++)
-          for (PetscInt s = 0; s < R.cbs; s++) *rowcols++ = R.colidx[k] * R.cbs + s;
-        ci[row + 1] = ci[row] + (R.rowptr[br + 1] - R.rowptr[br]) * R.cbs;
-      }
-    }
-    PetscCall(MatSeqAIJSetPreallocationCSR(X, ci, cj, NULL));
-    PetscCall(PetscFree2(ci, cj));
-    PetscCall(PetscFree(g->c_values));
-    PetscCall(PetscMalloc1((size_t)R.rowptr[R.nbrows] * R.rbs * R.cbs, &g->c_values));
-  }
+    PetscCall(MatBSRCustomSetSettings_Private(E, &set, "a sparse product of a seqbsrcustom matrix"));
+    PetscCall(MatSeqBAIJSetPreallocationCSR(E, R.rbs, R.rowptr, R.colidx, NULL));
+  } else PetscCall(BuildAIJResult(g, &R, m, n, &E));
+  X->product = NULL; /* kept aside while X takes E's header */
+  PetscCall(MatHeaderReplace(X, &E));
+  X->product = product;
   PetscFunctionReturn(0);
 }
 
@@ -267,7 +309,9 @@ static PetscErrorCode Plan(GalerkinProduct *g, Mat_Product *product)
   PetscCall(ViewP(g, P, NULL, &RP));
   PetscCall(PatternSave(&g->a_pattern, RA.nbrows, RA.rowptr, RA.colidx));
   if (!g->p_is_aij) PetscCall(PatternSave(&g->p_pattern, RP.nbrows, RP.rowptr, RP.colidx));
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, A, P, 0, 0));
   PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->block_product_plan)(A, product->type == MATPRODUCT_PtAP ? BSRK_PRODUCT_PTAP : BSRK_PRODUCT_AP, &RA, &RP, &g->plan));
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, A, P, 0, 0));
   PetscFunctionReturn(0);
 }
 
@@ -389,15 +433,9 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   if (changed) same = PETSC_FALSE;
   else PetscCall(StructuresUnchanged(g, C, &same));
   if (!same) {
-    Mat E;
-
     PetscCall(PetscInfo(C, "The structure, sizes or block sizes of A, P or C changed since the symbolic phase: planned again, C made anew in place\n"));
     PetscCall(Plan(g, product));
-    PetscCall(MatCreate(PETSC_COMM_SELF, &E));
-    PetscCall(BuildResult(g, A, E, product->type == MATPRODUCT_PtAP ? P->cmap->n : A->rmap->n, P->cmap->n));
-    C->product = NULL; /* kept aside while C takes E's header */
-    PetscCall(MatHeaderReplace(C, &E));
-    C->product              = product;
+    PetscCall(BuildResult(g, A, C, product->type == MATPRODUCT_PtAP ? P->cmap->n : A->rmap->n, P->cmap->n));
     C->ops->productsymbolic = GalerkinSymbolic;
     C->ops->productnumeric  = GalerkinNumeric;
   }
@@ -406,7 +444,9 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   PetscCall(ViewP(g, P, &pv, &RP));
   if (g->c_is_aij) cv = g->c_values;
   else PetscCall(MatSeqBAIJGetArray(C, &cv));
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, A, P, 0, 0));
   PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->block_product_numeric)(A, g->plan, &RA, &RP, cv));
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, A, P, 0, 0));
   if (g->c_is_aij) PetscCall(ScatterToAIJ(g, C));
   else PetscCall(MatSeqBAIJRestoreArray(C, &cv));
   PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(A, &av));
