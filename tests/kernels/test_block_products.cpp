@@ -3,7 +3,8 @@
 // multiplied naively in double (values to 1e-12 of the largest entry), and C's block structure
 // against the boolean product of the operands' block patterns. Also: empty rows, one-block rows, a
 // row with every block column, empty matrices, several random seeds; the same bits on 1, 2 and 4
-// threads; a numeric phase repeated after new values equal to a fresh product; rejected input.
+// threads; a numeric phase repeated after new values equal to a fresh product; rejected input; the
+// results' scalar CSR view against the blocks entry by entry.
 #include "bsrk_blockproducts.h"
 
 #include <gtest/gtest.h>
@@ -473,3 +474,43 @@ TEST(BlockProductErrors, NumericRejectsOtherShapesAndPatterns)
 }
 
 } // namespace
+
+// The scalar CSR view (bsrk_rect_csr_*): every stored entry of M at its (row, column) in the expanded
+// rows, each row's columns increasing, zeros without values; the same on 1 and 3 threads.
+TEST(BlockProductScalarView, ExpandsEveryBlockToItsRowsAndColumns)
+{
+  std::mt19937_64 rng(31);
+  for (auto [rbs, cbs] : {std::pair<Idx, Idx>{3, 6}, {2, 1}, {1, 4}, {5, 5}}) {
+    const Rect             M   = make_rect(shaped_counts(23, 9, 4, rng), 9, rbs, cbs, rng);
+    const bsrk_rect_matrix V   = M.view();
+    const size_t           nnz = (size_t)M.nblocks() * rbs * cbs;
+    for (int nthreads : {1, 3}) {
+      std::vector<Idx>    start(M.nbrows * rbs + 1, -1), cols(nnz, -1);
+      std::vector<double> vals(nnz, -7.0), zeros(nnz, -7.0);
+      ASSERT_EQ(bsrk_rect_csr_structure(&V, nthreads, start.data(), cols.data()), BSRK_OK);
+      ASSERT_EQ(bsrk_rect_csr_values(&V, nthreads, vals.data()), BSRK_OK);
+      bsrk_rect_matrix Z = V;
+      Z.values           = nullptr;
+      ASSERT_EQ(bsrk_rect_csr_values(&Z, nthreads, zeros.data()), BSRK_OK);
+      EXPECT_EQ(start[0], 0);
+      EXPECT_EQ((size_t)start.back(), nnz);
+      for (Idx br = 0; br < M.nbrows; ++br)
+        for (Idx r = 0; r < rbs; ++r) {
+          const Idx row = br * rbs + r;
+          ASSERT_EQ(start[row + 1] - start[row], (M.rowptr[br + 1] - M.rowptr[br]) * cbs);
+          Idx e = start[row];
+          for (Idx k = M.rowptr[br]; k < M.rowptr[br + 1]; ++k)
+            for (Idx s = 0; s < cbs; ++s, ++e) {
+              EXPECT_EQ(cols[e], M.colidx[k] * cbs + s);
+              EXPECT_EQ(vals[e], M.values[(size_t)k * rbs * cbs + s * rbs + r]);
+              EXPECT_EQ(zeros[e], 0.0);
+            }
+        }
+    }
+  }
+  Rect             bad = make_rect({1, 2}, 3, 3, 6, rng);
+  bsrk_rect_matrix V   = bad.view();
+  std::vector<Idx> start(7);
+  EXPECT_EQ(bsrk_rect_csr_structure(&V, 0, start.data(), nullptr), BSRK_ERR_ARG);
+  EXPECT_EQ(bsrk_rect_csr_values(nullptr, 1, nullptr), BSRK_ERR_ARG);
+}

@@ -89,6 +89,14 @@ size_t bsrk_block_product_bytes(const bsrk_block_product *product);
 
 void bsrk_block_product_free(bsrk_block_product *product);
 
+/* The scalar CSR view of M (rbs x cbs blocks; bsrk_rect_csr.cpp): the rows of a block row share its
+   pattern, each block column expanded to cbs columns. bsrk_rect_csr_structure fills row_start
+   [nbrows*rbs+1] and cols [rowptr[nbrows]*rbs*cbs]; bsrk_rect_csr_values fills values (the same
+   length) from M->values, zeros where M->values is NULL. nthreads >= 1 OpenMP threads; BSRK_ERR_ARG on
+   NULL or inconsistent arguments. */
+bsrk_status bsrk_rect_csr_structure(const bsrk_rect_matrix *M, int nthreads, bsrk_idx *row_start, bsrk_idx *cols);
+bsrk_status bsrk_rect_csr_values(const bsrk_rect_matrix *M, int nthreads, double *values);
+
 #ifdef __cplusplus
 }
 #endif

@@ -233,27 +233,22 @@ static PetscErrorCode ResultArraysDestroy(void *arg)
 /* A P with c != bs: an AIJ matrix of P's AIJ type, block sizes (bs, c), whose rows of a block row share
    the block row's pattern, zero values. Its arrays are filled here and handed over whole: inserting
    them entry by entry (a CSR preallocation runs MatSetValues row by row) costs more than the product. */
-static PetscErrorCode BuildAIJResult(GalerkinProduct *g, const bsrk_rect_matrix *R, PetscInt m, PetscInt n, Mat *E)
+static PetscErrorCode BuildAIJResult(GalerkinProduct *g, Mat A, const bsrk_rect_matrix *R, PetscInt m, PetscInt n, Mat *E)
 {
-  const PetscInt nnz = R->rowptr[R->nbrows] * R->rbs * R->cbs;
-  PetscInt       row = 0;
-  PetscBool      plain;
-  ResultArrays  *arr;
-  PetscContainer container;
+  const PetscInt   nnz      = R->rowptr[R->nbrows] * R->rbs * R->cbs;
+  const int        nthreads = (int)((Mat_SeqBSRCustom *)A->spptr)->set.nthreads;
+  bsrk_rect_matrix Z        = *R;
+  PetscBool        plain;
+  ResultArrays    *arr;
+  PetscContainer   container;
 
   PetscFunctionBegin;
+  PetscCheck(m == R->nbrows * R->rbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block product's result has %" PetscInt_FMT " rows, not %" PetscInt_FMT, (PetscInt)(R->nbrows * R->rbs), m);
   PetscCall(PetscNew(&arr));
   PetscCall(PetscMalloc3(m + 1, &arr->i, PetscMax(nnz, 1), &arr->j, PetscMax(nnz, 1), &arr->a));
-  arr->i[0] = 0;
-  for (PetscInt br = 0; br < R->nbrows; br++) {
-    for (PetscInt r = 0; r < R->rbs; r++, row++) {
-      PetscInt *rowcols = arr->j + arr->i[row];
-      for (PetscInt k = R->rowptr[br]; k < R->rowptr[br + 1]; k++)
-        for (PetscInt s = 0; s < R->cbs; s++) *rowcols++ = R->colidx[k] * R->cbs + s;
-      arr->i[row + 1] = arr->i[row] + (R->rowptr[br + 1] - R->rowptr[br]) * R->cbs;
-    }
-  }
-  PetscCall(PetscArrayzero(arr->a, nnz));
+  Z.values = NULL; /* zeros */
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_rect_csr_structure(R, nthreads, arr->i, arr->j), "the block product's scalar structure"));
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_rect_csr_values(&Z, nthreads, arr->a), "the block product's scalar values"));
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, n, arr->i, arr->j, arr->a, E));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, arr));
@@ -288,7 +283,7 @@ static PetscErrorCode BuildResult(GalerkinProduct *g, Mat A, Mat X, PetscInt m, 
     PetscCall(MatBSRCustomGetSettings_Private(A, &set));
     PetscCall(MatBSRCustomSetSettings_Private(E, &set, "a sparse product of a seqbsrcustom matrix"));
     PetscCall(MatSeqBAIJSetPreallocationCSR(E, R.rbs, R.rowptr, R.colidx, NULL));
-  } else PetscCall(BuildAIJResult(g, &R, m, n, &E));
+  } else PetscCall(BuildAIJResult(g, A, &R, m, n, &E));
   X->product = NULL; /* kept aside while X takes E's header */
   PetscCall(MatHeaderReplace(X, &E));
   X->product = product;
@@ -354,19 +349,15 @@ static PetscErrorCode StructuresUnchanged(GalerkinProduct *g, Mat C, PetscBool *
 /* C's AIJ values from the block values (C's structure checked by StructuresUnchanged) */
 static PetscErrorCode ScatterToAIJ(GalerkinProduct *g, Mat C)
 {
+  Mat              A = C->product->A;
   bsrk_rect_matrix R;
-  PetscScalar     *ca, *out;
+  PetscScalar     *ca;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomKernelCheck_Private(C->product->A, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  R.values = g->c_values;
   PetscCall(MatSeqAIJGetArrayWrite(C, &ca));
-  out = ca;
-  for (PetscInt br = 0; br < R.nbrows; br++)
-    for (PetscInt r = 0; r < R.rbs; r++)
-      for (PetscInt k = R.rowptr[br]; k < R.rowptr[br + 1]; k++) {
-        const PetscScalar *block = g->c_values + (size_t)k * R.rbs * R.cbs;
-        for (PetscInt s = 0; s < R.cbs; s++) *out++ = block[s * R.rbs + r];
-      }
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_rect_csr_values(&R, (int)((Mat_SeqBSRCustom *)A->spptr)->set.nthreads, ca), "the block product's scalar values"));
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &ca));
   PetscFunctionReturn(0);
 }
