@@ -48,9 +48,10 @@
 #   gamg-325    PCGAMG (smoothed aggregation) on CUDA vectors, each type in its own process, on GAMG_NP
 #               ranks (default 1; one GPU a rank): the main job (CG, rtol 1e-8; GAMG_SIZES, default
 #               '60 80 100': nodes a direction; GAMG_AIJCUSPARSE=0 leaves MATAIJCUSPARSE out,
-#               GAMG_AIJCUSPARSE_EXTRA adds options to its runs), its second setup with new values
-#               (GAMG_RESETUP_SIZES, default none) and PETSc's ksp ex56 (-ne GAMG_NE, default 59, rigid-body
-#               near null space; GAMG_NE= leaves it out), bsrcustom cuda against MATAIJCUSPARSE; then the
+#               GAMG_AIJCUSPARSE_EXTRA adds options to its runs, GAMG_OURS=0 leaves ours out), its
+#               second setup with new values (GAMG_RESETUP_SIZES, default none) and PETSc's ksp ex56 (-ne
+#               GAMG_NE, default 59, rigid-body near null space; GAMG_NE= leaves it out), bsrcustom cuda
+#               against MATAIJCUSPARSE; then the
 #               cpu backend against MATAIJ on GAMG_CPU_RANKS (16) ranks (GAMG_CPU_SIZES, default none):
 #               PCSetUp, KSPSolve and their main events from -log_view, iterations, and the peak device
 #               memory nvidia-smi saw (summed over the GPUs); results in $OUT/gamg
@@ -211,15 +212,15 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
       common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -log_view -log_view_gpu_time -use_gpu_aware_mpi 0 -dm_vec_type cuda)
       for n in ${GAMG_SIZES:-60 80 100}; do
         [[ ${GAMG_AIJCUSPARSE:-1} == 1 ]] && gamg_run main-$n-aijcusparse "$E" -dm_mat_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n ${GAMG_AIJCUSPARSE_EXTRA:-}
-        gamg_run main-$n-bsrcustom "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda "${common[@]}" -nx $n -ny $n -nz $n
+        [[ ${GAMG_OURS:-1} == 1 ]] && gamg_run main-$n-bsrcustom "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda "${common[@]}" -nx $n -ny $n -nz $n
       done
       # a second setup with new values of the same pattern (-resetup), GAMG's interpolation kept
       for n in ${GAMG_RESETUP_SIZES:-}; do
         gamg_run resetup-$n-aijcusparse "$E" -dm_mat_type aijcusparse "${common[@]}" -nx $n -ny $n -nz $n -resetup -pc_gamg_reuse_interpolation
         gamg_run resetup-$n-bsrcustom "$E" -dll_append "$L" -dm_mat_type bsrcustom -mat_bsrcustom_backend cuda "${common[@]}" -nx $n -ny $n -nz $n -resetup -pc_gamg_reuse_interpolation
       done
-      if [[ -n ${GAMG_NE:-59} ]]; then
-        ex=(-ne "${GAMG_NE:-59}" -pc_type gamg -pc_gamg_agg_nsmooths 1 -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -log_view_gpu_time -use_gpu_aware_mpi 0)
+      if [[ -n ${GAMG_NE-59} ]]; then
+        ex=(-ne "${GAMG_NE-59}" -pc_type gamg -pc_gamg_agg_nsmooths 1 -use_mat_nearnullspace -ksp_type cg -ksp_rtol 1e-8 -ksp_converged_reason -log_view -log_view_gpu_time -use_gpu_aware_mpi 0)
         gamg_run ex56-aijcusparse "$X" -mat_type aijcusparse -vec_type cuda "${ex[@]}"
         gamg_run ex56-bsrcustom "$X" -dll_append "$L" -mat_type bsrcustom -mat_bsrcustom_backend cuda -vec_type cuda "${ex[@]}"
       fi

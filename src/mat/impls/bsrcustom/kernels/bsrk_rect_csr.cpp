@@ -26,8 +26,8 @@ extern "C" bsrk_status bsrk_rect_csr_structure(const bsrk_rect_matrix *M, int nt
   for (bsrk_idx br = 0; br < M->nbrows; br++) {
     const bsrk_idx b0 = M->rowptr[br], len = (M->rowptr[br + 1] - b0) * cbs;
     for (bsrk_idx r = 0; r < rbs; r++) {
-      const bsrk_idx start = b0 * rbs * cbs + r * len;
-      bsrk_idx      *out   = cols + start;
+      const bsrk_idx start    = b0 * rbs * cbs + r * len;
+      bsrk_idx      *out      = cols + start;
       row_start[br * rbs + r] = start;
       for (bsrk_idx k = b0; k < M->rowptr[br + 1]; k++)
         for (bsrk_idx s = 0; s < cbs; s++) *out++ = M->colidx[k] * cbs + s;

@@ -100,6 +100,18 @@ static PetscErrorCode GalerkinProductDestroy(void *arg)
   PetscFunctionReturn(0);
 }
 
+/* nblocks blocks of rbs x cbs values, counted in PetscInt (PETSc's AIJ and BAIJ index their values so):
+   a product past 2^31 values on a 32-bit-index PETSc is refused, naming what overflows */
+static PetscErrorCode ValuesCount(PetscInt64 nblocks, PetscInt rbs, PetscInt cbs, const char *what, PetscInt *count)
+{
+  const PetscInt64 n = nblocks * rbs * cbs;
+
+  PetscFunctionBegin;
+  PetscCheck(n <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_INT_OVERFLOW, "%s: %" PetscInt64_FMT " values (%" PetscInt64_FMT " blocks of %" PetscInt_FMT " x %" PetscInt_FMT ") are more than this PETSc's PetscInt counts; a PETSc configured --with-64-bit-indices holds them", what, n, nblocks, rbs, cbs);
+  if (count) *count = (PetscInt)n;
+  PetscFunctionReturn(0);
+}
+
 /*
    The block structure of an AIJ matrix in bs x c blocks (m rows, CSR ai/aj, nbcols block columns): block
    row br holds the block columns that any of its bs rows touches, sorted; offset[k] is stored entry k's
@@ -132,6 +144,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAIJBlockStructure_Private(PetscInt m, co
       for (PetscInt k = ai[br * bs + r]; k < ai[br * bs + r + 1]; k++) off[k] = slot[aj[k] / c] * bs * c + (aj[k] % c) * bs + r;
   }
   PetscCall(PetscFree2(last, slot));
+  PetscCall(ValuesCount(nb, bs, c, "P read in blocks", NULL));
   *rowptr  = rp;
   *colidx  = ci;
   *offset  = off;
@@ -235,7 +248,7 @@ static PetscErrorCode ResultArraysDestroy(void *arg)
    them entry by entry (a CSR preallocation runs MatSetValues row by row) costs more than the product. */
 static PetscErrorCode BuildAIJResult(GalerkinProduct *g, Mat A, const bsrk_rect_matrix *R, PetscInt m, PetscInt n, Mat *E)
 {
-  const PetscInt   nnz      = R->rowptr[R->nbrows] * R->rbs * R->cbs;
+  PetscInt         nnz;
   const int        nthreads = (int)((Mat_SeqBSRCustom *)A->spptr)->set.nthreads;
   bsrk_rect_matrix Z        = *R;
   PetscBool        plain;
@@ -243,6 +256,7 @@ static PetscErrorCode BuildAIJResult(GalerkinProduct *g, Mat A, const bsrk_rect_
   PetscContainer   container;
 
   PetscFunctionBegin;
+  PetscCall(ValuesCount(R->rowptr[R->nbrows], R->rbs, R->cbs, "The block product A P (an AIJ matrix)", &nnz));
   PetscCheck(m == R->nbrows * R->rbs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block product's result has %" PetscInt_FMT " rows, not %" PetscInt_FMT, (PetscInt)(R->nbrows * R->rbs), m);
   PetscCall(PetscNew(&arr));
   PetscCall(PetscMalloc3(m + 1, &arr->i, PetscMax(nnz, 1), &arr->j, PetscMax(nnz, 1), &arr->a));
@@ -276,6 +290,7 @@ static PetscErrorCode BuildResult(GalerkinProduct *g, Mat A, Mat X, PetscInt m, 
   if (!g->c_is_aij) {
     MatBSRCustomSettings set;
 
+    PetscCall(ValuesCount(R.rowptr[R.nbrows], R.rbs, R.cbs, "The block product's result", NULL));
     PetscCall(MatCreate(PETSC_COMM_SELF, &E));
     PetscCall(MatSetSizes(E, m, n, m, n));
     PetscCall(MatSetBlockSizes(E, R.rbs, R.cbs));
