@@ -14,10 +14,9 @@
    graph in each PETSc version, bit for bit, however that version symmetrizes, scales or filters (at
    the price of one copy of G, which AIJ's MatCreateGraph makes of a matrix of block size 1).
 
-   G is the AIJ type of A's backend (MATSEQAIJ / MATMPIAIJ on the cpu backend; on the GPU backends of a
-   CUDA-enabled PETSc, seqaijcusparse / mpiaijcusparse), as the graph of an AIJ matrix on that device
-   would be: GAMG then squares it for aggressive coarsening (A^T A) where its products run, on the GPU
-   for the GPU backends. The graph's entries do not depend on the type. A matrix whose row and column layouts differ is no graph's adjacency, and AIJ's collapse
+   G is a MATSEQAIJ for seqbsrcustom and a MATMPIAIJ for mpibsrcustom (what AIJ's graph of our AIJ
+   copy is); on one rank of a GPU backend the finished graph may move to the device (GraphWhereSquared).
+   A matrix whose row and column layouts differ is no graph's adjacency, and AIJ's collapse
    numbers its columns by the row layout (so its graph is not the matrix's): it is refused.
 */
 #include "seqbsrcustomimpl.h"
@@ -128,13 +127,11 @@ static PetscErrorCode GraphPiecesGet(Mat A, PetscBool mpi, GraphBlocks *loc, Gra
 /* G: A's blocks collapsed, one entry per stored block (zero blocks included, as AIJ keeps them) */
 static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *s, Mat *G)
 {
-  GraphBlocks                   loc, gh;
-  const PetscInt               *ghost_cols;
-  const MatBSRCustomBackendOps *backend;
-  const char                   *gtype;
-  PetscInt                     *gi, *gj, m, nnz;
-  PetscScalar                  *gv;
-  MatBSRCustomSettings          set;
+  GraphBlocks          loc, gh;
+  const PetscInt      *ghost_cols;
+  PetscInt            *gi, *gj, m, nnz;
+  PetscScalar         *gv;
+  MatBSRCustomSettings set;
 
   PetscFunctionBegin;
   PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
@@ -147,19 +144,53 @@ static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *
   nnz = gi[m];
   PetscCall(PetscMalloc2(PetscMax(nnz, 1), &gj, PetscMax(nnz, 1), &gv));
   CollapseBlockRows(&loc, gh.M ? &gh : NULL, ghost_cols, A->cmap->rstart / s->bs, s, set.nthreads, gi, gj, gv);
-  backend = ((Mat_SeqBSRCustom *)loc.M->spptr)->backend; /* mpibsrcustom: its local block's, the same table */
-  gtype   = mpi ? backend->aij_mpi_type : backend->aij_seq_type;
   PetscCall(GraphBlocksRestore(&loc));
   PetscCall(GraphBlocksRestore(&gh));
 
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), G));
   PetscCall(MatSetSizes(*G, m, m, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetBlockSizes(*G, 1, 1));
-  PetscCall(MatSetType(*G, gtype));
+  PetscCall(MatSetType(*G, mpi ? MATMPIAIJ : MATSEQAIJ));
   if (mpi) PetscCall(MatMPIAIJSetPreallocationCSR(*G, gi, gj, gv));
   else PetscCall(MatSeqAIJSetPreallocationCSR(*G, gi, gj, gv));
   PetscCall(PetscFree(gi));
   PetscCall(PetscFree2(gj, gv));
+  PetscFunctionReturn(0);
+}
+
+/*
+   On one rank of a GPU backend the finished graph takes the backend's AIJ type (seqaijcusparse), so
+   that GAMG's square of it (A^T A, aggressive coarsening) runs on the device like MATAIJCUSPARSE's,
+   unless cuSPARSE could not compute it: its SpGEMM counts the intermediate products, here the sum of
+   the squared row lengths, in 32 bits, and past that fails (CUSPARSE_STATUS_INSUFFICIENT_RESOURCES,
+   as MATAIJCUSPARSE's own GAMG does from about 3M graph nodes). On several ranks the graph stays
+   MPIAIJ: the square of an mpiaijcusparse graph gathers rows on the host and is slower than MPIAIJ's.
+*/
+static PetscErrorCode GraphWhereSquared(Mat A, PetscBool mpi, Mat *graph)
+{
+  const MatBSRCustomBackendOps *backend;
+  MatBSRCustomSettings          set;
+  PetscBool                     host, bound, done;
+  PetscInt                      n;
+  const PetscInt               *ia, *ja;
+  PetscInt64                    products = 0;
+
+  PetscFunctionBegin;
+  PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
+  PetscCall(MatBoundToCPU(A, &bound));
+  backend = MatBSRCustomBackendOf_Private(&set, bound);
+  PetscCall(PetscStrcmp(backend->aij_seq_type, MATSEQAIJ, &host));
+  if (mpi || host) PetscFunctionReturn(0);
+  PetscCall(MatGetRowIJ(*graph, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The graph did not give its structure");
+  for (PetscInt i = 0; i < n; i++) products += (PetscInt64)(ia[i + 1] - ia[i]) * (ia[i + 1] - ia[i]);
+  PetscCall(MatRestoreRowIJ(*graph, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  if (products > PETSC_MPI_INT_MAX) {
+    PetscCall(PetscInfo(A, "MatCreateGraph: the graph stays %s: its square has %" PetscInt64_FMT " intermediate products, past the 32-bit count of cuSPARSE's SpGEMM\n", ((PetscObject)*graph)->type_name, products));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatConvert(*graph, backend->aij_seq_type, MAT_INPLACE_MATRIX, graph));
+  PetscCall(PetscInfo(A, "MatCreateGraph: the graph made %s, for its square on the device (%" PetscInt64_FMT " intermediate products)\n", backend->aij_seq_type, products));
   PetscFunctionReturn(0);
 }
 
@@ -206,6 +237,7 @@ PETSC_INTERN PetscErrorCode MatCreateGraph_BSRCustom(BSRC_CREATEGRAPH_PARAMS)
   PetscCall(MatPropagateSymmetryOptions(A, G));
   PetscCall(BSRCMatCreateGraph(G, sym, scale, filter, 0, NULL, graph));
   PetscCall(MatDestroy(&G));
+  PetscCall(GraphWhereSquared(A, mpi, graph));
   PetscCall(PetscInfo(A, "MatCreateGraph from the %" PetscInt_FMT "x%" PetscInt_FMT " blocks (no AIJ copy), %s\n", s.bs, s.bs, s.nidx ? "over the index list" : "over whole blocks"));
   PetscFunctionReturn(0);
 }
