@@ -88,19 +88,13 @@ static PetscErrorCode ShiftedSymbolic(Mat F, Mat A, IS row, IS col, const MatFac
   PetscCall(MatHeaderReplace(F, &G));
   PetscCall(ShiftedOrdering(A, row, &r));
   if (lu) PetscCall(ShiftedOrdering(A, col, &c));
-  {
-    /* AIJ's numeric phase on inodes (chosen where the matrix has them) needs an ordering that keeps
-       each inode's rows together, as MatGetOrdering of an AIJ matrix gives; one of blocks may split
-       them (an inode may cross blocks), so the copy gives up its inodes under any other ordering */
-    PetscBool ri = PETSC_TRUE, ci = PETSC_TRUE;
-    if (r) PetscCall(ISIdentity(r, &ri));
-    if (c) PetscCall(ISIdentity(c, &ci));
-    if (!ri || !ci) {
-      PetscCall(MatSetOption(aij, MAT_USE_INODES, PETSC_FALSE));
-      PetscCall(MatAssemblyBegin(aij, MAT_FINAL_ASSEMBLY)); /* drops the inodes found */
-      PetscCall(MatAssemblyEnd(aij, MAT_FINAL_ASSEMBLY));
-    }
-  }
+  /* AIJ's numeric phase on inodes (chosen where the matrix has them) needs an ordering that keeps each
+     inode's rows together, as MatGetOrdering of an AIJ matrix gives; an ordering of blocks may split
+     them (an inode may cross blocks), so the copy gives up its inodes (for every shifted factorization
+     of it: the numeric phase chosen here must not depend on those of other factorizations) */
+  PetscCall(MatSetOption(aij, MAT_USE_INODES, PETSC_FALSE));
+  PetscCall(MatAssemblyBegin(aij, MAT_FINAL_ASSEMBLY)); /* drops the inodes found */
+  PetscCall(MatAssemblyEnd(aij, MAT_FINAL_ASSEMBLY));
   if (lu && incomplete) PetscCall((*F->ops->ilufactorsymbolic)(F, aij, r, c, info));
   else if (lu) PetscCall((*F->ops->lufactorsymbolic)(F, aij, r, c, info));
   else if (incomplete) PetscCall((*F->ops->iccfactorsymbolic)(F, aij, r, info));
