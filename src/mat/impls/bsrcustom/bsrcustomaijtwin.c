@@ -8,7 +8,8 @@
    matrix's values changed (MatBSRCustomValuesState_Private(), which also sees the changes PETSc makes
    without a state increase); it costs the matrix's memory once more while it lives, and it carries
    none of the matrix's options (MAT_NEW_NONZERO_LOCATIONS false would forbid its own assembly).
-   Products return AIJ matrices, as they do for AIJ.
+   Products return AIJ matrices, as they do for AIJ. The factorizations asked for a zero-pivot shift
+   factor the same copy (bsrcustomutils.c).
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
@@ -57,7 +58,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij)
     PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &t->aij));
     t->state        = state;
     t->nonzerostate = A->nonzerostate;
-    PetscCall(PetscInfo(A, "AIJ copy made for a sparse product (its memory kept while the matrix is unchanged)\n"));
+    PetscCall(PetscInfo(A, "AIJ copy made for a sparse product or a shifted factorization (its memory kept while the matrix is unchanged)\n"));
   }
   *aij = t->aij;
   PetscFunctionReturn(0);
