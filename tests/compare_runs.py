@@ -6,7 +6,8 @@ must agree to a relative tolerance (rounding may differ: the kernels sum in anot
 Lines matching --ignore (timings, type names, addresses) are dropped from both outputs first.
 
 usage: compare_runs.py --ref "<options>" --ours "<options>" [--rtol 1e-6] [--atol 1e-12] [--ignore REGEX]...
-                       [--strip REGEX]... [--expect REGEX]... [--reject REGEX]... -- <command...>
+                       [--strip REGEX]... [--expect REGEX]... [--reject REGEX]... [--expect-out REGEX]...
+                       [--reject-out REGEX]... -- <command...>
 """
 import argparse
 import glob
@@ -60,6 +61,8 @@ def main():
     ap.add_argument("--strip", action="append", default=[], help="regex removed from every line before comparing (e.g. type names in brackets)")
     ap.add_argument("--expect", action="append", default=[], help="regex that must appear in our run's output (with --info-dir: in its -info log)")
     ap.add_argument("--reject", action="append", default=[], help="regex that must not appear in our run's output (with --info-dir: in its -info log)")
+    ap.add_argument("--expect-out", action="append", default=[], help="regex that must appear in our run's standard output (e.g. -ksp_view's)")
+    ap.add_argument("--reject-out", action="append", default=[], help="regex that must not appear in our run's standard output")
     ap.add_argument("--info-dir", help="our run logs -info of the Mat class to files here (not to stdout, where ranks would interleave it with the program's lines)")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--require-gpu", action="store_true", help="exit 77 (CTest: skipped) where no NVIDIA GPU is visible")
@@ -111,6 +114,15 @@ def main():
         m = re.search(rx, info if a.info_dir else raw[1])
         if m:
             print(f"FAIL: /{rx}/ in the bsrcustom run: {m.group(0)}")
+            failures += 1
+    for rx in a.expect_out:
+        if not re.search(rx, raw[1], re.M):
+            print(f"FAIL: expected /{rx}/ in the bsrcustom run's output")
+            failures += 1
+    for rx in a.reject_out:
+        m = re.search(rx, raw[1], re.M)
+        if m:
+            print(f"FAIL: /{rx}/ in the bsrcustom run's output: {m.group(0)}")
             failures += 1
     ref, ours = outs
     if len(ref) != len(ours):
