@@ -6,7 +6,9 @@ must agree to a relative tolerance (rounding may differ: the kernels sum in anot
 Lines matching --ignore (timings, type names, addresses) are dropped from both outputs first.
 
 usage: compare_runs.py --ref "<options>" --ours "<options>" [--rtol 1e-6] [--atol 1e-12] [--ignore REGEX]...
-                       [--strip REGEX]... [--expect REGEX]... [--reject REGEX]... -- <command...>
+                       [--loose REGEX]... [--loose-rtol 1e-2]
+                       [--strip REGEX]... [--expect REGEX]... [--reject REGEX]... [--expect-out REGEX]...
+                       [--reject-out REGEX]... -- <command...>
 """
 import argparse
 import glob
@@ -57,9 +59,13 @@ def main():
     ap.add_argument("--atol", type=float, default=1e-12)
     ap.add_argument("--int-rtol", type=float, default=0.0, help="relative tolerance for integers (iteration counts), exact by default")
     ap.add_argument("--ignore", action="append", default=[])
+    ap.add_argument("--loose", action="append", default=[], help="regex: matching lines compare their floating-point numbers to --loose-rtol")
+    ap.add_argument("--loose-rtol", type=float, default=1e-2)
     ap.add_argument("--strip", action="append", default=[], help="regex removed from every line before comparing (e.g. type names in brackets)")
     ap.add_argument("--expect", action="append", default=[], help="regex that must appear in our run's output (with --info-dir: in its -info log)")
     ap.add_argument("--reject", action="append", default=[], help="regex that must not appear in our run's output (with --info-dir: in its -info log)")
+    ap.add_argument("--expect-out", action="append", default=[], help="regex that must appear in our run's standard output (e.g. -ksp_view's)")
+    ap.add_argument("--reject-out", action="append", default=[], help="regex that must not appear in our run's standard output")
     ap.add_argument("--info-dir", help="our run logs -info of the Mat class to files here (not to stdout, where ranks would interleave it with the program's lines)")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--require-gpu", action="store_true", help="exit 77 (CTest: skipped) where no NVIDIA GPU is visible")
@@ -69,6 +75,7 @@ def main():
     if not cmd:
         ap.error("no command")
     ignore = [re.compile(r) for r in a.ignore]
+    loose = [re.compile(r) for r in a.loose]
     strip = [re.compile(r) for r in a.strip]
     if a.require_gpu and not gpu_visible():
         print("SKIPPED: no NVIDIA GPU visible")
@@ -112,13 +119,23 @@ def main():
         if m:
             print(f"FAIL: /{rx}/ in the bsrcustom run: {m.group(0)}")
             failures += 1
+    for rx in a.expect_out:
+        if not re.search(rx, raw[1], re.M):
+            print(f"FAIL: expected /{rx}/ in the bsrcustom run's output")
+            failures += 1
+    for rx in a.reject_out:
+        m = re.search(rx, raw[1], re.M)
+        if m:
+            print(f"FAIL: /{rx}/ in the bsrcustom run's output: {m.group(0)}")
+            failures += 1
     ref, ours = outs
     if len(ref) != len(ours):
         print(f"FAIL: {len(ref)} lines from the reference, {len(ours)} from bsrcustom")
         failures += 1
     for i, (lr, lo) in enumerate(zip(ref, ours)):
         tr, to = tokens(lr), tokens(lo)
-        if len(tr) != len(to) or not all(same_token(x, y, a.rtol, a.atol, a.int_rtol) for x, y in zip(tr, to)):
+        rtol = a.loose_rtol if any(r.search(lr) for r in loose) else a.rtol
+        if len(tr) != len(to) or not all(same_token(x, y, rtol, a.atol, a.int_rtol) for x, y in zip(tr, to)):
             print(f"FAIL: line {i + 1} differs:\n  reference: {lr}\n  bsrcustom: {lo}")
             failures += 1
     compared = min(len(ref), len(ours))
