@@ -113,58 +113,36 @@ static PetscErrorCode ShiftedSymbolic(Mat F, Mat A, IS row, IS col, const MatFac
   PetscFunctionReturn(0);
 }
 
-/* the symbolic phases F's type set: the above with a shift, else the base ones (kept with F) */
-static PetscErrorCode ShiftedLU(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
-{
-  BSRCSymbolicLU base = NULL;
-
-  PetscFunctionBegin;
-  if (info->shifttype != (PetscReal)MAT_SHIFT_NONE) PetscCall(ShiftedSymbolic(F, A, row, col, info, PETSC_FALSE));
-  else {
-    PetscCall(PetscObjectQueryFunction((PetscObject)F, "BSRCustomBase_lufactorsymbolic_C", &base));
-    PetscCall((*base)(F, A, row, col, info));
+/* the symbolic phases F's type set: the above with a shift, else the base ones (kept with F, composed
+   as BSRCustomBase_<op>_C); LU and ILU share a signature, Cholesky and ICC another */
+#define BSRC_SHIFTED_LU(name, op, incomplete) \
+  static PetscErrorCode name(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info) \
+  { \
+    BSRCSymbolicLU base = NULL; \
+    PetscFunctionBegin; \
+    if (info->shifttype != (PetscReal)MAT_SHIFT_NONE) PetscCall(ShiftedSymbolic(F, A, row, col, info, incomplete)); \
+    else { \
+      PetscCall(PetscObjectQueryFunction((PetscObject)F, "BSRCustomBase_" #op "_C", &base)); \
+      PetscCall((*base)(F, A, row, col, info)); \
+    } \
+    PetscFunctionReturn(0); \
   }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode ShiftedILU(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
-{
-  BSRCSymbolicLU base = NULL;
-
-  PetscFunctionBegin;
-  if (info->shifttype != (PetscReal)MAT_SHIFT_NONE) PetscCall(ShiftedSymbolic(F, A, row, col, info, PETSC_TRUE));
-  else {
-    PetscCall(PetscObjectQueryFunction((PetscObject)F, "BSRCustomBase_ilufactorsymbolic_C", &base));
-    PetscCall((*base)(F, A, row, col, info));
+#define BSRC_SHIFTED_CHOLESKY(name, op, incomplete) \
+  static PetscErrorCode name(Mat F, Mat A, IS row, const MatFactorInfo *info) \
+  { \
+    BSRCSymbolicCholesky base = NULL; \
+    PetscFunctionBegin; \
+    if (info->shifttype != (PetscReal)MAT_SHIFT_NONE) PetscCall(ShiftedSymbolic(F, A, row, NULL, info, incomplete)); \
+    else { \
+      PetscCall(PetscObjectQueryFunction((PetscObject)F, "BSRCustomBase_" #op "_C", &base)); \
+      PetscCall((*base)(F, A, row, info)); \
+    } \
+    PetscFunctionReturn(0); \
   }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode ShiftedCholesky(Mat F, Mat A, IS row, const MatFactorInfo *info)
-{
-  BSRCSymbolicCholesky base = NULL;
-
-  PetscFunctionBegin;
-  if (info->shifttype != (PetscReal)MAT_SHIFT_NONE) PetscCall(ShiftedSymbolic(F, A, row, NULL, info, PETSC_FALSE));
-  else {
-    PetscCall(PetscObjectQueryFunction((PetscObject)F, "BSRCustomBase_choleskyfactorsymbolic_C", &base));
-    PetscCall((*base)(F, A, row, info));
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode ShiftedICC(Mat F, Mat A, IS row, const MatFactorInfo *info)
-{
-  BSRCSymbolicCholesky base = NULL;
-
-  PetscFunctionBegin;
-  if (info->shifttype != (PetscReal)MAT_SHIFT_NONE) PetscCall(ShiftedSymbolic(F, A, row, NULL, info, PETSC_TRUE));
-  else {
-    PetscCall(PetscObjectQueryFunction((PetscObject)F, "BSRCustomBase_iccfactorsymbolic_C", &base));
-    PetscCall((*base)(F, A, row, info));
-  }
-  PetscFunctionReturn(0);
-}
+BSRC_SHIFTED_LU(ShiftedLU, lufactorsymbolic, PETSC_FALSE)
+BSRC_SHIFTED_LU(ShiftedILU, ilufactorsymbolic, PETSC_TRUE)
+BSRC_SHIFTED_CHOLESKY(ShiftedCholesky, choleskyfactorsymbolic, PETSC_FALSE)
+BSRC_SHIFTED_CHOLESKY(ShiftedICC, iccfactorsymbolic, PETSC_TRUE)
 
 static PetscErrorCode ShiftedInstall(Mat F)
 {
