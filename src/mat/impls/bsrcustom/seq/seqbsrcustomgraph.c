@@ -162,9 +162,9 @@ static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *
    On one rank of a GPU backend the finished graph takes the backend's AIJ type (seqaijcusparse), so
    that GAMG's square of it (A^T A, aggressive coarsening) runs on the device like MATAIJCUSPARSE's,
    unless cuSPARSE could not compute it: its SpGEMM counts the intermediate products, here the sum of
-   the squared row lengths, in 32 bits, and past that fails (CUSPARSE_STATUS_INSUFFICIENT_RESOURCES,
-   as MATAIJCUSPARSE's own GAMG does from about 3M graph nodes). On several ranks the graph stays
-   MPIAIJ: the square of an mpiaijcusparse graph gathers rows on the host and is slower than MPIAIJ's.
+   the squared row lengths, in 32 bits, and past that fails (CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
+   for the 27-point stencil's graph, from about 2.9M nodes). On several ranks the graph stays MPIAIJ:
+   mpiaijcusparse's square was the slower one there (docs/design.md).
 */
 static PetscErrorCode GraphWhereSquared(Mat A, PetscBool mpi, Mat *graph)
 {
