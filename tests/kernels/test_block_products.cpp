@@ -475,6 +475,68 @@ TEST(BlockProductErrors, NumericRejectsOtherShapesAndPatterns)
 
 } // namespace
 
+// The plan as arrays (for a numeric phase elsewhere): the operands' shapes, A P's structure, P^T's
+// structure listing P's blocks column by column, C's structure the result's; and what a caller
+// attaches is given back once, at a new attachment or with the plan.
+TEST(BlockProductLayout, ArraysOfThePlanAndItsAttachment)
+{
+  std::mt19937_64 rng(77);
+  const Rect      A = make_rect({3, 0, 1, 4, 2, 2, 5}, 7, 3, 3, rng), P = make_rect({1, 2, 0, 1, 2, 1, 1}, 4, 3, 6, rng);
+  const auto      Av = A.view(), Pv = P.view();
+  for (bool ptap : {false, true}) {
+    bsrk_block_product *plan = nullptr;
+    ASSERT_EQ(ptap ? bsrk_ptap_symbolic(&Av, &Pv, 2, &plan) : bsrk_ap_symbolic(&Av, &Pv, 2, &plan), BSRK_OK);
+    bsrk_block_product_layout L;
+    bsrk_rect_matrix          C;
+    ASSERT_EQ(bsrk_block_product_get_layout(plan, &L), BSRK_OK);
+    ASSERT_EQ(bsrk_block_product_result(plan, &C), BSRK_OK);
+    EXPECT_EQ(L.kind, ptap ? BSRK_PRODUCT_PTAP : BSRK_PRODUCT_AP);
+    EXPECT_EQ(L.A.nbrows, A.nbrows);
+    EXPECT_EQ(L.A.rbs, 3);
+    EXPECT_EQ(L.P.nbcols, P.nbcols);
+    EXPECT_EQ(L.P.cbs, 6);
+    EXPECT_EQ(L.A_nblocks, (int64_t)A.nblocks());
+    EXPECT_EQ(L.P_nblocks, (int64_t)P.nblocks());
+    EXPECT_EQ(L.ap.nbrows, A.nbrows);
+    EXPECT_EQ(L.ap.nbcols, P.nbcols);
+    EXPECT_EQ(L.c.rowptr, C.rowptr);
+    EXPECT_EQ(L.c.colidx, C.colidx);
+    EXPECT_EQ(L.c.rbs, C.rbs);
+    if (!ptap) {
+      EXPECT_EQ(L.ap.rowptr, C.rowptr);
+      EXPECT_EQ(L.pt_rowptr, nullptr);
+    } else {
+      ASSERT_NE(L.pt_rowptr, nullptr);
+      Idx e = 0;
+      for (Idx j = 0; j < P.nbcols; ++j) {
+        ASSERT_EQ(L.pt_rowptr[j], e);
+        for (Idx r = 0; r < P.nbrows; ++r)
+          for (Idx k = P.rowptr[r]; k < P.rowptr[r + 1]; ++k)
+            if (P.colidx[k] == j) {
+              EXPECT_EQ(L.pt_row[e], r);
+              EXPECT_EQ(L.pt_block[e], k);
+              ++e;
+            }
+      }
+      EXPECT_EQ(L.pt_rowptr[P.nbcols], e);
+    }
+    static int released[2];
+    released[0] = released[1] = 0;
+    const auto release        = [](void *d) { ++*(int *)d; };
+    EXPECT_EQ(bsrk_block_product_attached(plan), nullptr);
+    ASSERT_EQ(bsrk_block_product_attach(plan, &released[0], release), BSRK_OK);
+    EXPECT_EQ(bsrk_block_product_attached(plan), &released[0]);
+    ASSERT_EQ(bsrk_block_product_attach(plan, &released[1], release), BSRK_OK);
+    EXPECT_EQ(released[0], 1);
+    EXPECT_EQ(released[1], 0);
+    bsrk_block_product_free(plan);
+    EXPECT_EQ(released[0], 1);
+    EXPECT_EQ(released[1], 1);
+  }
+  EXPECT_EQ(bsrk_block_product_get_layout(nullptr, nullptr), BSRK_ERR_ARG);
+  EXPECT_EQ(bsrk_block_product_attach(nullptr, nullptr, nullptr), BSRK_ERR_ARG);
+}
+
 // The scalar CSR view (bsrk_rect_csr_*): every stored entry of M at its (row, column) in the expanded
 // rows, each row's columns increasing, zeros without values; the same on 1 and 3 threads.
 TEST(BlockProductScalarView, ExpandsEveryBlockToItsRowsAndColumns)

@@ -38,12 +38,22 @@ struct bsrk_block_product {
   std::unique_ptr<double[]>    ap_values; /* PtAP: A P's values, ap.nblocks() blocks of A.rbs x P.cbs; not
                                               zeroed here: each numeric row zeroes its own (first touch) */
   size_t                       ap_scalars = 0;
-  std::vector<bsrk_idx>        pt_rowptr;   /* PtAP: P^T's structure, [P.nbcols + 1] */
-  std::vector<bsrk_idx>        pt_row;      /* PtAP: entry e of P^T is block (pt_row[e], column) of P, */
-  std::vector<bsrk_idx>        pt_block;    /*       P's block pt_block[e]; increasing pt_row in a row */
-  bsrk_blockproduct::Structure c;           /* PtAP: the result */
-  std::vector<bsrk_idx>        markers;     /* numeric: a marker array over C's block columns per thread */
-  double                       flops = 0.0; /* of one numeric phase */
+  std::vector<bsrk_idx>        pt_rowptr;          /* PtAP: P^T's structure, [P.nbcols + 1] */
+  std::vector<bsrk_idx>        pt_row;             /* PtAP: entry e of P^T is block (pt_row[e], column) of P, */
+  std::vector<bsrk_idx>        pt_block;           /*       P's block pt_block[e]; increasing pt_row in a row */
+  bsrk_blockproduct::Structure c;                  /* PtAP: the result */
+  std::vector<bsrk_idx>        markers;            /* numeric: a marker array over C's block columns per thread */
+  double                       flops    = 0.0;     /* of one numeric phase */
+  void                        *attached = nullptr; /* the caller's (bsrk_block_product_attach) */
+  void (*release)(void *)               = nullptr;
+
+  bsrk_block_product()                                      = default;
+  bsrk_block_product(const bsrk_block_product &)            = delete;
+  bsrk_block_product &operator=(const bsrk_block_product &) = delete;
+  ~bsrk_block_product()
+  {
+    if (release) release(attached);
+  }
 
   const bsrk_blockproduct::Structure &result() const { return kind == BSRK_PRODUCT_AP ? ap : c; }
   bsrk_idx                            result_rbs() const { return kind == BSRK_PRODUCT_AP ? A.rbs : P.cbs; }

@@ -232,7 +232,40 @@ extern "C" size_t bsrk_block_product_bytes(const bsrk_block_product *product)
   return product ? product->bytes() : 0;
 }
 
+extern "C" bsrk_status bsrk_block_product_get_layout(const bsrk_block_product *product, bsrk_block_product_layout *L)
+{
+  if (!product || !L) return BSRK_ERR_ARG;
+  const auto shape = [](const Shape &s) { return bsrk_rect_matrix{s.nbrows, s.nbcols, s.rbs, s.cbs, nullptr, nullptr, nullptr}; };
+  const auto view  = [](const Structure &s, bsrk_idx rbs, bsrk_idx cbs) { return bsrk_rect_matrix{s.nbrows, s.nbcols, rbs, cbs, s.rowptr.data(), s.colidx.data(), nullptr}; };
+  const bool ptap  = product->kind == BSRK_PRODUCT_PTAP;
+  L->kind          = product->kind;
+  L->A             = shape(product->A);
+  L->P             = shape(product->P);
+  L->A_nblocks     = product->A.nblocks;
+  L->P_nblocks     = product->P.nblocks;
+  L->ap            = view(product->ap, product->A.rbs, product->P.cbs);
+  L->pt_rowptr     = ptap ? product->pt_rowptr.data() : nullptr;
+  L->pt_row        = ptap ? product->pt_row.data() : nullptr;
+  L->pt_block      = ptap ? product->pt_block.data() : nullptr;
+  L->c             = view(product->result(), product->result_rbs(), product->P.cbs);
+  return BSRK_OK;
+}
+
+extern "C" bsrk_status bsrk_block_product_attach(bsrk_block_product *product, void *data, void (*release)(void *))
+{
+  if (!product) return BSRK_ERR_ARG;
+  if (product->release) product->release(product->attached);
+  product->attached = data;
+  product->release  = release;
+  return BSRK_OK;
+}
+
+extern "C" void *bsrk_block_product_attached(const bsrk_block_product *product)
+{
+  return product ? product->attached : nullptr;
+}
+
 extern "C" void bsrk_block_product_free(bsrk_block_product *product)
 {
-  delete product;
+  delete product; /* its destructor gives back what is attached */
 }

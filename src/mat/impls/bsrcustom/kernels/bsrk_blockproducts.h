@@ -87,6 +87,25 @@ bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, const bsrk_r
    caller's memory accounting. */
 size_t bsrk_block_product_bytes(const bsrk_block_product *product);
 
+/* The plan as arrays, for a numeric phase that runs elsewhere (the CUDA layer's,
+   cuda/bsrcuda_blockproduct.h): the operands' shapes, A P's structure, and for P^T A P P's transposed
+   structure (row j of P^T lists P's blocks (pt_row[e], j), P's block index pt_block[e], e in
+   [pt_rowptr[j], pt_rowptr[j+1])) and C's structure. The pointers point into the plan. */
+typedef struct {
+  bsrk_product_kind kind;
+  bsrk_rect_matrix  A, P; /* shapes only: rowptr, colidx and values NULL */
+  int64_t           A_nblocks, P_nblocks;
+  bsrk_rect_matrix  ap;                            /* A P's structure (values NULL): the result of BSRK_PRODUCT_AP */
+  const bsrk_idx   *pt_rowptr, *pt_row, *pt_block; /* BSRK_PRODUCT_PTAP, else NULL */
+  bsrk_rect_matrix  c;                             /* the result's structure (values NULL): ap for BSRK_PRODUCT_AP */
+} bsrk_block_product_layout;
+bsrk_status bsrk_block_product_get_layout(const bsrk_block_product *product, bsrk_block_product_layout *layout);
+
+/* What a caller keeps with the plan and gives back with it (a copy of the plan on a GPU): release(data)
+   runs when the plan is freed, or when something else is attached in its place. */
+bsrk_status bsrk_block_product_attach(bsrk_block_product *product, void *data, void (*release)(void *));
+void       *bsrk_block_product_attached(const bsrk_block_product *product); /* NULL: nothing */
+
 void bsrk_block_product_free(bsrk_block_product *product);
 
 /* The scalar CSR view of M (rbs x cbs blocks; bsrk_rect_csr.cpp): the rows of a block row share its
