@@ -125,6 +125,10 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
         $S --tool memcheck --leak-check full "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-$t.log" 2>&1 || true; echo "memcheck $t: $(tail -1 "$OUT/memcheck-325-$t.log")"
         $S --tool racecheck --kernel-name kns=bsrc "$B/tests/petsc/$t" -use_gpu_aware_mpi 0 > "$OUT/racecheck-325-$t.log" 2>&1 || true; echo "racecheck $t: $(tail -1 "$OUT/racecheck-325-$t.log")"
       done
+      # GAMG's block products computed on the GPU (their numeric phase), a block size of each kind and a GAMG solve
+      [[ ${SANITIZE:-1} == 1 ]] && for tool in memcheck racecheck; do
+        $S --tool $tool --kernel-name kns=bsrc "$B/tests/petsc/test_galerkin_products" -mat_bsrcustom_backend cuda -test_case products_bs1,products_bs3,products_bs6,new_structure,gamg_levels > "$OUT/$tool-325-galerkin.log" 2>&1 || true; echo "$tool test_galerkin_products (cuda): $(tail -1 "$OUT/$tool-325-galerkin.log")"
+      done
       # the staged halo of several ranks on CUDA vectors (copies on a stream of its own)
       [[ ${SANITIZE:-1} == 1 ]] && { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n 2 $S --tool memcheck "$B/tests/petsc/test_device_vectors" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-np2.log" 2>&1 || true; echo "memcheck test_device_vectors np2: $(grep -c "ERROR SUMMARY: 0 errors" "$OUT/memcheck-325-np2.log") of 2 ranks with 0 errors"; }
       "$B/tests/petsc/test_device_vectors" -info :mat > "$OUT/device-vectors-info.log" 2>&1 || true
@@ -207,7 +211,7 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
         ngpu=$(nvidia-smi -L | wc -l)
         echo "== $name ($np rank(s)): peak device memory $(awk -v g="$ngpu" '{s+=$1; if (NR % g == 0) {if (s > m) m = s; s = 0}} END {print m}' "$OUT/gamg/$name.mem") MiB"
         rm -f "$OUT/gamg/$name.mem"
-        grep -E "^Solve|Linear solve converged|KSPSetUp|^(PCSetUp|PCApply|KSPSolve|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatTrnMatMultSym|MatCreateGraph|MatConvert|MatAXPY|MatAssemblyEnd|MatMult|MatMultAdd|MatMultTranspose|MatCUSPARSCopyTo|MatCUSPARSGenT|BSRCustomUpload|BSRCustomTasks|BSRCustomGraph|PCGAMG[A-Za-z]*|GAMG [A-Za-z/]*) " "$log" | cut -c1-150 || true
+        grep -E "^Solve|Linear solve converged|KSPSetUp|^(PCSetUp|PCApply|KSPSolve|MatPtAPSymbolic|MatPtAPNumeric|MatMatMultSym|MatMatMultNum|MatTrnMatMultSym|MatCreateGraph|MatConvert|MatAXPY|MatAssemblyEnd|MatMult|MatMultAdd|MatMultTranspose|MatCUSPARSCopyTo|MatCUSPARSGenT|BSRCustomUpload|BSRCustomTasks|BSRCustomGraph|BSRCustomBlkProd|PCGAMG[A-Za-z]*|GAMG [A-Za-z/]*) " "$log" | cut -c1-150 || true
       }
       common=(-ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -log_view -log_view_gpu_time -use_gpu_aware_mpi 0 -dm_vec_type cuda)
       for n in ${GAMG_SIZES:-60 80 100}; do

@@ -10,6 +10,8 @@ static const char help[] = "The sparse products GAMG makes of a bsrcustom matrix
                            "  new_structure    a new block in P or A after the product: the reuse gives the new product\n"
                            "  other_products   AtB and a P whose row block size is not A's: still right (products on AIJ copies)\n"
                            "  reuse_other_blocks  a reuse with a P of other block sizes: planned again, right, C in the new blocks\n"
+                           "  prolongator_vectors  a 3 x 6 prolongator made of ours multiplied with host vectors and its own\n"
+                           "                   (MatMult, MatMultAdd and transposes), bound to the CPU and back, duplicated\n"
                            "  gamg_levels      PCGAMG with rigid-body modes (3 x 6 prolongators) and with the default near null space:\n"
                            "                   iterations and solution equal to MATAIJ's; every coarse level is (seq|mpi)bsrcustom\n"
                            "                   with the prolongator's column block size; a second setup with new values likewise\n"
@@ -51,10 +53,10 @@ static PetscErrorCode MakeP(MPI_Comm comm, MatType type, PetscBool whole, PetscB
   PetscCall(MatSetSizes(*P, nbrows_local * bs, PETSC_DECIDE, PETSC_DETERMINE, nbcols * c));
   if (blocked) PetscCall(MatSetBlockSizes(*P, bs, c));
   PetscCall(MatSetType(*P, type));
-  if (ours) {
+  if (ours && c == bs) {
     PetscCall(MatSeqBAIJSetPreallocation(*P, bs, 3, NULL));
     PetscCall(MatMPIBAIJSetPreallocation(*P, bs, 3, NULL, 3, NULL));
-  } else {
+  } else { /* ours with c != bs: as GAMG makes its prolongators, ours then becomes its backend's AIJ type */
     PetscCall(MatSeqAIJSetPreallocation(*P, 3 * c, NULL));
     PetscCall(MatMPIAIJSetPreallocation(*P, 3 * c, NULL, 3 * c, NULL));
   }
@@ -187,6 +189,27 @@ static PetscErrorCode CheckNoAIJCopy(TestContext *ctx, Mat M, const char *what)
   PetscFunctionReturn(0);
 }
 
+/* the bytes the block products' event (BSRCustomBlkProd) brought back from a GPU so far, largest over
+   the ranks: a GPU backend computes the numeric phase there; 0 where PETSc keeps no GPU log */
+static PetscErrorCode BlockProductGpuToCpu(MPI_Comm comm, PetscLogDouble *bytes)
+{
+  PetscLogDouble mine = 0;
+
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_DEVICE)
+  {
+    PetscLogEvent      ev;
+    PetscEventPerfInfo info;
+
+    PetscCall(PetscLogEventGetId("BSRCustomBlkProd", &ev));
+    PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+    mine = info.GpuToCpuSize;
+  }
+#endif
+  PetscCallMPI(MPI_Allreduce(&mine, bytes, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscFunctionReturn(0);
+}
+
 /* A P and P^T A P of ours against AIJ's, initial then with new values (MAT_REUSE_MATRIX) */
 typedef enum {
   LAYOUT_EVEN,       /* prm->nbrows block rows on every rank */
@@ -203,9 +226,17 @@ static PetscErrorCode CompareProducts(TestContext *ctx, PetscInt bs, PetscInt c,
   Mat             A, Aref, P, Pref, AP, APref, PtAP, PtAPref;
   char            what[128];
   PetscBool       native_ap = (PetscBool)(c == bs), p_ours;
-  PetscLogDouble  sym0, sym1, ptsym0, ptsym1;
+  PetscLogDouble  sym0, sym1, ptsym0, ptsym1, down0, down1;
+  PetscBool       gpu_log     = PETSC_FALSE;
+  char            backend[32] = "cpu";
 
   PetscFunctionBegin;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_bsrcustom_backend", backend, sizeof(backend), NULL));
+#if defined(PETSC_HAVE_DEVICE)
+  PetscCall(PetscStrcmp(backend, "cpu", &gpu_log));
+  gpu_log = (PetscBool)!gpu_log; /* a GPU backend, and PETSc logs what moves from the GPU */
+#endif
+  PetscCall(BlockProductGpuToCpu(ctx->comm, &down0));
   PetscCall(PetscStrcmp(ptype, MATBSRCUSTOM, &p_ours));
   if (!p_ours) PetscCall(PetscStrcmp(ptype, MATMPIBSRCUSTOM, &p_ours));
   if (empty_rank0) {
@@ -251,6 +282,8 @@ static PetscErrorCode CompareProducts(TestContext *ctx, PetscInt bs, PetscInt c,
   PetscCall(CheckNoAIJCopy(ctx, A, what));
   if (p_ours) PetscCall(CheckNoAIJCopy(ctx, P, what));
   TEST_CHECK(ctx->comm, sym1 == sym0 && ptsym1 == ptsym0, ctx->failures, "%s: the reuse ran a symbolic phase again (%g and %g more)", what, sym1 - sym0, ptsym1 - ptsym0);
+  PetscCall(BlockProductGpuToCpu(ctx->comm, &down1));
+  if (gpu_log) TEST_CHECK(ctx->comm, down1 > down0, ctx->failures, "%s: backend %s, but no block product brought values back from the GPU", what, backend);
 
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));
@@ -287,6 +320,81 @@ static PetscErrorCode EmptyRank(TestContext *ctx)
   }
   PetscCall(CompareProducts(ctx, 3, 6, MATAIJ, 21u, LAYOUT_EMPTY_RANK));
   PetscCall(CompareProducts(ctx, 2, 2, MATBSRCUSTOM, 22u, LAYOUT_EMPTY_RANK));
+  PetscFunctionReturn(0);
+}
+
+/* y = op(P) x for the four products of P (mult, multadd, and their transposes) against Pref's, x and y
+   from `vecs` (host vectors where it is Pref; where it is P, those P makes); label names them */
+static PetscErrorCode CompareTransfers(TestContext *ctx, Mat P, Mat Pref, Mat vecs, const char *label)
+{
+  const char *names[4] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd"};
+
+  PetscFunctionBegin;
+  for (int op = 0; op < 4; op++) {
+    const PetscBool transpose = (PetscBool)(op >= 2), add = (PetscBool)(op % 2);
+    Vec             x, y, z, yref, xref, zref;
+    PetscReal       rel;
+    MatType         type;
+
+    if (transpose) PetscCall(MatCreateVecs(vecs, &y, &x)); /* x: a row vector, y: a column vector */
+    else PetscCall(MatCreateVecs(vecs, &x, &y));
+    PetscCall(VecDuplicate(y, &z));
+    if (transpose) PetscCall(MatCreateVecs(Pref, &yref, &xref));
+    else PetscCall(MatCreateVecs(Pref, &xref, &yref));
+    PetscCall(VecDuplicate(yref, &zref));
+    PetscCall(VecSetRandom(xref, NULL));
+    PetscCall(VecSetRandom(zref, NULL));
+    PetscCall(VecCopy(xref, x));
+    PetscCall(VecCopy(zref, z));
+    if (!transpose && !add) {
+      PetscCall(MatMult(P, x, y));
+      PetscCall(MatMult(Pref, xref, yref));
+    } else if (!transpose) {
+      PetscCall(MatMultAdd(P, x, z, y));
+      PetscCall(MatMultAdd(Pref, xref, zref, yref));
+    } else if (!add) {
+      PetscCall(MatMultTranspose(P, x, y));
+      PetscCall(MatMultTranspose(Pref, xref, yref));
+    } else {
+      PetscCall(MatMultTransposeAdd(P, x, z, y));
+      PetscCall(MatMultTransposeAdd(Pref, xref, zref, yref));
+    }
+    PetscCall(TestRelDiff(y, yref, &rel));
+    PetscCall(MatGetType(P, &type));
+    TEST_CHECK(ctx->comm, rel <= tol, ctx->failures, "%s of the %s prolongator on %s: relative difference %g from MATAIJ's", names[op], type, label, (double)rel);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&z));
+    PetscCall(VecDestroy(&xref));
+    PetscCall(VecDestroy(&yref));
+    PetscCall(VecDestroy(&zref));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* A prolongator made as GAMG makes one from ours (3 x 6 blocks: ours becomes its backend's AIJ type,
+   on a GPU backend a device one) takes host vectors (a program's own, a KSP's work vectors) as well as
+   its own, also after MatBindToCPU on and off and in a MatDuplicate: against MATAIJ's products */
+static PetscErrorCode ProlongatorVectors(TestContext *ctx)
+{
+  Params *prm = (Params *)ctx->data;
+  Mat     P, Pref, D;
+
+  PetscFunctionBegin;
+  PetscCall(MakeP(ctx->comm, MATBSRCUSTOM, PETSC_TRUE, PETSC_TRUE, 3, 6, prm->nbrows, prm->nbrows / 2 + 2, 41u, &P));
+  PetscCall(MakeP(ctx->comm, MATAIJ, PETSC_TRUE, PETSC_TRUE, 3, 6, prm->nbrows, prm->nbrows / 2 + 2, 41u, &Pref));
+  PetscCall(CompareTransfers(ctx, P, Pref, Pref, "host vectors"));
+  PetscCall(CompareTransfers(ctx, P, Pref, P, "its own vectors"));
+  PetscCall(MatBindToCPU(P, PETSC_TRUE));
+  PetscCall(CompareTransfers(ctx, P, Pref, Pref, "host vectors, bound to the CPU"));
+  PetscCall(MatBindToCPU(P, PETSC_FALSE));
+  PetscCall(CompareTransfers(ctx, P, Pref, Pref, "host vectors, bound and unbound"));
+  PetscCall(CompareTransfers(ctx, P, Pref, P, "its own vectors, bound and unbound"));
+  PetscCall(MatDuplicate(P, MAT_COPY_VALUES, &D));
+  PetscCall(CompareTransfers(ctx, D, Pref, Pref, "host vectors, a duplicate"));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&Pref));
   PetscFunctionReturn(0);
 }
 
@@ -566,6 +674,7 @@ int main(int argc, char **argv)
     {"other_products", OtherProducts, 0},
     {"reuse_other_blocks", ReuseOtherBlocks, 0},
     {"gamg_levels", GAMGLevels, 0},
+    {"prolongator_vectors", ProlongatorVectors, 0},
   };
   Params prm = {13};
   int    status;

@@ -50,6 +50,9 @@ struct _MatBSRCustomBackendOps {
   /* the AIJ types a matrix of ours becomes when its blocks are rectangular (GAMG's prolongators: BAIJ
      holds square blocks only), one rank and several: where this backend's products run */
   const char *aij_seq_type, *aij_mpi_type;
+  /* a matrix of one of those types was made by ours: what it needs to serve where this backend's
+     products run (GPU: its products also accept host vectors) */
+  PetscErrorCode (*aij_made)(Mat M);
 
   /* --- a seqbsrcustom matrix A (also an MPI matrix's block); M: its BSR view after the type's
      bookkeeping (MatSeqBSRCustomPrepare_Private) --- */
@@ -71,9 +74,10 @@ struct _MatBSRCustomBackendOps {
   /* MatView (ascii_info): the backend's lines */
   PetscErrorCode (*view)(Mat A, PetscViewer viewer);
   /* GAMG's block products with A (seq/seqbsrcustomgalerkin.c): the plan of C = A P or P^T A P from the
-     operands' structures, and C's values (C's structure, every one written) from their values */
+     operands' structures, and C's values (C's structure, every one written) from their values; M: A's
+     own BSR view where RA is it (the same arrays: what A keeps for its products may serve), else NULL */
   PetscErrorCode (*block_product_plan)(Mat A, bsrk_product_kind kind, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, bsrk_block_product **plan);
-  PetscErrorCode (*block_product_numeric)(Mat A, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
+  PetscErrorCode (*block_product_numeric)(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
   /* gives back what this backend holds for A's own values (k NULL) or for its kept matrix k, e.g. when
      A's backend changes */
   PetscErrorCode (*release)(Mat A, MatSeqBSRCustomKept *k);

@@ -455,12 +455,14 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
   if (c->block_preallocated) PetscFunctionReturn(0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
-  if (A->rmap->bs != A->cmap->bs) {                                          /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
-    const char *aij = ((Mat_MPIBSRCustom *)A->spptr)->backend->aij_mpi_type; /* on the device where the products are */
+  if (A->rmap->bs != A->cmap->bs) {                                   /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
+    const char                   *aij     = c->backend->aij_mpi_type; /* on the device where the products are */
+    const MatBSRCustomBackendOps *backend = c->backend;               /* c goes with the type */
 
     PetscCall(PetscInfo(A, "Row block size %" PetscInt_FMT " and column block size %" PetscInt_FMT ": made a %s, which holds any blocks\n", A->rmap->bs, A->cmap->bs, aij));
     PetscCall(MatSetType(A, aij));
     PetscCall(MatMPIAIJSetPreallocation(A, d_nz, d_nnz, o_nz, o_nnz));
+    PetscCall((*backend->aij_made)(A));
     PetscFunctionReturn(0);
   }
   PetscCall(MatGetBlockSize(A, &bs));

@@ -492,6 +492,7 @@ static PetscErrorCode BuildResult(MPIGalerkin *g, Mat A, Mat P, Mat X)
   else PetscCall(PreallocatePtAP(X, &R));
   PetscCall(PetscCalloc1((size_t)R.rowptr[R.nbrows] * R.rbs * R.cbs + 1, &g->c_values));
   PetscCall(AddResult(g, Ad, X, INSERT_VALUES));
+  if (g->c_is_aij) PetscCall((*((Mat_MPIBSRCustom *)A->spptr)->backend->aij_made)(X));
   PetscFunctionReturn(0);
 }
 
@@ -604,7 +605,7 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   ViewPComb(g, P, &RP);
   RP.values = g->p_values;
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
-  PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, g->plan, &RA, &RP, g->c_values));
+  PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, NULL, g->plan, &RA, &RP, g->c_values));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
   PetscCall(MatZeroEntries(C));
   PetscCall(AddResult(g, Ad, C, ADD_VALUES));

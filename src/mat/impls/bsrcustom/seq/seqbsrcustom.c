@@ -286,12 +286,14 @@ static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz,
   if (b->block_preallocated) PetscFunctionReturn(0);
   PetscCall(PetscLayoutSetUp(A->rmap));
   PetscCall(PetscLayoutSetUp(A->cmap));
-  if (A->rmap->bs != A->cmap->bs) {             /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
-    const char *aij = b->backend->aij_seq_type; /* on the device where the products are */
+  if (A->rmap->bs != A->cmap->bs) {                                   /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
+    const char                   *aij     = b->backend->aij_seq_type; /* on the device where the products are */
+    const MatBSRCustomBackendOps *backend = b->backend;               /* b goes with the type */
 
     PetscCall(PetscInfo(A, "Row block size %" PetscInt_FMT " and column block size %" PetscInt_FMT ": made a %s, which holds any blocks\n", A->rmap->bs, A->cmap->bs, aij));
     PetscCall(MatSetType(A, aij));
     PetscCall(MatSeqAIJSetPreallocation(A, nz, nnz));
+    PetscCall((*backend->aij_made)(A));
     PetscFunctionReturn(0);
   }
   PetscCall(MatGetBlockSize(A, &bs));

@@ -272,6 +272,7 @@ static PetscErrorCode BuildAIJResult(GalerkinProduct *g, Mat A, const bsrk_rect_
   PetscCall(MatSetBlockSizes(*E, R->rbs, R->cbs));
   PetscCall(PetscStrcmp(g->c_type, MATSEQAIJ, &plain));
   if (!plain) PetscCall(MatConvert(*E, g->c_type, MAT_INPLACE_MATRIX, E)); /* P's AIJ type: GAMG combines A P with P0 */
+  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->aij_made)(*E));
   PetscCall(PetscFree(g->c_values));
   PetscCall(PetscMalloc1(PetscMax(nnz, 1), &g->c_values));
   PetscFunctionReturn(0);
@@ -430,6 +431,7 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   const PetscScalar   *av, *pv           = NULL;
   PetscScalar         *cv;
   bsrk_rect_matrix     RA, RP;
+  bsrk_matrix          M;
   PetscBool            same, changed;
   MatBSRCustomSettings set;
 
@@ -446,12 +448,13 @@ static PetscErrorCode GalerkinNumeric(Mat C)
     C->ops->productnumeric  = GalerkinNumeric;
   }
   PetscCall(MatBSRCustomGetSettings_Private(A, &set));
+  PetscCall(MatSeqBSRCustomPrepare_Private(A, &M)); /* A's BSR view, the same arrays as RA: the backend may use what A keeps */
   PetscCall(ViewOurs(A, &av, &RA));
   PetscCall(ViewP(g, P, &pv, &RP));
   if (g->c_is_aij) cv = g->c_values;
   else PetscCall(MatSeqBAIJGetArray(C, &cv));
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, A, P, 0, 0));
-  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->block_product_numeric)(A, g->plan, &RA, &RP, cv));
+  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->block_product_numeric)(A, &M, g->plan, &RA, &RP, cv));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, A, P, 0, 0));
   if (g->c_is_aij) PetscCall(ScatterToAIJ(g, C));
   else PetscCall(MatSeqBAIJRestoreArray(C, &cv));

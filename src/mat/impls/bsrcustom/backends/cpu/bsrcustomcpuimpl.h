@@ -18,6 +18,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUKeptFree_Private(MatSeqBSRCustomKe
 
 /* the table's entries (see MatBSRCustomBackendOps) */
 PETSC_INTERN PetscErrorCode MatBSRCustomCPUVectorsFollow_Private(Mat A);
+PETSC_INTERN PetscErrorCode MatBSRCustomCPUAIJMade_Private(Mat M);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUApply_Private(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUKeptApply_Private(Mat A, MatSeqBSRCustomKept *k, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
@@ -26,7 +27,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUProductDense_Private(Mat A, const 
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUView_Private(Mat A, PetscViewer viewer);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPURelease_Private(Mat A, MatSeqBSRCustomKept *k);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductPlan_Private(Mat A, bsrk_product_kind kind, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, bsrk_block_product **plan);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlaceVectors_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device);
 PETSC_INTERN PetscErrorCode MatBSRCustomCPUOnDevice_Private(Vec x, PetscBool *on_device);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUBetween_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
@@ -44,6 +45,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const char *pa
 #define MATBSRCUSTOM_CPU_ENTRIES \
   .aij_seq_type          = MATSEQAIJ, \
   .aij_mpi_type          = MATMPIAIJ, \
+  .aij_made              = MatBSRCustomCPUAIJMade_Private, \
   .vectors_follow        = MatBSRCustomCPUVectorsFollow_Private, \
   .partition_built       = MatSeqBSRCustomCPUPartitionBuilt_Private, \
   .apply                 = MatSeqBSRCustomCPUApply_Private, \

@@ -220,6 +220,14 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPURelease_Private(Mat A, MatSeqBSRCu
 }
 
 /* the matrix's vectors are host vectors and it runs on the CPU */
+/* MATSEQAIJ and MATMPIAIJ take any vectors already */
+PETSC_INTERN PetscErrorCode MatBSRCustomCPUAIJMade_Private(Mat M)
+{
+  PetscFunctionBegin;
+  (void)M;
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatBSRCustomCPUVectorsFollow_Private(Mat A)
 {
   PetscFunctionBegin;
@@ -244,11 +252,12 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductPlan_Private(Mat A, bs
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
+  (void)M;
   PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_numeric(plan, RA, RP, (int)b->set.nthreads, C_values), "the numeric phase of the block product"));
   PetscCall(PetscLogFlops(bsrk_block_product_flops(plan)));
   PetscFunctionReturn(0);

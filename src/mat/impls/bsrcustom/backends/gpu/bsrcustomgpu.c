@@ -1,8 +1,8 @@
 /*
    The GPU backends' tables: cuda (our kernels) and cusparse (cuSPARSE on the same device storage,
    the baseline) differ only in the kernel their products pick (set.cusparse_alg / set.cuda_kernel),
-   so they share every entry and their device copies. GAMG's block products run the cpu backend's
-   entries on the host (their results go to the device with their first product). A matrix of either
+   so they share every entry and their device copies. GAMG's block products are planned by the cpu
+   backend's entry on the host, once per pattern, and computed on the GPU. A matrix of either
    bound to the CPU (MatBindToCPU) runs the cpu backend's entries and keeps its device copies for later.
 */
 #include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuseq.h>
@@ -46,6 +46,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer 
     .name                  = label, \
     .aij_seq_type          = BSRC_GPU_AIJ_SEQ, \
     .aij_mpi_type          = BSRC_GPU_AIJ_MPI, \
+    .aij_made              = MatBSRCustomGPUAIJMade_Private, \
     .vectors_follow        = MatBSRCustomGPUVectorsFollow_Private, \
     .partition_built       = MatSeqBSRCustomGPUPartitionBuilt_Private, \
     .apply                 = MatSeqBSRCustomGPUApply_Private, \
@@ -55,7 +56,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer 
     .spmm                  = MatSeqBSRCustomGPUProductDense_Private, \
     .view                  = MatSeqBSRCustomGPUView_Private, \
     .block_product_plan    = MatSeqBSRCustomCPUBlockProductPlan_Private, \
-    .block_product_numeric = MatSeqBSRCustomCPUBlockProductNumeric_Private, \
+    .block_product_numeric = MatSeqBSRCustomGPUBlockProductNumeric_Private, \
     .release               = MatSeqBSRCustomGPURelease_Private, \
     .place_vectors         = MatMPIBSRCustomGPUPlaceVectors_Private, \
     .on_device             = MatBSRCustomGPUOnDevice_Private, \

@@ -4,6 +4,7 @@
      bsrcustomcudabind.c  - whether this build has CUDA, and the GPU a matrix runs on
      bsrcustomvecpin.c    - page-locking the arrays of host vectors that products move to the GPU
      bsrcustomdevice.c    - PETSc's own device support (CUDA vectors, device contexts)
+     bsrcustomaijhostvectors.c - host vectors for the AIJ matrices the GPU backends make on the device
 */
 #ifndef BSRCUSTOMGPUIMPL_H
 #define BSRCUSTOMGPUIMPL_H
@@ -51,6 +52,10 @@ PETSC_INTERN PetscErrorCode MatBSRCustomPETScStream_Private(void **stream);
 PETSC_INTERN PetscErrorCode MatBSRCustomPETScDeviceId_Private(PetscInt *id);
 PETSC_INTERN PetscErrorCode MatBSRCustomVecOnDevice_Private(Vec v, PetscBool *on_device);
 PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscViewer viewer);
+
+/* A matrix of the GPU backends' AIJ type (MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE on a CUDA-enabled
+   PETSc) made by ours: its products accept host vectors too (bsrcustomaijhostvectors.c). */
+PETSC_INTERN PetscErrorCode MatBSRCustomGPUAIJMade_Private(Mat M);
 
 /* The halo exchange on CUDA vectors staged through page-locked host memory (bsrcustomstagedhalo.c),
    for an MPI that reads host memory only. */

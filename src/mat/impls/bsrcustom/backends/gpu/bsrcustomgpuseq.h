@@ -28,6 +28,13 @@ PETSC_INTERN const char    *MatMPIBSRCustomGPUTransposePath_Private(PetscBool on
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUView_Private(Mat A, const char *path, PetscViewer viewer);
 PETSC_INTERN PetscErrorCode MatBSRCustomGPUVectorsFollow_Private(Mat A);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M);
+/* GAMG's block products: the numeric phase on the GPU (seqbsrcustomgpublockproduct.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
+/* what seqbsrcustomgpu.c shares with it (CUDA builds only): A's own device copy (a bsrc_cuda_matrix)
+   brought up to date, a CUDA layer status as a PETSc error, the flops of a GPU kernel */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUOwnCopy_Private(Mat A, const bsrk_matrix *M, void **gpu, PetscInt *device);
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAStatusCheck_Private(int status, const char *msg, const char *what);
+PETSC_INTERN PetscErrorCode MatBSRCustomLogDeviceFlops_Private(PetscLogDouble flops);
 /* a matrix of a GPU backend bound to the CPU: MatView says so, then the cpu backend's lines */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer viewer);
 

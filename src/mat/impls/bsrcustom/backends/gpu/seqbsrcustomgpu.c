@@ -24,7 +24,7 @@
 /* Flops of a GPU product, counted once: as GPU flops (PETSc adds them to the total too), or, where
    this PETSc keeps no GPU log (Debian's 3.18 has no PETSc device, and there PetscLogGpuFlops counts
    nothing), as plain flops, so that -log_view shows them on either */
-static PetscErrorCode LogDeviceFlops(PetscLogDouble flops)
+PETSC_INTERN PetscErrorCode MatBSRCustomLogDeviceFlops_Private(PetscLogDouble flops)
 {
   PetscFunctionBegin;
   #if defined(PETSC_HAVE_DEVICE)
@@ -35,14 +35,13 @@ static PetscErrorCode LogDeviceFlops(PetscLogDouble flops)
   PetscFunctionReturn(0);
 }
 
-/* CUDA layer status -> PETSc error, with the layer's message (CUDA / cuSPARSE text included); g: the
-   device matrix the call was on (NULL: none) */
-static PetscErrorCode BSRCudaCheckOn(const void *g, bsrc_cuda_status st, const char *what)
+/* CUDA layer status (a bsrc_cuda_status) -> PETSc error, with the layer's message msg (CUDA / cuSPARSE
+   text included) */
+PETSC_INTERN PetscErrorCode MatBSRCustomCUDAStatusCheck_Private(int status, const char *msg, const char *what)
 {
-  const char *msg = bsrc_cuda_last_error((const bsrc_cuda_matrix *)g);
+  const bsrc_cuda_status st = (bsrc_cuda_status)status;
 
   PetscFunctionBegin;
-  if (!msg) msg = bsrc_cuda_last_error(NULL);
   if (!msg) msg = "";
   switch (st) {
   case BSRC_CUDA_OK:
@@ -58,6 +57,17 @@ static PetscErrorCode BSRCudaCheckOn(const void *g, bsrc_cuda_status st, const c
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: CUDA: %s", what, msg);
   }
+  PetscFunctionReturn(0);
+}
+
+/* the same for a call on the device matrix g (NULL: none) */
+static PetscErrorCode BSRCudaCheckOn(const void *g, bsrc_cuda_status st, const char *what)
+{
+  const char *msg = bsrc_cuda_last_error((const bsrc_cuda_matrix *)g);
+
+  PetscFunctionBegin;
+  if (!msg) msg = bsrc_cuda_last_error(NULL);
+  PetscCall(MatBSRCustomCUDAStatusCheck_Private(st, msg, what));
   PetscFunctionReturn(0);
 }
 
@@ -143,6 +153,18 @@ static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
   PetscFunctionReturn(0);
 }
 
+/* A's own device copy (a bsrc_cuda_matrix, on device *device), brought up to date with the host matrix M */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUOwnCopy_Private(Mat A, const bsrk_matrix *M, void **gpu, PetscInt *device)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomCUDAUpdate(A, M));
+  *gpu    = b->gpu;
+  *device = b->gpu_device;
+  PetscFunctionReturn(0);
+}
+
 /*
    out = alpha*M*x + beta*in on the device matrix g (on device gpu_device) that holds M for A: A's own
    copy or its transposed copy, with the kernel A's settings choose (auto: g's own choice); logs M's
@@ -210,8 +232,8 @@ static PetscErrorCode MatSeqBSRCustomCUDARun(Mat A, void *g, PetscInt gpu_device
     PetscCall(PetscLogCpuToGpu((M->nbcols * M->bs + (beta != (PetscScalar)0.0 ? M->nbrows * M->bs : 0)) * sizeof(PetscScalar)));
     PetscCall(PetscLogGpuToCpu(M->nbrows * M->bs * sizeof(PetscScalar)));
   }
-  /* counted once (LogDeviceFlops); the same count as the CPU kernel's */
-  PetscCall(LogDeviceFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)nonzero_block_rows * M->bs : 0.0)));
+  /* counted once (MatBSRCustomLogDeviceFlops_Private); the same count as the CPU kernel's */
+  PetscCall(MatBSRCustomLogDeviceFlops_Private(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta == (PetscScalar)0.0 ? (PetscLogDouble)nonzero_block_rows * M->bs : 0.0)));
   if (plain) {
     PetscCall(VecRestoreArrayRead(x, &xa));
     if (beta == (PetscScalar)0.0) PetscCall(VecRestoreArrayWrite(out, &outa));
@@ -314,7 +336,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitBegin_Private(Mat Ad, const b
     PetscFunctionReturn(0);
   }
   PetscCall(PetscLogCpuToGpu((M->nbcols * M->bs + (beta != (PetscScalar)0.0 ? M->nbrows * M->bs : 0)) * sizeof(PetscScalar)));
-  PetscCall(LogDeviceFlops(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs));
+  PetscCall(MatBSRCustomLogDeviceFlops_Private(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs));
   PetscFunctionReturn(0);
 }
 
@@ -342,7 +364,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsr
   if (ghosts) {
     PetscCall(VecRestoreArrayRead(ghost_x, &ga));
     PetscCall(PetscLogCpuToGpu(Ao->cmap->n * sizeof(PetscScalar)));
-    PetscCall(LogDeviceFlops(2.0 * G->rowptr[G->nbrows] * G->bs * G->bs));
+    PetscCall(MatBSRCustomLogDeviceFlops_Private(2.0 * G->rowptr[G->nbrows] * G->bs * G->bs));
   }
   PetscCall(PetscLogGpuToCpu(Ad->rmap->n * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
@@ -356,7 +378,7 @@ static PetscErrorCode LogSpMMFlops(Mat A, const bsrk_matrix *M, PetscInt k, Pets
   const PetscLogDouble flops = (PetscLogDouble)k * (2.0 * M->rowptr[M->nbrows] * M->bs * M->bs - (beta_zero ? (PetscLogDouble)b->nonzero_block_rows * M->bs : 0.0));
 
   PetscFunctionBegin;
-  PetscCall(LogDeviceFlops(flops));
+  PetscCall(MatBSRCustomLogDeviceFlops_Private(flops));
   PetscFunctionReturn(0);
 }
 
