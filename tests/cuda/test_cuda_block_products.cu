@@ -30,7 +30,7 @@ struct rect {
    never column `unused` (-1: none), values in [-1, 1]. */
 rect make_rect(bsrk_idx nbrows, bsrk_idx nbcols, bsrk_idx rbs, bsrk_idx cbs, std::initializer_list<int> lengths, bsrk_idx unused, rng_t &rng)
 {
-  rect                  M;
+  rect                   M;
   const std::vector<int> len(lengths);
   M.nbrows = nbrows;
   M.nbcols = nbcols;
@@ -104,8 +104,8 @@ void check_product(bool ptap, bsrk_idx b, bsrk_idx c, bool a_on_device, rng_t &r
   SCOPED_TRACE(::testing::Message() << (ptap ? "P^T A P" : "A P") << ", A " << b << " x " << b << ", P " << b << " x " << c << (a_on_device ? ", A on the device" : ", A from the host"));
   const bsrk_idx n = 61, nc = 23;
   /* A: an empty row, one-block rows, a row with every column; P: empty rows, one-block rows, column nc-1 unused */
-  rect A = make_rect(n, n, b, b, {3, 0, 1, 5, 2, 9, 4, 1000}, -1, rng);
-  rect P = make_rect(n, nc, b, c, {2, 0, 1, 3, 1}, nc - 1, rng);
+  rect      A = make_rect(n, n, b, b, {3, 0, 1, 5, 2, 9, 4, 1000}, -1, rng);
+  rect      P = make_rect(n, nc, b, c, {2, 0, 1, 3, 1}, nc - 1, rng);
   host_plan h;
   ASSERT_TRUE(make_plan(ptap, A, P, h));
   bsrk_block_product_layout L;
@@ -134,7 +134,7 @@ void check_product(bool ptap, bsrk_idx b, bsrk_idx c, bool a_on_device, rng_t &r
   bsrc_cuda_destroy(M);
 }
 
-class BlockProductsGPU : public CudaTest {};
+class BlockProductsGPU : public CudaTest { };
 
 TEST_F(BlockProductsGPU, SquareAndRectangularBlocks)
 {
@@ -218,7 +218,7 @@ TEST_F(BlockProductsGPU, RefusedArguments)
   ASSERT_EQ(bsrc_cuda_block_product_create(0, &L, &a, &p, 1, &D), BSRC_CUDA_OK) << bsrc_cuda_block_product_last_error(nullptr);
   std::vector<double> C(h.scalars);
   EXPECT_EQ(bsrc_cuda_block_product_numeric(D, nullptr, A.values.data(), P.values.data(), C.data()), BSRC_CUDA_ERR_ARG); /* its A is a device matrix */
-  bsrc_cuda_matrix *M = device_matrix(B);                                                                                   /* of another block size */
+  bsrc_cuda_matrix *M = device_matrix(B);                                                                                /* of another block size */
   ASSERT_NE(M, nullptr);
   EXPECT_EQ(bsrc_cuda_block_product_numeric(D, M, nullptr, P.values.data(), C.data()), BSRC_CUDA_ERR_ARG);
   EXPECT_EQ(bsrc_cuda_block_product_numeric(nullptr, M, nullptr, P.values.data(), C.data()), BSRC_CUDA_ERR_ARG);

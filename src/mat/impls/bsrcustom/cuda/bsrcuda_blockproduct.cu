@@ -25,19 +25,19 @@ struct dev_structure {
 } // namespace
 
 struct bsrc_cuda_block_product {
-  int                 device = -1;
-  cudaStream_t        stream = nullptr;
-  int                 sm_count = 1;
-  bsrk_product_kind   kind     = BSRK_PRODUCT_AP;
-  bsrk_idx            b = 1, c = 1; /* A's b x b blocks, P's b x c: A P has b x c blocks, P^T A P c x c */
-  bool                a_on_device = false;
-  int64_t             a_nblocks   = 0; /* the plan's A: what A's device matrix must hold */
-  dev_structure       A, P, ap, C;  /* A: only when A comes from the host; C: P^T A P's */
-  dev_buffer          pt_rowptr, pt_row, pt_block;
-  dev_buffer          a_values, p_values, ap_values, c_values; /* c_values: P^T A P's; A P's are ap_values */
-  dev_buffer          bad;                                   /* one int: a product left C's structure */
-  size_t              bytes = 0;
-  char                msg[512] = "";
+  int               device   = -1;
+  cudaStream_t      stream   = nullptr;
+  int               sm_count = 1;
+  bsrk_product_kind kind     = BSRK_PRODUCT_AP;
+  bsrk_idx          b = 1, c = 1; /* A's b x b blocks, P's b x c: A P has b x c blocks, P^T A P c x c */
+  bool              a_on_device = false;
+  int64_t           a_nblocks   = 0; /* the plan's A: what A's device matrix must hold */
+  dev_structure     A, P, ap, C;     /* A: only when A comes from the host; C: P^T A P's */
+  dev_buffer        pt_rowptr, pt_row, pt_block;
+  dev_buffer        a_values, p_values, ap_values, c_values; /* c_values: P^T A P's; A P's are ap_values */
+  dev_buffer        bad;                                     /* one int: a product left C's structure */
+  size_t            bytes    = 0;
+  char              msg[512] = "";
 };
 
 /* the kernels in namespace bsrc, as the layer's others (tools filter on it: compute-sanitizer's kns=bsrc) */
@@ -51,9 +51,9 @@ error_sink product_sink(const bsrc_cuda_block_product *D)
   return D ? error_sink{const_cast<char *>(D->msg), sizeof(D->msg)} : error_sink{create_msg, sizeof(create_msg)};
 }
 
-constexpr int      kWarp       = 32;
-constexpr int      kThreads    = 256; /* 8 warps a thread block, one block row of C each */
-constexpr unsigned kFull       = 0xffffffffu;
+constexpr int      kWarp    = 32;
+constexpr int      kThreads = 256; /* 8 warps a thread block, one block row of C each */
+constexpr unsigned kFull    = 0xffffffffu;
 
 /* The block of C's row [lo, hi) (sorted columns) at column j, or -1. */
 __device__ inline int64_t find_block(const bsrk_idx *__restrict__ col, int64_t lo, int64_t hi, bsrk_idx j)
@@ -108,12 +108,11 @@ __device__ inline void add_block_times_row(const double *__restrict__ x, bool tr
 }
 
 /* C = A B (A: b x b blocks, B: b x n), a warp a block row of C. */
-__global__ void __launch_bounds__(kThreads) product_rows(bsrk_idx nrows, const bsrk_idx *__restrict__ Arowptr, const bsrk_idx *__restrict__ Acolidx, const double *__restrict__ Avalues, bsrk_idx Bnbrows, const bsrk_idx *__restrict__ Browptr,
-                                                         const bsrk_idx *__restrict__ Bcolidx, const double *__restrict__ Bvalues, const bsrk_idx *__restrict__ Crowptr, const bsrk_idx *__restrict__ Ccolidx, double *__restrict__ Cvalues, int b, int n, int *bad)
+__global__ void __launch_bounds__(kThreads) product_rows(bsrk_idx nrows, const bsrk_idx *__restrict__ Arowptr, const bsrk_idx *__restrict__ Acolidx, const double *__restrict__ Avalues, bsrk_idx Bnbrows, const bsrk_idx *__restrict__ Browptr, const bsrk_idx *__restrict__ Bcolidx, const double *__restrict__ Bvalues, const bsrk_idx *__restrict__ Crowptr, const bsrk_idx *__restrict__ Ccolidx, double *__restrict__ Cvalues, int b, int n, int *bad)
 {
-  const int     lane   = threadIdx.x % kWarp;
-  const int64_t warps  = (int64_t)gridDim.x * (kThreads / kWarp);
-  const int64_t bsize  = (int64_t)b * n;
+  const int     lane  = threadIdx.x % kWarp;
+  const int64_t warps = (int64_t)gridDim.x * (kThreads / kWarp);
+  const int64_t bsize = (int64_t)b * n;
   for (int64_t i = ((int64_t)blockIdx.x * kThreads + threadIdx.x) / kWarp; i < nrows; i += warps) {
     const int64_t c0 = Crowptr[i], c1 = Crowptr[i + 1];
     zero_row(Cvalues, c0, c1, bsize, lane);
@@ -129,9 +128,7 @@ __global__ void __launch_bounds__(kThreads) product_rows(bsrk_idx nrows, const b
 }
 
 /* C = P^T D (P: b x c blocks, D = A P: b x c), a warp a block row of C through P^T's structure. */
-__global__ void __launch_bounds__(kThreads) transposed_rows(bsrk_idx nrows, const bsrk_idx *__restrict__ PTrowptr, const bsrk_idx *__restrict__ PTrow, const bsrk_idx *__restrict__ PTblock, bsrk_idx Pnbrows, const bsrk_idx *__restrict__ Prowptr,
-                                                            const bsrk_idx *__restrict__ Pcolidx, const double *__restrict__ Pvalues, const bsrk_idx *__restrict__ Drowptr, const bsrk_idx *__restrict__ Dcolidx, const double *__restrict__ Dvalues, const bsrk_idx *__restrict__ Crowptr,
-                                                            const bsrk_idx *__restrict__ Ccolidx, double *__restrict__ Cvalues, int b, int c, int *bad)
+__global__ void __launch_bounds__(kThreads) transposed_rows(bsrk_idx nrows, const bsrk_idx *__restrict__ PTrowptr, const bsrk_idx *__restrict__ PTrow, const bsrk_idx *__restrict__ PTblock, bsrk_idx Pnbrows, const bsrk_idx *__restrict__ Prowptr, const bsrk_idx *__restrict__ Pcolidx, const double *__restrict__ Pvalues, const bsrk_idx *__restrict__ Drowptr, const bsrk_idx *__restrict__ Dcolidx, const double *__restrict__ Dvalues, const bsrk_idx *__restrict__ Crowptr, const bsrk_idx *__restrict__ Ccolidx, double *__restrict__ Cvalues, int b, int c, int *bad)
 {
   const int     lane  = threadIdx.x % kWarp;
   const int64_t warps = (int64_t)gridDim.x * (kThreads / kWarp);
@@ -167,9 +164,9 @@ bsrc_cuda_status upload(bsrc_cuda_block_product *D, dev_buffer &b, const void *h
 
 bsrc_cuda_status upload_structure(bsrc_cuda_block_product *D, dev_structure &s, const bsrk_rect_matrix &M, const char *what)
 {
-  s.nbrows  = M.nbrows;
-  s.nbcols  = M.nbcols;
-  s.nblocks = M.rowptr[M.nbrows];
+  s.nbrows            = M.nbrows;
+  s.nbcols            = M.nbcols;
+  s.nblocks           = M.rowptr[M.nbrows];
   bsrc_cuda_status st = upload(D, s.rowptr, M.rowptr, ((size_t)M.nbrows + 1) * sizeof(bsrk_idx), what);
   if (st == BSRC_CUDA_OK) st = upload(D, s.colidx, M.colidx, (size_t)s.nblocks * sizeof(bsrk_idx), what);
   return st;
@@ -201,7 +198,7 @@ bsrc_cuda_status open_product(bsrc_cuda_block_product *D, const bsrk_block_produ
   if (s == BSRC_CUDA_OK && D->kind == BSRK_PRODUCT_PTAP) {
     const bsrk_idx ncols = L->P.nbcols;
     const size_t   nt    = (size_t)L->pt_rowptr[ncols];
-    s = upload(D, D->pt_rowptr, L->pt_rowptr, ((size_t)ncols + 1) * sizeof(bsrk_idx), "block product: P^T's structure");
+    s                    = upload(D, D->pt_rowptr, L->pt_rowptr, ((size_t)ncols + 1) * sizeof(bsrk_idx), "block product: P^T's structure");
     if (s == BSRC_CUDA_OK) s = upload(D, D->pt_row, L->pt_row, nt * sizeof(bsrk_idx), "block product: P^T's structure");
     if (s == BSRC_CUDA_OK) s = upload(D, D->pt_block, L->pt_block, nt * sizeof(bsrk_idx), "block product: P^T's structure");
     if (s == BSRC_CUDA_OK) s = upload_structure(D, D->C, L->c, "block product: C's structure");
@@ -228,19 +225,20 @@ extern "C" bsrc_cuda_status bsrc_cuda_block_product_create(int device, const bsr
   if (!Dout) return bsrc::fail(product_sink(nullptr), BSRC_CUDA_ERR_ARG, "block product: no place for the result");
   *Dout = nullptr;
   if (!L || !L->ap.rowptr || (L->kind == BSRK_PRODUCT_PTAP && (!L->pt_rowptr || !L->c.rowptr))) return bsrc::fail(product_sink(nullptr), BSRC_CUDA_ERR_ARG, "block product: no plan");
-  if (L->A.rbs != L->A.cbs || L->A.cbs != L->P.rbs || L->A.nbcols != L->P.nbrows) return bsrc::fail(product_sink(nullptr), BSRC_CUDA_ERR_ARG, "block product: A's blocks (%lld x %lld) must be square and P's rows (%lld) A's columns", (long long)L->A.rbs, (long long)L->A.cbs, (long long)L->P.rbs);
+  if (L->A.rbs != L->A.cbs || L->A.cbs != L->P.rbs || L->A.nbcols != L->P.nbrows)
+    return bsrc::fail(product_sink(nullptr), BSRC_CUDA_ERR_ARG, "block product: A's blocks (%lld x %lld) must be square and P's rows (%lld) A's columns", (long long)L->A.rbs, (long long)L->A.cbs, (long long)L->P.rbs);
   if (!bsrc::same_shape(P, L->P, L->P_nblocks)) return bsrc::fail(product_sink(nullptr), BSRC_CUDA_ERR_ARG, "block product: P's structure is not the plan's shape");
   if (!a_on_device && !bsrc::same_shape(A, L->A, L->A_nblocks)) return bsrc::fail(product_sink(nullptr), BSRC_CUDA_ERR_ARG, "block product: A's structure is not the plan's shape");
   device_scope ds(device);
   BSRC_CUDA_CHECK(ds.error(), product_sink(nullptr), "block product: cudaSetDevice");
   bsrc_cuda_block_product *D = new (std::nothrow) bsrc_cuda_block_product;
   if (!D) return bsrc::fail(product_sink(nullptr), BSRC_CUDA_ERR_MEM, "block product: out of host memory");
-  D->device              = device;
-  D->kind                = L->kind;
-  D->b                   = L->A.rbs;
-  D->c                   = L->P.cbs;
-  D->a_on_device         = a_on_device != 0;
-  D->a_nblocks           = L->A_nblocks;
+  D->device                = device;
+  D->kind                  = L->kind;
+  D->b                     = L->A.rbs;
+  D->c                     = L->P.cbs;
+  D->a_on_device           = a_on_device != 0;
+  D->a_nblocks             = L->A_nblocks;
   const bsrc_cuda_status s = bsrc::open_product(D, L, A, P);
   if (s != BSRC_CUDA_OK) {
     (void)bsrc::fail(product_sink(nullptr), s, "%s", D->msg);
@@ -300,14 +298,15 @@ extern "C" bsrc_cuda_status bsrc_cuda_block_product_numeric(bsrc_cuda_block_prod
   BSRC_CUDA_CHECK(cudaMemsetAsync(D->bad.ptr, 0, sizeof(int), D->stream), product_sink(D), "block product: clearing its error flag");
   int *bad = (int *)D->bad.ptr;
   if (Anbrows > 0) {
-    bsrc::product_rows<<<bsrc::grid_for(D, Anbrows), bsrc::kThreads, 0, D->stream>>>(Anbrows, Arowptr, Acolidx, Avalues, D->P.nbrows, (const bsrk_idx *)D->P.rowptr.ptr, (const bsrk_idx *)D->P.colidx.ptr, (const double *)D->p_values.ptr, (const bsrk_idx *)D->ap.rowptr.ptr,
-                                                                  (const bsrk_idx *)D->ap.colidx.ptr, (double *)D->ap_values.ptr, (int)D->b, (int)D->c, bad);
+    bsrc::product_rows<<<bsrc::grid_for(D, Anbrows), bsrc::kThreads, 0, D->stream>>>(Anbrows, Arowptr, Acolidx, Avalues, D->P.nbrows, (const bsrk_idx *)D->P.rowptr.ptr, (const bsrk_idx *)D->P.colidx.ptr, (const double *)D->p_values.ptr,
+                                                                                     (const bsrk_idx *)D->ap.rowptr.ptr, (const bsrk_idx *)D->ap.colidx.ptr, (double *)D->ap_values.ptr, (int)D->b, (int)D->c, bad);
     BSRC_CUDA_CHECK(cudaGetLastError(), product_sink(D), "block product: launching A P");
   }
   if (ptap && D->C.nbrows > 0) {
-    bsrc::transposed_rows<<<bsrc::grid_for(D, D->C.nbrows), bsrc::kThreads, 0, D->stream>>>(D->C.nbrows, (const bsrk_idx *)D->pt_rowptr.ptr, (const bsrk_idx *)D->pt_row.ptr, (const bsrk_idx *)D->pt_block.ptr, D->P.nbrows, (const bsrk_idx *)D->P.rowptr.ptr, (const bsrk_idx *)D->P.colidx.ptr,
-                                                                             (const double *)D->p_values.ptr, (const bsrk_idx *)D->ap.rowptr.ptr, (const bsrk_idx *)D->ap.colidx.ptr, (const double *)D->ap_values.ptr, (const bsrk_idx *)D->C.rowptr.ptr,
-                                                                             (const bsrk_idx *)D->C.colidx.ptr, (double *)D->c_values.ptr, (int)D->b, (int)D->c, bad);
+    bsrc::transposed_rows<<<bsrc::grid_for(D, D->C.nbrows), bsrc::kThreads, 0, D->stream>>>(D->C.nbrows, (const bsrk_idx *)D->pt_rowptr.ptr, (const bsrk_idx *)D->pt_row.ptr, (const bsrk_idx *)D->pt_block.ptr, D->P.nbrows,
+                                                                                            (const bsrk_idx *)D->P.rowptr.ptr, (const bsrk_idx *)D->P.colidx.ptr, (const double *)D->p_values.ptr, (const bsrk_idx *)D->ap.rowptr.ptr,
+                                                                                            (const bsrk_idx *)D->ap.colidx.ptr, (const double *)D->ap_values.ptr, (const bsrk_idx *)D->C.rowptr.ptr, (const bsrk_idx *)D->C.colidx.ptr,
+                                                                                            (double *)D->c_values.ptr, (int)D->b, (int)D->c, bad);
     BSRC_CUDA_CHECK(cudaGetLastError(), product_sink(D), "block product: launching P^T (A P)");
   }
   const dev_buffer &result = ptap ? D->c_values : D->ap_values;

@@ -11,13 +11,15 @@
    the local and ghost block columns renumbered into comb (for P^T A P, square over comb: the rows not
    owned are empty). Then this rank's rows of A P are Â P_comb, and its part of P^T A P is
    P_comb^T Â P_comb = P_loc^T (A P)_loc, whose rows are global coarse block rows, partly owned by
-   other ranks. Both are added into C with MatSetValuesBlocked (PETSc's stash sends the rows owned
-   elsewhere), so C is the sum of the ranks' parts.
+   other ranks. The symbolic phase inserts both into C with MatSetValuesBlocked, which makes C's
+   structure the union of the ranks' parts. The numeric phase writes A P's rows (all this rank's own)
+   straight into C's local and ghost blocks and adds P^T A P's rows it owns likewise; only the rows
+   owned elsewhere go through PETSc's stash.
 
    C = A P is mpibsrcustom with A's settings when c == bs and a MATMPIAIJ with block sizes (bs, c)
    otherwise; P^T A P is mpibsrcustom with c x c blocks and A's settings. The symbolic phase (gathered
    rows, Â's structure, the plan, C's structure) is kept in the product's data; the numeric phase
-   gathers P's values again, copies A's values into Â, computes, zeroes C and adds. Where the structure of A or P
+   gathers P's values again, copies A's values into Â, computes and writes C as above. Where the structure of A or P
    changed on any rank (compared with copies), the numeric phase plans again and C is made anew.
 */
 #include "mpibsrcustomimpl.h"
@@ -49,6 +51,8 @@ typedef struct {
   PetscInt            row_offset;                /* A P: the global block row of the local result's row 0 */
   PetscScalar        *c_values;                  /* the local result's block values */
   PetscInt           *fingerprint, nfingerprint; /* A's and P's local structures at the plan */
+  PetscObjectState    direct_state;              /* A P: C's nonzero state when its rows were checked to hold the plan's blocks */
+  PetscBool           direct;                    /* ... and whether they do (WriteAPDirect) */
 } MPIGalerkin;
 
 /* an mpibsrcustom's local and ghost blocks and the global block columns of the ghost's, as of its last
@@ -109,6 +113,8 @@ static PetscErrorCode GalerkinFree(MPIGalerkin *g)
   PetscCall(PetscFree(g->p_values));
   PetscCall(PetscFree(g->c_values));
   PetscCall(PetscFree(g->fingerprint));
+  g->direct_state = 0; /* a C made anew is checked again */
+  g->direct       = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -421,6 +427,168 @@ static PetscErrorCode AddResult(MPIGalerkin *g, Mat A, Mat C, InsertMode mode)
   PetscFunctionReturn(0);
 }
 
+/*
+   A P's rows are this rank's own, so its values go straight into C's local and ghost blocks instead of
+   through MatSetValues and an assembly: C was made from the plan, so each row of C holds the row's
+   blocks, those of the local block columns in the local block and the others, in the same order, in
+   the ghost block (MPIAIJ's and MPIBAIJ's compressed ghost columns keep the global order). That is
+   checked whenever C's nonzero state moves; where it does not hold, *done is false and the caller adds
+   through MatSetValues. An AIJ C (bs x c blocks) is walked scalar row by scalar row.
+*/
+static PetscErrorCode WriteAPDirect(MPIGalerkin *g, Mat Ad, Mat C, PetscBool *done)
+{
+  bsrk_rect_matrix R;
+  Mat              Cd, Co;
+  const PetscInt  *ghost, *drow, *dcol, *orow, *ocol;
+  PetscInt         nd, no, cstart, cend, rows;
+  PetscScalar     *vd = NULL, *vo = NULL;
+  const PetscInt   w = g->c_is_aij ? 1 : g->bs; /* C's rows and columns a stored unit: scalars, or blocks */
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(Ad, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  if (g->c_is_aij) PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, &ghost));
+  else PetscCall(Blocks(C, &Cd, &Co, &ghost));
+  cstart = C->cmap->rstart / w;
+  cend   = C->cmap->rend / w;
+  rows   = g->c_is_aij ? R.rbs : 1; /* of C a block row of the result spans */
+  PetscCall(GetStructure(Cd, (PetscBool)!g->c_is_aij, &nd, &drow, &dcol));
+  PetscCall(GetStructure(Co, (PetscBool)!g->c_is_aij, &no, &orow, &ocol));
+  if (C->nonzerostate != g->direct_state || !g->direct_state) {
+    PetscBool ok = (PetscBool)(nd == R.nbrows * rows && no == nd);
+
+    for (PetscInt br = 0; ok && br < R.nbrows; br++)
+      for (PetscInt r = 0; ok && r < rows; r++) {
+        const PetscInt row = br * rows + r, units = g->c_is_aij ? R.cbs : 1;
+        PetscInt       pd = drow[row], po = orow[row];
+
+        for (PetscInt k = R.rowptr[br]; ok && k < R.rowptr[br + 1]; k++)
+          for (PetscInt s = 0; ok && s < units; s++) {
+            const PetscInt col = R.colidx[k] * units + s; /* global, in C's stored units */
+            if (col >= cstart && col < cend) ok = (PetscBool)(pd < drow[row + 1] && dcol[pd++] == col - cstart);
+            else ok = (PetscBool)(po < orow[row + 1] && ghost[ocol[po++]] == col);
+          }
+        ok = (PetscBool)(ok && pd == drow[row + 1] && po == orow[row + 1]);
+      }
+    g->direct       = ok;
+    g->direct_state = C->nonzerostate;
+    if (!ok) PetscCall(PetscInfo(C, "A P: C's rows do not hold the plan's blocks as made; its values are added through MatSetValues\n"));
+  }
+  if (!g->direct) PetscFunctionReturn(0);
+  if (g->c_is_aij) {
+    PetscCall(MatSeqAIJGetArrayWrite(Cd, &vd));
+    PetscCall(MatSeqAIJGetArrayWrite(Co, &vo));
+    for (PetscInt br = 0; br < R.nbrows; br++)
+      for (PetscInt r = 0; r < R.rbs; r++) {
+        const PetscInt row = br * R.rbs + r;
+        PetscInt       pd = drow[row], po = orow[row];
+
+        for (PetscInt k = R.rowptr[br]; k < R.rowptr[br + 1]; k++) {
+          const PetscScalar *blk   = g->c_values + (size_t)k * R.rbs * R.cbs + r; /* entry (r, s) at s * rbs */
+          const PetscBool    local = (PetscBool)(R.colidx[k] * R.cbs >= cstart && R.colidx[k] * R.cbs < cend);
+
+          for (PetscInt s = 0; s < R.cbs; s++) {
+            if (local) vd[pd++] = blk[s * R.rbs];
+            else vo[po++] = blk[s * R.rbs];
+          }
+        }
+      }
+    PetscCall(MatSeqAIJRestoreArrayWrite(Cd, &vd));
+    PetscCall(MatSeqAIJRestoreArrayWrite(Co, &vo));
+  } else {
+    const size_t bsize = (size_t)R.rbs * R.cbs;
+
+    PetscCall(MatSeqBAIJGetArray(Cd, &vd));
+    PetscCall(MatSeqBAIJGetArray(Co, &vo));
+    for (PetscInt br = 0; br < R.nbrows; br++) {
+      PetscInt pd = drow[br], po = orow[br];
+
+      for (PetscInt k = R.rowptr[br]; k < R.rowptr[br + 1]; k++) {
+        const PetscBool local = (PetscBool)(R.colidx[k] >= cstart && R.colidx[k] < cend);
+
+        PetscCall(PetscArraycpy(local ? vd + (size_t)pd++ * bsize : vo + (size_t)po++ * bsize, g->c_values + (size_t)k * bsize, bsize));
+      }
+    }
+    PetscCall(MatSeqBAIJRestoreArray(Cd, &vd));
+    PetscCall(MatSeqBAIJRestoreArray(Co, &vo));
+  }
+  PetscCall(PetscObjectStateIncrease((PetscObject)C));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*
+   P^T A P: C zeroed, then this rank's part added, the rows it owns straight into C's local and ghost
+   blocks (a row of C holds every rank's blocks of that row, ours among them; both sorted, so one walk
+   finds them), the others through MatSetValuesBlocked and PETSc's stash, then the assembly that brings
+   the other ranks' parts. *done is false (C zeroed again, nothing added) where a block of ours is
+   missing from C's row: the caller then adds everything through MatSetValues.
+*/
+static PetscErrorCode AddPtAPDirect(MPIGalerkin *g, Mat Ad, Mat C, PetscBool *done)
+{
+  bsrk_rect_matrix R;
+  Mat              Cd, Co;
+  const PetscInt  *ghost, *drow, *dcol, *orow, *ocol;
+  PetscInt         nd, no, rstart, rend, cstart;
+  PetscScalar     *vd, *vo;
+  PetscBool        found = PETSC_TRUE;
+  size_t           bsize;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(Ad, bsrk_block_product_result(g->plan, &R), "the block product's result"));
+  PetscCall(Blocks(C, &Cd, &Co, &ghost));
+  bsize  = (size_t)R.rbs * R.cbs;
+  rstart = C->rmap->rstart / R.rbs;
+  rend   = C->rmap->rend / R.rbs;
+  cstart = C->cmap->rstart / R.cbs;
+  PetscCall(GetStructure(Cd, PETSC_TRUE, &nd, &drow, &dcol));
+  PetscCall(GetStructure(Co, PETSC_TRUE, &no, &orow, &ocol));
+  PetscCall(MatZeroEntries(C));
+  PetscCall(MatSeqBAIJGetArray(Cd, &vd));
+  PetscCall(MatSeqBAIJGetArray(Co, &vo));
+  for (PetscInt br = PetscMax(rstart, 0); found && br < PetscMin(rend, R.nbrows); br++) {
+    const PetscInt lr = br - rstart;
+    PetscInt       pd = drow[lr], po = orow[lr];
+
+    for (PetscInt k = R.rowptr[br]; found && k < R.rowptr[br + 1]; k++) {
+      const PetscInt     J   = R.colidx[k];
+      const PetscScalar *add = g->c_values + (size_t)k * bsize;
+      PetscScalar       *to;
+
+      if (J >= cstart && J - cstart < Cd->cmap->n / R.cbs) {
+        while (pd < drow[lr + 1] && dcol[pd] < J - cstart) pd++;
+        found = (PetscBool)(pd < drow[lr + 1] && dcol[pd] == J - cstart);
+        to    = vd + (size_t)pd * bsize;
+      } else {
+        while (po < orow[lr + 1] && ghost[ocol[po]] < J) po++;
+        found = (PetscBool)(po < orow[lr + 1] && ghost[ocol[po]] == J);
+        to    = vo + (size_t)po * bsize;
+      }
+      if (found)
+        for (size_t i = 0; i < bsize; i++) to[i] += add[i];
+    }
+  }
+  PetscCall(MatSeqBAIJRestoreArray(Cd, &vd));
+  PetscCall(MatSeqBAIJRestoreArray(Co, &vo));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &found, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
+  *done = found;
+  if (!found) {
+    PetscCall(PetscInfo(C, "P^T A P: a block of this rank's part is missing from C's rows; its values are added through MatSetValues\n"));
+    PetscCall(MatZeroEntries(C));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatSetOption(C, MAT_ROW_ORIENTED, PETSC_FALSE));
+  for (PetscInt br = 0; br < R.nbrows; br++) {
+    if (R.rowptr[br + 1] == R.rowptr[br] || (br >= rstart && br < rend)) continue;
+    PetscCall(MatSetValuesBlocked(C, 1, &br, R.rowptr[br + 1] - R.rowptr[br], R.colidx + R.rowptr[br], g->c_values + (size_t)R.rowptr[br] * bsize, ADD_VALUES));
+  }
+  PetscCall(MatSetOption(C, MAT_ROW_ORIENTED, PETSC_TRUE));
+  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscObjectStateIncrease((PetscObject)C));
+  PetscFunctionReturn(0);
+}
+
 /* A P: this rank's rows are its own, so the counts are exact (blocks, or scalars of an AIJ C) */
 static PetscErrorCode PreallocateAP(MPIGalerkin *g, Mat P, Mat X, const bsrk_rect_matrix *R)
 {
@@ -582,7 +750,7 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   MPIGalerkin     *g       = (MPIGalerkin *)product->data;
   Mat              A = product->A, P = product->B, Ad;
   bsrk_rect_matrix RA, RP;
-  PetscBool        changed;
+  PetscBool        changed, direct = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block product's data is missing");
@@ -607,8 +775,12 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
   PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, NULL, g->plan, &RA, &RP, g->c_values));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
-  PetscCall(MatZeroEntries(C));
-  PetscCall(AddResult(g, Ad, C, ADD_VALUES));
+  if (g->kind == BSRK_PRODUCT_AP) PetscCall(WriteAPDirect(g, Ad, C, &direct));
+  else PetscCall(AddPtAPDirect(g, Ad, C, &direct));
+  if (!direct) {
+    PetscCall(MatZeroEntries(C));
+    PetscCall(AddResult(g, Ad, C, ADD_VALUES));
+  }
   if (product->type == MATPRODUCT_PtAP) PetscCall(MatBSRCustomPrepareTransfers_Private(P));
   PetscFunctionReturn(0);
 }

@@ -211,7 +211,7 @@ static PetscErrorCode Install(Mat M)
   #define SAVE_AND_CHECK(op, check) \
     do { \
       if (M->ops->op && M->ops->op != (check)) { \
-        s->op       = M->ops->op; \
+        s->op      = M->ops->op; \
         M->ops->op = (check); \
       } \
     } while (0)

@@ -57,8 +57,7 @@ static PetscErrorCode DeviceProductGet(Mat A, bsrk_block_product *plan, const bs
   d->device      = device;
   d->a_on_device = a_on_device;
   PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_attach(plan, d, DeviceProductRelease), "keeping the device copy with the plan"));
-  PetscCall(PetscInfo(A, "The numeric phase of %s runs on CUDA device %" PetscInt_FMT ": its plan copied there (%.3g MiB); A's values %s\n", L.kind == BSRK_PRODUCT_PTAP ? "P^T A P" : "A P", device, (double)bsrc_cuda_block_product_device_bytes(dev) / 1048576.0,
-                      a_on_device ? "from A's own device copy" : "sent from the host at each numeric phase"));
+  PetscCall(PetscInfo(A, "The numeric phase of %s runs on CUDA device %" PetscInt_FMT ": its plan copied there (%.3g MiB); A's values %s\n", L.kind == BSRK_PRODUCT_PTAP ? "P^T A P" : "A P", device, (double)bsrc_cuda_block_product_device_bytes(dev) / 1048576.0, a_on_device ? "from A's own device copy" : "sent from the host at each numeric phase"));
   *out = d;
   PetscFunctionReturn(0);
 }
