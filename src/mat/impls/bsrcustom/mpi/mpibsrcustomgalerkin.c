@@ -5,9 +5,9 @@
    through the local block's backend table.
 
    Each rank gathers the rows of P its rows of A reach, its own and those of A's ghost block columns,
-   with P's global block columns: an mpibsrcustom P's blocks through a PetscSF from their owners (PETSc
-   3.18's MPIBAIJ MatCreateSubMatrices cannot take rows beyond P's column count), an AIJ P's rows by one
-   MatCreateSubMatrices of all its columns, reused while the structures stay. Over the sorted union of those block rows ("comb") the rank builds Â: A's local rows with
+   with P's global columns, through PetscSFs from their owners (an mpibsrcustom P's blocks; an AIJ P's
+   scalar rows, read into rectangular blocks as on one rank), the structure once and the values at
+   every numeric phase. Over the sorted union of those block rows ("comb") the rank builds Â: A's local rows with
    the local and ghost block columns renumbered into comb (for P^T A P, square over comb: the rows not
    owned are empty). Then this rank's rows of A P are Â P_comb, and its part of P^T A P is
    P_comb^T Â P_comb = P_loc^T (A P)_loc, whose rows are global coarse block rows, partly owned by
@@ -38,13 +38,12 @@ typedef struct {
   PetscInt           *ah_rowptr, *ah_colidx, *ah_src; /* Â's structure; its block k is Ad's block ah_src[k] (>= 0) or Ao's block -1 - ah_src[k] */
   PetscScalar        *ah_values;
   PetscInt           *comb;                              /* the global block rows of P this rank needs, increasing */
-  IS                  isrow, iscol;                      /* an AIJ P: the scalar rows of comb, all of P's columns */
-  Mat                *sub;                               /* an AIJ P: its rows of comb (one MATSEQAIJ) */
-  PetscBool           fresh;                             /* sub was just gathered by the symbolic phase: the first numeric phase reads it as it is */
-  PetscSF             block_sf;                          /* an mpibsrcustom P: its blocks of comb's rows, from their owners' loc arrays */
-  MPI_Datatype        block_type;                        /* bs x c scalars */
-  PetscInt           *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows with global block columns; block k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
+  PetscSF             entry_sf;                          /* P's entries of comb's rows (an mpibsrcustom's blocks, an AIJ's scalars), from their owners' loc arrays */
+  MPI_Datatype        entry_type;                        /* an entry: bs x c scalars (ours) or one */
+  PetscInt           *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows (block rows of ours, scalar rows of AIJ) with global columns in
+                                                            those units; entry k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
   PetscScalar        *loc_values;
+  PetscScalar        *gathered;                       /* an AIJ P: the values of comb's scalar rows as they arrive (p_nnz), read into p_values */
   PetscInt           *p_rowptr, *p_colidx, *p_offset; /* P_comb in bs x c blocks; an AIJ P's entry k -> p_values[p_offset[k]] */
   PetscScalar        *p_values;
   PetscInt            p_nnz;                     /* stored entries of the AIJ P_comb */
@@ -101,12 +100,10 @@ static PetscErrorCode GalerkinFree(MPIGalerkin *g)
   PetscCall(PetscFree3(g->ah_rowptr, g->ah_colidx, g->ah_src));
   PetscCall(PetscFree(g->ah_values));
   PetscCall(PetscFree(g->comb));
-  PetscCall(ISDestroy(&g->isrow));
-  PetscCall(ISDestroy(&g->iscol));
-  if (g->sub) PetscCall(MatDestroySubMatrices(1, &g->sub));
-  PetscCall(PetscSFDestroy(&g->block_sf));
-  if (g->block_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&g->block_type));
-  g->block_type = MPI_DATATYPE_NULL;
+  PetscCall(PetscSFDestroy(&g->entry_sf));
+  if (g->entry_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&g->entry_type));
+  g->entry_type = MPI_DATATYPE_NULL;
+  PetscCall(PetscFree(g->gathered));
   PetscCall(PetscFree3(g->loc_rowptr, g->loc_colidx, g->loc_src));
   PetscCall(PetscFree(g->loc_values));
   PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
@@ -171,12 +168,12 @@ static PetscErrorCode Fingerprint(MPIGalerkin *g, Mat A, Mat P, PetscInt **list,
   PetscFunctionReturn(0);
 }
 
-/* comb, the block rows of P this rank needs, and the IS of their scalar rows */
+/* comb, the block rows of P this rank needs */
 static PetscErrorCode CombRows(MPIGalerkin *g, Mat A, Mat P)
 {
   Mat             Ad, Ao;
   const PetscInt *garray;
-  PetscInt        nghost, cstart = A->cmap->rstart / g->bs, *rows, *comb;
+  PetscInt        nghost, cstart = A->cmap->rstart / g->bs, *comb;
 
   PetscFunctionBegin;
   PetscCall(Blocks(A, &Ad, &Ao, &garray));
@@ -190,12 +187,6 @@ static PetscErrorCode CombRows(MPIGalerkin *g, Mat A, Mat P)
   for (PetscInt k = g->nlow; k < nghost; k++) comb[g->nlocal_cols + k] = garray[k];
   for (PetscInt k = 1; k < g->ncomb; k++) PetscCheck(comb[k] > comb[k - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The ghost block columns of %s are not sorted", ((PetscObject)A)->type_name);
   g->comb = comb;
-  if (g->p_ours) PetscFunctionReturn(0);
-  PetscCall(PetscMalloc1(g->ncomb * g->bs, &rows));
-  for (PetscInt k = 0; k < g->ncomb; k++)
-    for (PetscInt r = 0; r < g->bs; r++) rows[k * g->bs + r] = comb[k] * g->bs + r;
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, g->ncomb * g->bs, rows, PETSC_OWN_POINTER, &g->isrow));
-  PetscCall(ISCreateStride(PETSC_COMM_SELF, P->cmap->N, 0, 1, &g->iscol));
   PetscFunctionReturn(0);
 }
 
@@ -262,35 +253,24 @@ static PetscErrorCode AhatValues(MPIGalerkin *g, Mat A, bsrk_rect_matrix *R)
   PetscFunctionReturn(0);
 }
 
-/* the block structure of an AIJ P_comb (bs x c blocks; a block where any of its entries is stored) and
-   each stored entry's place among the block values */
-static PetscErrorCode ReadAIJStructure(MPIGalerkin *g, Mat S)
-{
-  const PetscInt *ai, *aj;
-  PetscInt        m, nblocks;
-
-  PetscFunctionBegin;
-  PetscCall(GetStructure(S, PETSC_FALSE, &m, &ai, &aj));
-  PetscCall(MatBSRCustomAIJBlockStructure_Private(m, ai, aj, g->bs, g->c, S->cmap->n / g->c, &g->p_rowptr, &g->p_colidx, &g->p_offset, &nblocks));
-  PetscCall(PetscMalloc1((size_t)nblocks * g->bs * g->c, &g->p_values));
-  g->p_nnz = ai[m];
-  PetscFunctionReturn(0);
-}
-
-/* an mpibsrcustom P's local rows with global block columns (ghosts before the local columns, then
-   after: the ghost columns are sorted), the values copied from the local and ghost blocks */
-static PetscErrorCode LocalRowsStructure(MPIGalerkin *g, Mat P)
+/* P's local rows with global columns in P's stored units (block rows and block columns of an
+   mpibsrcustom P, scalar rows and columns of an AIJ one), ghosts before the local columns, then after
+   (the ghost columns are sorted); *unit: the scalars an entry holds */
+static PetscErrorCode LocalRowsStructure(MPIGalerkin *g, Mat P, PetscInt *unit)
 {
   Mat             Pd, Po;
   const PetscInt *di, *dj, *oi, *oj, *pg;
-  PetscInt        nrows, n, cstart = P->cmap->rstart / g->bs, nz = 0;
+  PetscInt        nrows, n, cstart, nz = 0;
 
   PetscFunctionBegin;
-  PetscCall(Blocks(P, &Pd, &Po, &pg));
-  PetscCall(GetStructure(Pd, PETSC_TRUE, &nrows, &di, &dj));
-  PetscCall(GetStructure(Po, PETSC_TRUE, &n, &oi, &oj));
+  if (g->p_ours) PetscCall(Blocks(P, &Pd, &Po, &pg));
+  else PetscCall(MatMPIAIJGetSeqAIJ(P, &Pd, &Po, &pg));
+  *unit  = g->p_ours ? g->bs * g->c : 1;
+  cstart = P->cmap->rstart / (g->p_ours ? g->c : 1);
+  PetscCall(GetStructure(Pd, g->p_ours, &nrows, &di, &dj));
+  PetscCall(GetStructure(Po, g->p_ours, &n, &oi, &oj));
   PetscCall(PetscMalloc3(nrows + 1, &g->loc_rowptr, di[nrows] + oi[nrows], &g->loc_colidx, di[nrows] + oi[nrows], &g->loc_src));
-  PetscCall(PetscMalloc1((size_t)(di[nrows] + oi[nrows]) * g->bs * g->bs + 1, &g->loc_values));
+  PetscCall(PetscMalloc1((size_t)(di[nrows] + oi[nrows]) * *unit + 1, &g->loc_values));
   g->loc_rowptr[0] = 0;
   for (PetscInt i = 0; i < nrows; i++) {
     PetscInt k = oi[i];
@@ -311,26 +291,37 @@ static PetscErrorCode LocalRowsStructure(MPIGalerkin *g, Mat P)
   PetscFunctionReturn(0);
 }
 
-/* an mpibsrcustom P's rows of comb: their structure from the owners, and the star forest that brings
-   their blocks (one bs x c unit each) on every numeric phase */
-static PetscErrorCode GatherOursStructure(MPIGalerkin *g, Mat P)
+/*
+   P's rows of comb from their owners, without a MatCreateSubMatrices (which would build a whole matrix
+   and its column maps): a star forest over P's rows brings each needed row's span in the owner's loc
+   arrays, then one over the entries brings their global columns here and, at every numeric phase,
+   their values. An mpibsrcustom P's block rows arrive as they are (P_comb's structure, one bs x c
+   unit an entry); an AIJ P's scalar rows (the bs rows of each block row of comb) arrive as scalars and
+   are read into bs x c blocks (MatBSRCustomAIJBlockStructure_Private, as on one rank).
+*/
+static PetscErrorCode GatherStructure(MPIGalerkin *g, Mat P)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)P);
   PetscSF            row_sf;
   PetscLayout        rows;
   const PetscSFNode *owners;
   PetscSFNode       *remote;
-  PetscInt           nloc = P->rmap->n / g->bs, *root_span, *leaf_span, nblocks = 0;
+  const PetscInt     per  = g->p_ours ? 1 : g->bs; /* P's stored rows a block row of comb */
+  PetscInt           unit = 1, nloc = P->rmap->n / (g->p_ours ? g->bs : 1), nleaf = g->ncomb * per, *want, *root_span, *leaf_span, *ai, *aj, nentries = 0, nblocks;
 
   PetscFunctionBegin;
-  PetscCall(LocalRowsStructure(g, P));
+  PetscCall(LocalRowsStructure(g, P, &unit));
+  PetscCall(PetscMalloc1(nleaf + 1, &want));
+  for (PetscInt k = 0; k < g->ncomb; k++)
+    for (PetscInt r = 0; r < per; r++) want[k * per + r] = g->comb[k] * per + r;
   PetscCall(PetscLayoutCreate(comm, &rows));
   PetscCall(PetscLayoutSetLocalSize(rows, nloc));
   PetscCall(PetscLayoutSetUp(rows));
   PetscCall(PetscSFCreate(comm, &row_sf));
-  PetscCall(PetscSFSetGraphLayout(row_sf, rows, g->ncomb, NULL, PETSC_COPY_VALUES, g->comb));
+  PetscCall(PetscSFSetGraphLayout(row_sf, rows, nleaf, NULL, PETSC_COPY_VALUES, want));
   PetscCall(PetscLayoutDestroy(&rows));
-  PetscCall(PetscMalloc2(2 * nloc, &root_span, 2 * g->ncomb, &leaf_span));
+  PetscCall(PetscFree(want));
+  PetscCall(PetscMalloc2(2 * nloc + 1, &root_span, 2 * nleaf + 1, &leaf_span));
   for (PetscInt i = 0; i < nloc; i++) {
     root_span[2 * i]     = g->loc_rowptr[i];
     root_span[2 * i + 1] = g->loc_rowptr[i + 1] - g->loc_rowptr[i];
@@ -338,58 +329,75 @@ static PetscErrorCode GatherOursStructure(MPIGalerkin *g, Mat P)
   PetscCall(PetscSFBcastBegin(row_sf, MPIU_2INT, root_span, leaf_span, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(row_sf, MPIU_2INT, root_span, leaf_span, MPI_REPLACE));
   PetscCall(PetscSFGetGraph(row_sf, NULL, NULL, NULL, &owners));
-  for (PetscInt i = 0; i < g->ncomb; i++) nblocks += leaf_span[2 * i + 1];
-  PetscCall(PetscMalloc3(g->ncomb + 1, &g->p_rowptr, nblocks + 1, &g->p_colidx, 1, &g->p_offset));
-  g->p_rowptr[0] = 0;
-  for (PetscInt i = 0; i < g->ncomb; i++) g->p_rowptr[i + 1] = g->p_rowptr[i] + leaf_span[2 * i + 1];
-  PetscCall(PetscMalloc1(nblocks + 1, &remote));
-  for (PetscInt i = 0; i < g->ncomb; i++)
+  PetscCall(PetscMalloc1(nleaf + 1, &ai));
+  ai[0] = 0;
+  for (PetscInt i = 0; i < nleaf; i++) ai[i + 1] = ai[i] + leaf_span[2 * i + 1];
+  nentries = ai[nleaf];
+  PetscCall(PetscMalloc1(nentries + 1, &remote)); /* the star forest takes it */
+  PetscCall(PetscMalloc1(nentries + 1, &aj));
+  for (PetscInt i = 0; i < nleaf; i++)
     for (PetscInt j = 0; j < leaf_span[2 * i + 1]; j++) {
-      remote[g->p_rowptr[i] + j].rank  = owners[i].rank;
-      remote[g->p_rowptr[i] + j].index = leaf_span[2 * i] + j;
+      remote[ai[i] + j].rank  = owners[i].rank;
+      remote[ai[i] + j].index = leaf_span[2 * i] + j;
     }
   PetscCall(PetscSFDestroy(&row_sf));
   PetscCall(PetscFree2(root_span, leaf_span));
-  PetscCall(PetscSFCreate(comm, &g->block_sf));
-  PetscCall(PetscSFSetGraph(g->block_sf, g->loc_rowptr[nloc], nblocks, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
-  PetscCall(PetscSFBcastBegin(g->block_sf, MPIU_INT, g->loc_colidx, g->p_colidx, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(g->block_sf, MPIU_INT, g->loc_colidx, g->p_colidx, MPI_REPLACE));
-  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)(g->bs * g->c), MPIU_SCALAR, &g->block_type));
-  PetscCallMPI(MPI_Type_commit(&g->block_type));
+  PetscCall(PetscSFCreate(comm, &g->entry_sf));
+  PetscCall(PetscSFSetGraph(g->entry_sf, g->loc_rowptr[nloc], nentries, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
+  PetscCall(PetscSFBcastBegin(g->entry_sf, MPIU_INT, g->loc_colidx, aj, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(g->entry_sf, MPIU_INT, g->loc_colidx, aj, MPI_REPLACE));
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)unit, MPIU_SCALAR, &g->entry_type));
+  PetscCallMPI(MPI_Type_commit(&g->entry_type));
+  if (g->p_ours) { /* P_comb's block structure as it arrived */
+    PetscCall(PetscMalloc3(g->ncomb + 1, &g->p_rowptr, nentries + 1, &g->p_colidx, 1, &g->p_offset));
+    PetscCall(PetscArraycpy(g->p_rowptr, ai, g->ncomb + 1));
+    PetscCall(PetscArraycpy(g->p_colidx, aj, nentries));
+    nblocks = nentries;
+  } else {
+    PetscCall(MatBSRCustomAIJBlockStructure_Private(nleaf, ai, aj, g->bs, g->c, P->cmap->N / g->c, &g->p_rowptr, &g->p_colidx, &g->p_offset, &nblocks));
+    PetscCall(PetscMalloc1(nentries + 1, &g->gathered));
+    g->p_nnz = nentries;
+  }
+  PetscCall(PetscFree(ai));
+  PetscCall(PetscFree(aj));
   PetscCall(PetscMalloc1((size_t)nblocks * g->bs * g->c + 1, &g->p_values));
   PetscFunctionReturn(0);
 }
 
-/* P_comb's current values: an AIJ P's rows gathered again and read into their blocks, an mpibsrcustom
-   P's blocks copied to loc_values and brought from their owners */
+/* P_comb's current values: P's local entries copied to loc_values and brought from their owners, an
+   AIJ P's scalars then read into their blocks (zeros where nothing is stored) */
 static PetscErrorCode GatherValues(MPIGalerkin *g, Mat P)
 {
+  Mat                Pd, Po;
+  const PetscScalar *dv, *ov;
+  const PetscInt     unit = g->p_ours ? g->bs * g->c : 1, nloc = P->rmap->n / (g->p_ours ? g->bs : 1);
+
   PetscFunctionBegin;
   if (g->p_ours) {
-    Mat                Pd, Po;
-    const PetscScalar *dv, *ov;
-    const PetscInt     bs2 = g->bs * g->c, nloc = P->rmap->n / g->bs;
-
     PetscCall(Blocks(P, &Pd, &Po, NULL));
     PetscCall(MatSeqBSRCustomGetArrayRead_Private(Pd, &dv));
     PetscCall(MatSeqBSRCustomGetArrayRead_Private(Po, &ov));
-    for (PetscInt k = 0; k < g->loc_rowptr[nloc]; k++) {
-      const PetscScalar *from = g->loc_src[k] >= 0 ? dv + (size_t)g->loc_src[k] * bs2 : ov + (size_t)(-1 - g->loc_src[k]) * bs2;
-      PetscCall(PetscArraycpy(g->loc_values + (size_t)k * bs2, from, bs2));
-    }
+  } else {
+    PetscCall(MatMPIAIJGetSeqAIJ(P, &Pd, &Po, NULL));
+    PetscCall(MatSeqAIJGetArrayRead(Pd, &dv));
+    PetscCall(MatSeqAIJGetArrayRead(Po, &ov));
+  }
+  for (PetscInt k = 0; k < g->loc_rowptr[nloc]; k++) {
+    const PetscScalar *from = g->loc_src[k] >= 0 ? dv + (size_t)g->loc_src[k] * unit : ov + (size_t)(-1 - g->loc_src[k]) * unit;
+    PetscCall(PetscArraycpy(g->loc_values + (size_t)k * unit, from, unit));
+  }
+  if (g->p_ours) {
     PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Pd, &dv));
     PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Po, &ov));
-    PetscCall(PetscSFBcastBegin(g->block_sf, g->block_type, g->loc_values, g->p_values, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(g->block_sf, g->block_type, g->loc_values, g->p_values, MPI_REPLACE));
   } else {
-    const PetscScalar *sa;
-
-    if (!g->fresh) PetscCall(MatCreateSubMatrices(P, 1, &g->isrow, &g->iscol, MAT_REUSE_MATRIX, &g->sub));
-    g->fresh = PETSC_FALSE;
+    PetscCall(MatSeqAIJRestoreArrayRead(Pd, &dv));
+    PetscCall(MatSeqAIJRestoreArrayRead(Po, &ov));
+  }
+  PetscCall(PetscSFBcastBegin(g->entry_sf, g->entry_type, g->loc_values, g->p_ours ? g->p_values : g->gathered, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(g->entry_sf, g->entry_type, g->loc_values, g->p_ours ? g->p_values : g->gathered, MPI_REPLACE));
+  if (!g->p_ours) {
     PetscCall(PetscArrayzero(g->p_values, (size_t)g->p_rowptr[g->ncomb] * g->bs * g->c));
-    PetscCall(MatSeqAIJGetArrayRead(g->sub[0], &sa));
-    for (PetscInt k = 0; k < g->p_nnz; k++) g->p_values[g->p_offset[k]] = sa[k];
-    PetscCall(MatSeqAIJRestoreArrayRead(g->sub[0], &sa));
+    for (PetscInt k = 0; k < g->p_nnz; k++) g->p_values[g->p_offset[k]] = g->gathered[k];
   }
   PetscFunctionReturn(0);
 }
@@ -677,12 +685,7 @@ static PetscErrorCode Setup(MPIGalerkin *g, Mat_Product *product, Mat X)
   PetscCall(GalerkinFree(g));
   PetscCall(LocalBlock(A, &Ad));
   PetscCall(CombRows(g, A, P));
-  if (g->p_ours) PetscCall(GatherOursStructure(g, P));
-  else {
-    PetscCall(MatCreateSubMatrices(P, 1, &g->isrow, &g->iscol, MAT_INITIAL_MATRIX, &g->sub));
-    PetscCall(ReadAIJStructure(g, g->sub[0]));
-    g->fresh = PETSC_TRUE;
-  }
+  PetscCall(GatherStructure(g, P));
   PetscCall(BuildAhat(g, A));
   RA.nbrows = g->ahat_rows;
   RA.nbcols = g->ncomb;
@@ -798,7 +801,7 @@ static PetscErrorCode GalerkinSymbolic(Mat C)
   product->data    = g;
   product->destroy = GalerkinDestroy;
   g->bs = g->c  = -1;
-  g->block_type = MPI_DATATYPE_NULL;
+  g->entry_type = MPI_DATATYPE_NULL;
   PetscCall(SetShape(g, product, C, &changed));
   PetscCall(Setup(g, product, C));
   C->ops->productsymbolic = GalerkinSymbolic;
