@@ -11,7 +11,8 @@ static const char help[] = "The sparse products GAMG makes of a bsrcustom matrix
                            "  other_products   AtB and a P whose row block size is not A's: still right (products on AIJ copies)\n"
                            "  reuse_other_blocks  a reuse with a P of other block sizes: planned again, right, C in the new blocks\n"
                            "  prolongator_vectors  a 3 x 6 prolongator made of ours multiplied with host vectors and its own\n"
-                           "                   (MatMult, MatMultAdd and transposes), bound to the CPU and back, duplicated\n"
+                           "                   (MatMult, MatMultAdd and transposes), bound to the CPU and back, duplicated;\n"
+                           "                   its MatAXPY with a subset pattern and an unknown one\n"
                            "  gamg_levels      PCGAMG with rigid-body modes (3 x 6 prolongators) and with the default near null space:\n"
                            "                   iterations and solution equal to MATAIJ's; every coarse level is (seq|mpi)bsrcustom\n"
                            "                   with the prolongator's column block size; a second setup with new values likewise\n"
@@ -393,6 +394,20 @@ static PetscErrorCode ProlongatorVectors(TestContext *ctx)
   PetscCall(MatDuplicate(P, MAT_COPY_VALUES, &D));
   PetscCall(CompareTransfers(ctx, D, Pref, Pref, "host vectors, a duplicate"));
   PetscCall(MatDestroy(&D));
+  /* P += a X with X's pattern a subset of P's (as GAMG smooths its prolongator; ours merges rows on
+     several ranks) and with an unknown pattern, against MATAIJ's */
+  {
+    Mat X;
+
+    PetscCall(MakeP(ctx->comm, MATAIJ, PETSC_FALSE, PETSC_TRUE, 3, 6, prm->nbrows, prm->nbrows / 2 + 2, 43u, &X));
+    PetscCall(MatAXPY(P, -0.75, X, SUBSET_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Pref, -0.75, X, SUBSET_NONZERO_PATTERN));
+    PetscCall(CompareMatrices(P, Pref, &ctx->failures, "MatAXPY of a prolongator made of ours, SUBSET_NONZERO_PATTERN"));
+    PetscCall(MatAXPY(P, 2.0, X, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Pref, 2.0, X, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(CompareMatrices(P, Pref, &ctx->failures, "MatAXPY of a prolongator made of ours, DIFFERENT_NONZERO_PATTERN"));
+    PetscCall(MatDestroy(&X));
+  }
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&Pref));
   PetscFunctionReturn(0);

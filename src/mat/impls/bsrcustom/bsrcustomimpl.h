@@ -109,6 +109,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomDeviceBlockDiagonal_Private(Mat A, Mat *
 PETSC_INTERN PetscErrorCode MatBSRCustomDeviceBlockDiagonalKeep_Private(Mat A, Mat diag);
 /* A's values as SeqBAIJ holds them (A a seqbaij or seqbsrcustom), read without counting as a change
    (seqbsrcustomvalues.c) */
+/* a sequential matrix's own CSR arrays (blocks or scalars), without a copy (bsrcustomutils.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomGetStructure_Private(Mat M, PetscBool blocks, PetscInt *n, const PetscInt **rowptr, const PetscInt **colidx);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGetArrayRead_Private(Mat A, const PetscScalar **array);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomRestoreArrayRead_Private(Mat A, const PetscScalar **array);
 /* A's object state, first increased where A's values changed by a route that PETSc does not count

@@ -247,3 +247,22 @@ PETSC_INTERN PetscErrorCode MatBSRCustomValuesState_Private(Mat A, PetscObjectSt
   PetscCall(PetscObjectStateGet((PetscObject)A, state));
   PetscFunctionReturn(0);
 }
+
+/* M's CSR (block rows and block columns with blocks, else scalars), valid until M's structure changes:
+   the arrays MatGetRowIJ gives without a symmetric or shifted copy are the matrix's own (SeqAIJ,
+   SeqBAIJ), and the restore that follows may clear the pointers it is given, not the arrays */
+PETSC_INTERN PetscErrorCode MatBSRCustomGetStructure_Private(Mat M, PetscBool blocks, PetscInt *n, const PetscInt **rowptr, const PetscInt **colidx)
+{
+  PetscBool       done;
+  PetscInt        rn;
+  const PetscInt *ri, *rj;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, blocks, n, rowptr, colidx, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s did not give its structure", ((PetscObject)M)->type_name);
+  rn = *n;
+  ri = *rowptr;
+  rj = *colidx;
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, blocks, &rn, &ri, &rj, &done));
+  PetscFunctionReturn(0);
+}

@@ -463,6 +463,7 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
     PetscCall(MatSetType(A, aij));
     PetscCall(MatMPIAIJSetPreallocation(A, d_nz, d_nnz, o_nz, o_nnz));
     PetscCall((*backend->aij_made)(A));
+    PetscCall(MatBSRCustomMPIAIJSubsetAXPY_Private(A));
     PetscFunctionReturn(0);
   }
   PetscCall(MatGetBlockSize(A, &bs));

@@ -75,23 +75,6 @@ static PetscErrorCode LocalBlock(Mat A, Mat *Ad)
   PetscFunctionReturn(0);
 }
 
-/* M's CSR (blocks or scalars), valid until M's structure changes */
-static PetscErrorCode GetStructure(Mat M, PetscBool blocks, PetscInt *n, const PetscInt **rowptr, const PetscInt **colidx)
-{
-  PetscBool       done;
-  PetscInt        rn;
-  const PetscInt *ri, *rj;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, blocks, n, rowptr, colidx, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s did not give its structure", ((PetscObject)M)->type_name);
-  rn = *n;
-  ri = *rowptr;
-  rj = *colidx;
-  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, blocks, &rn, &ri, &rj, &done));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode GalerkinFree(MPIGalerkin *g)
 {
   PetscFunctionBegin;
@@ -132,7 +115,7 @@ static PetscErrorCode AppendStructure(Mat M, PetscBool blocks, PetscInt *list, P
   const PetscInt *rowptr, *colidx;
 
   PetscFunctionBegin;
-  PetscCall(GetStructure(M, blocks, &n, &rowptr, &colidx));
+  PetscCall(MatBSRCustomGetStructure_Private(M, blocks, &n, &rowptr, &colidx));
   if (list) {
     list[*len] = n;
     PetscCall(PetscArraycpy(list + *len + 1, rowptr, n + 1));
@@ -200,8 +183,8 @@ static PetscErrorCode BuildAhat(MPIGalerkin *g, Mat A)
 
   PetscFunctionBegin;
   PetscCall(Blocks(A, &Ad, &Ao, &garray));
-  PetscCall(GetStructure(Ad, PETSC_TRUE, &nrows, &di, &dj));
-  PetscCall(GetStructure(Ao, PETSC_TRUE, &n, &oi, &oj));
+  PetscCall(MatBSRCustomGetStructure_Private(Ad, PETSC_TRUE, &nrows, &di, &dj));
+  PetscCall(MatBSRCustomGetStructure_Private(Ao, PETSC_TRUE, &n, &oi, &oj));
   first        = g->kind == BSRK_PRODUCT_PTAP ? g->nlow : 0;
   g->ahat_rows = g->kind == BSRK_PRODUCT_PTAP ? g->ncomb : nrows;
   PetscCall(PetscMalloc3(g->ahat_rows + 1, &g->ah_rowptr, di[nrows] + oi[nrows], &g->ah_colidx, di[nrows] + oi[nrows], &g->ah_src));
@@ -267,8 +250,8 @@ static PetscErrorCode LocalRowsStructure(MPIGalerkin *g, Mat P, PetscInt *unit)
   else PetscCall(MatMPIAIJGetSeqAIJ(P, &Pd, &Po, &pg));
   *unit  = g->p_ours ? g->bs * g->c : 1;
   cstart = P->cmap->rstart / (g->p_ours ? g->c : 1);
-  PetscCall(GetStructure(Pd, g->p_ours, &nrows, &di, &dj));
-  PetscCall(GetStructure(Po, g->p_ours, &n, &oi, &oj));
+  PetscCall(MatBSRCustomGetStructure_Private(Pd, g->p_ours, &nrows, &di, &dj));
+  PetscCall(MatBSRCustomGetStructure_Private(Po, g->p_ours, &n, &oi, &oj));
   PetscCall(PetscMalloc3(nrows + 1, &g->loc_rowptr, di[nrows] + oi[nrows], &g->loc_colidx, di[nrows] + oi[nrows], &g->loc_src));
   PetscCall(PetscMalloc1((size_t)(di[nrows] + oi[nrows]) * *unit + 1, &g->loc_values));
   g->loc_rowptr[0] = 0;
@@ -460,8 +443,8 @@ static PetscErrorCode WriteAPDirect(MPIGalerkin *g, Mat Ad, Mat C, PetscBool *do
   cstart = C->cmap->rstart / w;
   cend   = C->cmap->rend / w;
   rows   = g->c_is_aij ? R.rbs : 1; /* of C a block row of the result spans */
-  PetscCall(GetStructure(Cd, (PetscBool)!g->c_is_aij, &nd, &drow, &dcol));
-  PetscCall(GetStructure(Co, (PetscBool)!g->c_is_aij, &no, &orow, &ocol));
+  PetscCall(MatBSRCustomGetStructure_Private(Cd, (PetscBool)!g->c_is_aij, &nd, &drow, &dcol));
+  PetscCall(MatBSRCustomGetStructure_Private(Co, (PetscBool)!g->c_is_aij, &no, &orow, &ocol));
   if (C->nonzerostate != g->direct_state || !g->direct_state) {
     PetscBool ok = (PetscBool)(nd == R.nbrows * rows && no == nd);
 
@@ -549,8 +532,8 @@ static PetscErrorCode AddPtAPDirect(MPIGalerkin *g, Mat Ad, Mat C, PetscBool *do
   rstart = C->rmap->rstart / R.rbs;
   rend   = C->rmap->rend / R.rbs;
   cstart = C->cmap->rstart / R.cbs;
-  PetscCall(GetStructure(Cd, PETSC_TRUE, &nd, &drow, &dcol));
-  PetscCall(GetStructure(Co, PETSC_TRUE, &no, &orow, &ocol));
+  PetscCall(MatBSRCustomGetStructure_Private(Cd, PETSC_TRUE, &nd, &drow, &dcol));
+  PetscCall(MatBSRCustomGetStructure_Private(Co, PETSC_TRUE, &no, &orow, &ocol));
   PetscCall(MatZeroEntries(C));
   PetscCall(MatSeqBAIJGetArray(Cd, &vd));
   PetscCall(MatSeqBAIJGetArray(Co, &vo));
@@ -668,7 +651,10 @@ static PetscErrorCode BuildResult(MPIGalerkin *g, Mat A, Mat P, Mat X)
   else PetscCall(PreallocatePtAP(X, &R));
   PetscCall(PetscCalloc1((size_t)R.rowptr[R.nbrows] * R.rbs * R.cbs + 1, &g->c_values));
   PetscCall(AddResult(g, Ad, X, INSERT_VALUES));
-  if (g->c_is_aij) PetscCall((*((Mat_MPIBSRCustom *)A->spptr)->backend->aij_made)(X));
+  if (g->c_is_aij) {
+    PetscCall((*((Mat_MPIBSRCustom *)A->spptr)->backend->aij_made)(X));
+    PetscCall(MatBSRCustomMPIAIJSubsetAXPY_Private(X));
+  }
   PetscFunctionReturn(0);
 }
 

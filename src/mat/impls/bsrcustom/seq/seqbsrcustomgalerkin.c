@@ -68,23 +68,6 @@ static PetscErrorCode PatternSame(const Pattern *p, PetscInt n, const PetscInt *
   PetscFunctionReturn(0);
 }
 
-/* M's structure: block CSR for ours (BAIJ's own arrays), scalar CSR for AIJ; valid until M's structure changes */
-static PetscErrorCode GetStructure(Mat M, PetscBool blocks, PetscInt *n, const PetscInt **rowptr, const PetscInt **colidx)
-{
-  PetscBool       done;
-  PetscInt        rn;
-  const PetscInt *ri, *rj; /* the restore may clear the pointers it is given: the arrays stay */
-
-  PetscFunctionBegin;
-  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, blocks, n, rowptr, colidx, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s did not give its structure", ((PetscObject)M)->type_name);
-  rn = *n;
-  ri = *rowptr;
-  rj = *colidx;
-  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, blocks, &rn, &ri, &rj, &done));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode GalerkinProductDestroy(void *arg)
 {
   GalerkinProduct *g = (GalerkinProduct *)BSRC_CTX_OF(arg);
@@ -159,7 +142,7 @@ static PetscErrorCode ReadAIJStructure(GalerkinProduct *g, Mat P)
   PetscInt        m, nblocks;
 
   PetscFunctionBegin;
-  PetscCall(GetStructure(P, PETSC_FALSE, &m, &ai, &aj));
+  PetscCall(MatBSRCustomGetStructure_Private(P, PETSC_FALSE, &m, &ai, &aj));
   PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
   PetscCall(MatBSRCustomAIJBlockStructure_Private(m, ai, aj, g->bs, g->c, P->cmap->n / g->c, &g->p_rowptr, &g->p_colidx, &g->p_offset, &nblocks));
   PetscCall(PetscFree(g->p_values));
@@ -189,7 +172,7 @@ static PetscErrorCode ViewOurs(Mat A, const PetscScalar **values, bsrk_rect_matr
   const PetscInt *rowptr, *colidx;
 
   PetscFunctionBegin;
-  PetscCall(GetStructure(A, PETSC_TRUE, &n, &rowptr, &colidx));
+  PetscCall(MatBSRCustomGetStructure_Private(A, PETSC_TRUE, &n, &rowptr, &colidx));
   R->nbrows = n;
   R->rbs = R->cbs = A->rmap->bs;
   R->nbcols       = A->cmap->n / A->rmap->bs;
@@ -335,14 +318,14 @@ static PetscErrorCode StructuresUnchanged(GalerkinProduct *g, Mat C, PetscBool *
   bsrk_rect_matrix R;
 
   PetscFunctionBegin;
-  PetscCall(GetStructure(A, PETSC_TRUE, &n, &rowptr, &colidx));
+  PetscCall(MatBSRCustomGetStructure_Private(A, PETSC_TRUE, &n, &rowptr, &colidx));
   PetscCall(PatternSame(&g->a_pattern, n, rowptr, colidx, same));
   if (!*same) PetscFunctionReturn(0);
-  PetscCall(GetStructure(P, (PetscBool)!g->p_is_aij, &n, &rowptr, &colidx));
+  PetscCall(MatBSRCustomGetStructure_Private(P, (PetscBool)!g->p_is_aij, &n, &rowptr, &colidx));
   PetscCall(PatternSame(&g->p_pattern, n, rowptr, colidx, same));
   if (!*same) PetscFunctionReturn(0);
   PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_result(g->plan, &R), "the block product's result"));
-  PetscCall(GetStructure(C, (PetscBool)!g->c_is_aij, &n, &rowptr, &colidx));
+  PetscCall(MatBSRCustomGetStructure_Private(C, (PetscBool)!g->c_is_aij, &n, &rowptr, &colidx));
   if (!g->c_is_aij) {
     Pattern planned = {R.nbrows, (PetscInt *)R.rowptr, (PetscInt *)R.colidx};
     PetscCall(PatternSame(&planned, n, rowptr, colidx, same));
