@@ -408,6 +408,22 @@ static PetscErrorCode ProlongatorVectors(TestContext *ctx)
     PetscCall(CompareMatrices(P, Pref, &ctx->failures, "MatAXPY of a prolongator made of ours, DIFFERENT_NONZERO_PATTERN"));
     PetscCall(MatDestroy(&X));
   }
+  /* the same for a prolongator of ours (2 x 2 blocks) with one of ours of its pattern */
+  {
+    Mat Q, Qref, X, Xref;
+
+    PetscCall(MakeP(ctx->comm, MATBSRCUSTOM, PETSC_TRUE, PETSC_TRUE, 2, 2, prm->nbrows, prm->nbrows / 2 + 2, 44u, &Q));
+    PetscCall(MakeP(ctx->comm, MATAIJ, PETSC_TRUE, PETSC_TRUE, 2, 2, prm->nbrows, prm->nbrows / 2 + 2, 44u, &Qref));
+    PetscCall(MakeP(ctx->comm, MATBSRCUSTOM, PETSC_TRUE, PETSC_TRUE, 2, 2, prm->nbrows, prm->nbrows / 2 + 2, 45u, &X));
+    PetscCall(MakeP(ctx->comm, MATAIJ, PETSC_TRUE, PETSC_TRUE, 2, 2, prm->nbrows, prm->nbrows / 2 + 2, 45u, &Xref));
+    PetscCall(MatAXPY(Q, -0.75, X, SUBSET_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Qref, -0.75, Xref, SUBSET_NONZERO_PATTERN));
+    PetscCall(CompareMatrices(Q, Qref, &ctx->failures, "MatAXPY of a prolongator of ours, SUBSET_NONZERO_PATTERN"));
+    PetscCall(MatDestroy(&Q));
+    PetscCall(MatDestroy(&Qref));
+    PetscCall(MatDestroy(&X));
+    PetscCall(MatDestroy(&Xref));
+  }
   PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&Pref));
   PetscFunctionReturn(0);

@@ -109,6 +109,11 @@ PETSC_INTERN PetscErrorCode MatBSRCustomDeviceBlockDiagonal_Private(Mat A, Mat *
 PETSC_INTERN PetscErrorCode MatBSRCustomDeviceBlockDiagonalKeep_Private(Mat A, Mat diag);
 /* A's values as SeqBAIJ holds them (A a seqbaij or seqbsrcustom), read without counting as a change
    (seqbsrcustomvalues.c) */
+/* MatAXPY with SUBSET_NONZERO_PATTERN merged row by row (seq/seqbsrcustomsubsetaxpy.c): for ours (*done
+   false where it does not apply: the caller runs the type's own), and put on the MATSEQAIJ/MATMPIAIJ
+   matrices ours makes */
+PETSC_INTERN PetscErrorCode MatBSRCustomSubsetAXPY_Private(Mat Y, PetscScalar a, Mat X, MatStructure str, PetscBool *done);
+PETSC_INTERN PetscErrorCode MatBSRCustomAIJSubsetAXPY_Private(Mat M);
 /* a sequential matrix's own CSR arrays (blocks or scalars), without a copy (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomGetStructure_Private(Mat M, PetscBool blocks, PetscInt *n, const PetscInt **rowptr, const PetscInt **colidx);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGetArrayRead_Private(Mat A, const PetscScalar **array);

@@ -463,7 +463,7 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_n
     PetscCall(MatSetType(A, aij));
     PetscCall(MatMPIAIJSetPreallocation(A, d_nz, d_nnz, o_nz, o_nnz));
     PetscCall((*backend->aij_made)(A));
-    PetscCall(MatBSRCustomMPIAIJSubsetAXPY_Private(A));
+    PetscCall(MatBSRCustomAIJSubsetAXPY_Private(A));
     PetscFunctionReturn(0);
   }
   PetscCall(MatGetBlockSize(A, &bs));
@@ -563,14 +563,18 @@ static PetscErrorCode MatGetMultiProcBlock_MPIBSRCustom(Mat A, MPI_Comm subcomm,
   PetscFunctionReturn(0);
 }
 
-/* MPIBAIJ's MatAXPY() with a new pattern builds a MATMPIBAIJ and merges it into Y (MatHeaderMerge):
-   Y keeps our operations but loses our context, composed methods and blocks; they are put back at once. */
+/* A subset pattern is merged row by row (seq/seqbsrcustomsubsetaxpy.c). MPIBAIJ's MatAXPY() with a new
+   pattern builds a MATMPIBAIJ and merges it into Y (MatHeaderMerge): Y keeps our operations but loses
+   our context, composed methods and blocks; they are put back at once. */
 static PetscErrorCode MatAXPY_MPIBSRCustom(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
   Mat_MPIBSRCustom    *c = NULL;
   MatBSRCustomSettings set;
+  PetscBool            done;
 
   PetscFunctionBegin;
+  PetscCall(MatBSRCustomSubsetAXPY_Private(Y, a, X, str, &done));
+  if (done) PetscFunctionReturn(0);
   PetscCall(MatMPIBSRCustomContext(Y, &c));
   set = c->set;
   PetscCall((*c->baij_axpy)(Y, a, X, str));

@@ -653,7 +653,7 @@ static PetscErrorCode BuildResult(MPIGalerkin *g, Mat A, Mat P, Mat X)
   PetscCall(AddResult(g, Ad, X, INSERT_VALUES));
   if (g->c_is_aij) {
     PetscCall((*((Mat_MPIBSRCustom *)A->spptr)->backend->aij_made)(X));
-    PetscCall(MatBSRCustomMPIAIJSubsetAXPY_Private(X));
+    PetscCall(MatBSRCustomAIJSubsetAXPY_Private(X));
   }
   PetscFunctionReturn(0);
 }

@@ -72,7 +72,5 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRCustom *c);
 /* GAMG's block products A P and P^T A P on several ranks (mpibsrcustomgalerkin.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install);
-/* an MPIAIJ ours made (rectangular blocks): its MatAXPY with a subset pattern merges rows instead of
-   setting entries one by one (mpibsrcustomaijaxpy.c) */
-PETSC_INTERN PetscErrorCode MatBSRCustomMPIAIJSubsetAXPY_Private(Mat M);
+
 #endif

@@ -294,6 +294,7 @@ static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz,
     PetscCall(MatSetType(A, aij));
     PetscCall(MatSeqAIJSetPreallocation(A, nz, nnz));
     PetscCall((*backend->aij_made)(A));
+    PetscCall(MatBSRCustomAIJSubsetAXPY_Private(A));
     PetscFunctionReturn(0);
   }
   PetscCall(MatGetBlockSize(A, &bs));

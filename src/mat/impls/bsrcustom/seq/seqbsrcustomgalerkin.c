@@ -256,6 +256,7 @@ static PetscErrorCode BuildAIJResult(GalerkinProduct *g, Mat A, const bsrk_rect_
   PetscCall(PetscStrcmp(g->c_type, MATSEQAIJ, &plain));
   if (!plain) PetscCall(MatConvert(*E, g->c_type, MAT_INPLACE_MATRIX, E)); /* P's AIJ type: GAMG combines A P with P0 */
   PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->aij_made)(*E));
+  PetscCall(MatBSRCustomAIJSubsetAXPY_Private(*E));
   PetscCall(PetscFree(g->c_values));
   PetscCall(PetscMalloc1(PetscMax(nnz, 1), &g->c_values));
   PetscFunctionReturn(0);
@@ -544,6 +545,21 @@ static PetscErrorCode MatSetOption_SeqBSRCustom(Mat A, MatOption op, PetscBool f
   PetscFunctionReturn(0);
 }
 
+/* GAMG smooths its prolongators with MatAYPX(A P, -w, P0, SUBSET_NONZERO_PATTERN): that pattern is
+   merged row by row (seq/seqbsrcustomsubsetaxpy.c), where SeqBAIJ sets the entries one by one; any other
+   goes to SeqBAIJ's */
+static PetscErrorCode (*seqbaij_axpy)(Mat, PetscScalar, Mat, MatStructure);
+
+static PetscErrorCode MatAXPY_SeqBSRCustom(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomSubsetAXPY_Private(Y, a, X, str, &done));
+  if (!done) PetscCall((*seqbaij_axpy)(Y, a, X, str));
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install)
 {
   PetscFunctionBegin;
@@ -551,6 +567,10 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeGalerkinProducts_Private(Mat A
     seqbaij_setoption = A->ops->setoption; /* SeqBAIJ's, the same for every matrix */
     A->ops->setoption = MatSetOption_SeqBSRCustom;
   } else if (!install && A->ops->setoption == MatSetOption_SeqBSRCustom) A->ops->setoption = seqbaij_setoption;
+  if (install && A->ops->axpy != MatAXPY_SeqBSRCustom) {
+    seqbaij_axpy = A->ops->axpy; /* SeqBAIJ's */
+    A->ops->axpy = MatAXPY_SeqBSRCustom;
+  } else if (!install && A->ops->axpy == MatAXPY_SeqBSRCustom) A->ops->axpy = seqbaij_axpy;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqbsrcustom_C", install ? MatProductSetFromOptions_SeqBSRCustom_Galerkin : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqaij_C", install ? MatProductSetFromOptions_SeqBSRCustom_Galerkin : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_seqbsrcustom_seqaijcusparse_C", install ? MatProductSetFromOptions_SeqBSRCustom_Galerkin : NULL));
