@@ -371,7 +371,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsr
 }
 
 /* Flops of a block SpMM of k columns (beta 0: the first product of each nonempty row is no add),
-   counted once (LogDeviceFlops) */
+   counted once (MatBSRCustomLogDeviceFlops_Private) */
 static PetscErrorCode LogSpMMFlops(Mat A, const bsrk_matrix *M, PetscInt k, PetscBool beta_zero)
 {
   Mat_SeqBSRCustom    *b     = (Mat_SeqBSRCustom *)A->spptr;
