@@ -66,21 +66,37 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAIJTwin_Private(Mat A, Mat *aij)
 
 /*
    Sparse products of ours with AIJ or with ours, in any position: the same product of the operands'
-   AIJ copies (an inner product D, kept in C's product data) whose result C copies; C is an AIJ matrix
-   from then on. The inner product runs its numeric phase at once (the values are there), so that C
-   starts as an assembled copy of its result.
+   AIJ forms (an inner product D, kept in C's product data) whose result C copies; C is an AIJ matrix
+   from then on. D's operands stay the same objects while their structures do (the AIJ copy of ours
+   takes new values in place), so D's numeric phase is simply run again: D's operands are never
+   replaced, since PETSc's products may keep transformed operands from their symbolic phase. A B^T is
+   A times an explicit B^T kept here and refreshed with B's values (MPIAIJ's A B^T keeps, as its B, a
+   transpose made at its symbolic phase and never refreshes it). When an operand's structure changes,
+   D is made anew and C takes its new structure in place, with a new nonzerostate.
 */
 typedef struct {
   Mat              D;
-  PetscObjectState a, b, c; /* the operands' states at D's last numeric phase */
+  Mat              opA, opB, opC; /* D's operands as given (borrowed: AIJ copies of ours, others themselves) */
+  Mat              Bt;            /* A B^T: opB's transpose, D = A Bt */
+  PetscObjectState a, b, c;       /* the operands' value states at D's last numeric phase */
+  PetscObjectState nzA, nzB, nzC; /* the operands' nonzero states when D was made */
 } ProductViaAIJ;
+
+static PetscErrorCode ProductViaAIJClear(ProductViaAIJ *p)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&p->D));
+  PetscCall(MatDestroy(&p->Bt));
+  p->opA = p->opB = p->opC = NULL;
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode ProductViaAIJDestroy(void *arg)
 {
   ProductViaAIJ *p = (ProductViaAIJ *)BSRC_CTX_OF(arg);
 
   PetscFunctionBegin;
-  PetscCall(MatDestroy(&p->D));
+  PetscCall(ProductViaAIJClear(p));
   PetscCall(PetscFree(p));
   PetscFunctionReturn(0);
 }
@@ -98,22 +114,76 @@ static PetscErrorCode ProductOperand(Mat M, Mat *use)
   PetscFunctionReturn(0);
 }
 
-/* D's numeric phase on the operands' current values, unless they did not change since the last one */
-static PetscErrorCode ProductViaAIJUpdate(Mat_Product *product, ProductViaAIJ *p, PetscBool *updated)
+static PetscObjectState NonzeroState(Mat M)
 {
-  PetscObjectState a, b, c = 0;
+  return M ? M->nonzerostate : 0;
+}
+
+static PetscErrorCode ValuesStates(Mat_Product *product, PetscObjectState *a, PetscObjectState *b, PetscObjectState *c)
+{
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomValuesState_Private(product->A, a));
+  PetscCall(MatBSRCustomValuesState_Private(product->B, b));
+  *c = 0;
+  if (product->C) PetscCall(MatBSRCustomValuesState_Private(product->C, c));
+  PetscFunctionReturn(0);
+}
+
+/* D made from the operands' current AIJ forms, symbolic and numeric phases */
+static PetscErrorCode ProductViaAIJMake(Mat_Product *product, ProductViaAIJ *p)
+{
+  MatProductType type = product->type;
+  Mat            second;
+  PetscBool      dflt;
+
+  PetscFunctionBegin;
+  PetscCall(ProductViaAIJClear(p));
+  PetscCall(ProductOperand(product->A, &p->opA));
+  PetscCall(ProductOperand(product->B, &p->opB));
+  PetscCall(ProductOperand(product->C, &p->opC));
+  second = p->opB;
+  if (type == MATPRODUCT_ABt) {
+    PetscCall(MatTranspose(p->opB, MAT_INITIAL_MATRIX, &p->Bt));
+    second = p->Bt;
+    type   = MATPRODUCT_AB;
+  }
+  PetscCall(MatProductCreate(p->opA, second, p->opC, &p->D));
+  PetscCall(MatProductSetType(p->D, type));
+  PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMDEFAULT, &dflt));
+  if (!dflt && type == product->type) PetscCall(MatProductSetAlgorithm(p->D, product->alg));
+  PetscCall(MatProductSetFill(p->D, product->fill));
+  PetscCall(MatProductSetFromOptions(p->D));
+  PetscCall(MatProductSymbolic(p->D));
+  PetscCall(MatProductNumeric(p->D));
+  p->nzA = NonzeroState(p->opA);
+  p->nzB = NonzeroState(p->opB);
+  p->nzC = NonzeroState(p->opC);
+  PetscCall(ValuesStates(product, &p->a, &p->b, &p->c));
+  PetscFunctionReturn(0);
+}
+
+/* D's values from the operands' current ones, unless none changed since D's last numeric phase;
+   *remade: an operand's structure had changed, D was made anew */
+static PetscErrorCode ProductViaAIJUpdate(Mat_Product *product, ProductViaAIJ *p, PetscBool *updated, PetscBool *remade)
+{
+  PetscObjectState a, b, c;
   Mat              opA, opB, opC;
 
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomValuesState_Private(product->A, &a));
-  PetscCall(MatBSRCustomValuesState_Private(product->B, &b));
-  if (product->C) PetscCall(MatBSRCustomValuesState_Private(product->C, &c));
-  *updated = (PetscBool)(a != p->a || b != p->b || c != p->c);
-  if (!*updated) PetscFunctionReturn(0);
+  *updated = *remade = PETSC_FALSE;
+  PetscCall(ValuesStates(product, &a, &b, &c));
+  if (a == p->a && b == p->b && c == p->c) PetscFunctionReturn(0);
+  *updated = PETSC_TRUE;
   PetscCall(ProductOperand(product->A, &opA));
   PetscCall(ProductOperand(product->B, &opB));
   PetscCall(ProductOperand(product->C, &opC));
-  PetscCall(MatProductReplaceMats(opA, opB, opC, p->D));
+  if (opA != p->opA || opB != p->opB || opC != p->opC || NonzeroState(opA) != p->nzA || NonzeroState(opB) != p->nzB || NonzeroState(opC) != p->nzC) {
+    PetscCall(PetscInfo(p->D, "An operand's nonzero structure changed since the product's symbolic phase: the product on AIJ copies is made anew\n"));
+    PetscCall(ProductViaAIJMake(product, p));
+    *remade = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  if (p->Bt && b != p->b) PetscCall(MatTranspose(p->opB, MAT_REUSE_MATRIX, &p->Bt));
   PetscCall(MatProductNumeric(p->D));
   p->a = a;
   p->b = b;
@@ -121,14 +191,31 @@ static PetscErrorCode ProductViaAIJUpdate(Mat_Product *product, ProductViaAIJ *p
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MatProductSymbolic_BSRCustom_AIJ(Mat C);
+static PetscErrorCode MatProductNumeric_BSRCustom_AIJ(Mat C);
+
+/* C becomes a copy of D's result (its own product data kept aside meanwhile) */
+static PetscErrorCode ProductViaAIJTakeResult(Mat C, ProductViaAIJ *p)
+{
+  Mat E;
+
+  PetscFunctionBegin;
+  PetscCall(MatDuplicate(p->D, MAT_COPY_VALUES, &E));
+  PetscCall(MatBSRCustomHeaderReplaceKeepProduct_Private(C, &E));
+  C->ops->productsymbolic = MatProductSymbolic_BSRCustom_AIJ;
+  C->ops->productnumeric  = MatProductNumeric_BSRCustom_AIJ;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatProductNumeric_BSRCustom_AIJ(Mat C)
 {
   ProductViaAIJ *p       = (ProductViaAIJ *)C->product->data;
-  PetscBool      updated = PETSC_FALSE;
+  PetscBool      updated = PETSC_FALSE, remade = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(ProductViaAIJUpdate(C->product, p, &updated));
-  if (updated) PetscCall(MatCopy(p->D, C, SAME_NONZERO_PATTERN));
+  PetscCall(ProductViaAIJUpdate(C->product, p, &updated, &remade));
+  if (remade) PetscCall(ProductViaAIJTakeResult(C, p));
+  else if (updated) PetscCall(MatCopy(p->D, C, SAME_NONZERO_PATTERN));
   PetscFunctionReturn(0);
 }
 
@@ -136,30 +223,17 @@ static PetscErrorCode MatProductSymbolic_BSRCustom_AIJ(Mat C)
 {
   Mat_Product   *product = C->product;
   ProductViaAIJ *p;
-  Mat            opA, opB, opC, E;
-  PetscBool      updated;
 
   PetscFunctionBegin;
-  PetscCall(PetscNew(&p));
-  PetscCall(ProductOperand(product->A, &opA));
-  PetscCall(ProductOperand(product->B, &opB));
-  PetscCall(ProductOperand(product->C, &opC));
-  PetscCall(MatProductCreate(opA, opB, opC, &p->D));
-  PetscCall(MatProductSetType(p->D, product->type));
-  PetscCall(MatProductSetFill(p->D, product->fill));
-  PetscCall(MatProductSetFromOptions(p->D));
-  PetscCall(MatProductSymbolic(p->D));
-  p->a = p->b = p->c = (PetscObjectState)-1;
-  PetscCall(ProductViaAIJUpdate(product, p, &updated));
-  /* C becomes a copy of D's result, its own product data kept aside meanwhile */
-  PetscCall(MatDuplicate(p->D, MAT_COPY_VALUES, &E));
-  C->product = NULL;
-  PetscCall(MatHeaderReplace(C, &E));
-  C->product              = product;
-  product->data           = p;
-  product->destroy        = ProductViaAIJDestroy;
-  C->ops->productsymbolic = MatProductSymbolic_BSRCustom_AIJ;
-  C->ops->productnumeric  = MatProductNumeric_BSRCustom_AIJ;
+  if (product->data && product->destroy == ProductViaAIJDestroy) {
+    p = (ProductViaAIJ *)product->data; /* a symbolic phase again: D made anew */
+  } else {
+    PetscCall(PetscNew(&p));
+    product->data    = p;
+    product->destroy = ProductViaAIJDestroy;
+  }
+  PetscCall(ProductViaAIJMake(product, p));
+  PetscCall(ProductViaAIJTakeResult(C, p));
   PetscCall(PetscInfo(C, "MatProduct %s of %s with %s computed on AIJ copies of the bsrcustom operands; the result is %s\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name, ((PetscObject)C)->type_name));
   PetscFunctionReturn(0);
 }
@@ -173,18 +247,39 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_BSRCustom_AIJ(Mat C)
   PetscFunctionReturn(0);
 }
 
+static const char *const AIJProductTypes[] = {MATSEQAIJ, MATMPIAIJ, "seqaijcusparse", "mpiaijcusparse", MATSEQBSRCUSTOM, MATMPIBSRCUSTOM};
+
+/* A B C (PETSc looks it up by all three type names): on AIJ copies where every operand is ours or AIJ
+   (PETSc's fallback would run A (B C) through operations ours does not have); others declined */
+static PetscErrorCode MatProductSetFromOptions_BSRCustom_AnyType(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          op[3]   = {product->A, product->B, product->C};
+  PetscBool    all     = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  if (product->type != MATPRODUCT_ABC) PetscFunctionReturn(0);
+  for (int k = 0; k < 3 && all; k++) {
+    PetscBool known = PETSC_FALSE;
+    for (size_t i = 0; op[k] && i < PETSC_STATIC_ARRAY_LENGTH(AIJProductTypes) && !known; i++) PetscCall(PetscObjectTypeCompare((PetscObject)op[k], AIJProductTypes[i], &known));
+    all = (PetscBool)(op[k] && known);
+  }
+  if (all) C->ops->productsymbolic = MatProductSymbolic_BSRCustom_AIJ;
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatBSRCustomComposeAIJProducts_Private(Mat A, const char ours[], PetscBool install)
 {
-  const char *other[] = {MATSEQAIJ, MATMPIAIJ, "seqaijcusparse", "mpiaijcusparse", MATSEQBSRCUSTOM, MATMPIBSRCUSTOM};
-  char        name[128];
+  char name[128];
 
   PetscFunctionBegin;
   /* ours first (PETSc asks A), then ours second (PETSc asks B when A has no answer) */
-  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(other); i++) {
-    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", ours, other[i]));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(AIJProductTypes); i++) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", ours, AIJProductTypes[i]));
     PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? MatProductSetFromOptions_BSRCustom_AIJ : NULL));
-    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", other[i], ours));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", AIJProductTypes[i], ours));
     PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? MatProductSetFromOptions_BSRCustom_AIJ : NULL));
   }
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", install ? MatProductSetFromOptions_BSRCustom_AnyType : NULL));
   PetscFunctionReturn(0);
 }

@@ -266,3 +266,83 @@ PETSC_INTERN PetscErrorCode MatBSRCustomGetStructure_Private(Mat M, PetscBool bl
   PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, blocks, &rn, &ri, &rj, &done));
   PetscFunctionReturn(0);
 }
+
+PETSC_INTERN PetscErrorCode MatBSRCustomHeaderReplaceKeepProduct_Private(Mat X, Mat *E)
+{
+  Mat_Product     *product = X->product;
+  PetscObjectState was     = X->nonzerostate;
+
+  PetscFunctionBegin;
+  X->product = NULL; /* kept aside while X takes E's header */
+  PetscCall(MatHeaderReplace(X, E));
+  X->product = product;
+  /* X keeps its references, so its holders (a PC, a KSP's operator) now see the new structure: they
+     must see a new nonzerostate too, whatever count E's own assembly left */
+  X->nonzerostate = PetscMax(was, X->nonzerostate) + 1;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomAIJAllowanceSet_Private(PetscInt mbs, PetscInt bs, PetscInt nz, const PetscInt nnz[], PetscInt cap, PetscInt **allowed, PetscInt *allowed_all)
+{
+  PetscFunctionBegin;
+  *allowed     = NULL;
+  *allowed_all = cap;
+  if (!nnz) {
+    /* PETSc's default count for rows without one given (AIJ's is 5 a row) */
+    if (nz == PETSC_DEFAULT || nz == PETSC_DECIDE) nz = 5;
+    *allowed_all = PetscMin(nz * bs, cap);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc1(mbs, allowed));
+  for (PetscInt i = 0; i < mbs; i++) {
+    PetscInt sum = 0;
+    for (PetscInt r = 0; r < bs; r++) sum += nnz[i * bs + r];
+    (*allowed)[i] = PetscMin(sum, cap);
+  }
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomAIJAllowanceReset_Private(MatBSRCustomAIJAllowance *w)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(w->allowed));
+  PetscCall(PetscFree(w->allowed_o));
+  w->pending = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscInt MatBSRCustomAIJAllowanceFirstExcess_Private(PetscInt mbs, const PetscInt rowptr[], const PetscInt allowed[], PetscInt allowed_all)
+{
+  for (PetscInt i = 0; i < mbs; i++)
+    if (rowptr[i + 1] - rowptr[i] > (allowed ? allowed[i] : allowed_all)) return i;
+  return -1;
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCSRBlockCounts_Private(PetscInt m, PetscInt bs, const PetscInt i[], const PetscInt j[], PetscInt N, PetscInt cstart, PetscInt cend, PetscInt **dnnz, PetscInt **onnz)
+{
+  const PetscInt mbs  = m / bs;
+  PetscInt       most = 0, *cols;
+
+  PetscFunctionBegin;
+  PetscCheck(i[0] == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "i[0] must be 0, it is %" PetscInt_FMT, i[0]);
+  for (PetscInt r = 0; r < m; r++) PetscCheck(i[r + 1] >= i[r], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Local row %" PetscInt_FMT " has a negative number of columns %" PetscInt_FMT, r, i[r + 1] - i[r]);
+  for (PetscInt b = 0; b < mbs; b++) most = PetscMax(most, i[(b + 1) * bs] - i[b * bs]);
+  PetscCall(PetscMalloc1(most + 1, &cols));
+  PetscCall(PetscCalloc1(mbs + 1, dnnz));
+  if (onnz) PetscCall(PetscCalloc1(mbs + 1, onnz));
+  for (PetscInt b = 0; b < mbs; b++) {
+    PetscInt n = 0;
+    for (PetscInt r = b * bs; r < (b + 1) * bs; r++)
+      for (PetscInt k = i[r]; k < i[r + 1]; k++) {
+        PetscCheck(j[k] >= 0 && j[k] < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Column %" PetscInt_FMT " of local row %" PetscInt_FMT " is outside the matrix's %" PetscInt_FMT " columns", j[k], r, N);
+        cols[n++] = j[k] / bs;
+      }
+    PetscCall(PetscSortRemoveDupsInt(&n, cols));
+    for (PetscInt k = 0; k < n; k++) {
+      if (!onnz || (cols[k] >= cstart && cols[k] < cend)) (*dnnz)[b]++;
+      else (*onnz)[b]++;
+    }
+  }
+  PetscCall(PetscFree(cols));
+  PetscFunctionReturn(0);
+}

@@ -280,7 +280,11 @@ static PetscErrorCode MatAssemblyEnd_MPIBSRCustom(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall((*c->baij_assemblyend)(A, mode));
-  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIBSRCustomSetUp(A));
+  if (mode == MAT_FINAL_ASSEMBLY) {
+    PetscCall(MatMPIBSRCustomSetUp(A));
+    PetscCall(MatMPIBSRCustomFollowStructure_Private(A, c->local, c->ghost));
+    PetscCall(MatMPIBSRCustomAIJAllowanceCheck_Private(A, c->local, c->ghost));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -439,46 +443,10 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs
     PetscCall(MatMPIBAIJSetPreallocation(A, bs, d_nz, d_nnz, o_nz, o_nnz));
     PetscFunctionReturn(0);
   }
+  PetscCall(MatBSRCustomAIJAllowanceReset_Private(&c->aij_allowance)); /* block counts are exact */
   PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, d_nnz, o_nz, o_nnz));
   c->aij_bs1 = PETSC_FALSE;
   if (d_nnz || o_nnz || (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE)) c->block_preallocated = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-/* AIJ-style preallocation (programs written for MPIAIJ, DMDA's AIJ path): as for seqbsrcustom. */
-static PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[])
-{
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
-  PetscInt          bs, mbs, dcap, ocap, *dbnnz, *obnnz;
-
-  PetscFunctionBegin;
-  if (c->block_preallocated) PetscFunctionReturn(0);
-  PetscCall(PetscLayoutSetUp(A->rmap));
-  PetscCall(PetscLayoutSetUp(A->cmap));
-  if (A->rmap->bs != A->cmap->bs) {                                   /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
-    const char                   *aij     = c->backend->aij_mpi_type; /* on the device where the products are */
-    const MatBSRCustomBackendOps *backend = c->backend;               /* c goes with the type */
-
-    PetscCall(PetscInfo(A, "Row block size %" PetscInt_FMT " and column block size %" PetscInt_FMT ": made a %s, which holds any blocks\n", A->rmap->bs, A->cmap->bs, aij));
-    PetscCall(MatSetType(A, aij));
-    PetscCall(MatMPIAIJSetPreallocation(A, d_nz, d_nnz, o_nz, o_nnz));
-    PetscCall((*backend->aij_made)(A));
-    PetscCall(MatBSRCustomAIJSubsetAXPY_Private(A));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatGetBlockSize(A, &bs));
-  mbs  = A->rmap->n / bs;
-  dcap = A->cmap->n / bs;
-  ocap = (A->cmap->N - A->cmap->n) / bs;
-  PetscCall(MatBSRCustomBlockCounts_Private(mbs, bs, d_nnz, dcap, &dbnnz));
-  PetscCall(MatBSRCustomBlockCounts_Private(mbs, bs, o_nnz, ocap, &obnnz));
-  if (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE) d_nz = PetscMin((d_nz + bs - 1) / bs, dcap);
-  if (o_nz != PETSC_DEFAULT && o_nz != PETSC_DECIDE) o_nz = PetscMin((o_nz + bs - 1) / bs, ocap);
-  PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, dbnnz, o_nz, obnnz));
-  c->aij_bs1 = (PetscBool)(bs == 1);
-  if (bs > 1) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(PetscFree(dbnnz));
-  PetscCall(PetscFree(obnnz));
   PetscFunctionReturn(0);
 }
 
@@ -615,6 +583,7 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, Pe
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatRetrieveValues_C", restore ? MPIBAIJBaseRetrieveValues : NULL));
   }
   BSRC_COMPOSE("MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIBSRCustom);
+  BSRC_COMPOSE("MatMPIAIJSetPreallocationCSR_C", MatMPIAIJSetPreallocationCSR_MPIBSRCustom);
   if (install) {
     BSRC_COMPOSE("MatMPIBAIJSetPreallocation_C", MatMPIBAIJSetPreallocation_MPIBSRCustom);
   } else {
@@ -711,7 +680,10 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBSRCUSTOM));
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &c->set));
   PetscCall(MatBSRCustomHoldSettings_Private(B, &c->set, c->bound, &c->set, &c->bound, &c->backend));
-  if (B->assembled) PetscCall(MatMPIBSRCustomSetUp(B));
+  if (B->assembled) {
+    PetscCall(MatMPIBSRCustomSetUp(B));
+    PetscCall(MatMPIBSRCustomFollowStructure_Private(B, c->local, c->ghost));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -788,6 +760,7 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
 #endif
   PetscCall(PetscFree(c->ghost_cols));
+  PetscCall(MatBSRCustomAIJAllowanceReset_Private(&c->aij_allowance));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJ));
   PetscFunctionReturn(0);

@@ -79,3 +79,31 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_
   } else *ghost = c->ghost_x;
   PetscFunctionReturn(0);
 }
+
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomFollowStructure_Private(Mat A, Mat Ad, Mat Ao)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+  PetscInt          n, nd, no;
+  const PetscInt   *ia, *ja;
+  PetscBool         changed;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetStructure_Private(Ad, PETSC_TRUE, &n, &ia, &ja));
+  nd = ia[n];
+  PetscCall(MatBSRCustomGetStructure_Private(Ao, PETSC_TRUE, &n, &ia, &ja));
+  no = ia[n];
+  if (c->structure_recorded) {
+    changed = (PetscBool)(nd != c->recorded_local || no != c->recorded_ghost || c->nghost != c->recorded_nghost);
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+    if (changed && A->nonzerostate <= c->recorded_nonzerostate) {
+      A->nonzerostate = c->recorded_nonzerostate + 1;
+      PetscCall(PetscInfo(A, "Blocks added or dropped since the last assembly: a new nonzero structure\n"));
+    }
+  }
+  c->structure_recorded    = PETSC_TRUE;
+  c->recorded_local        = nd;
+  c->recorded_ghost        = no;
+  c->recorded_nghost       = c->nghost;
+  c->recorded_nonzerostate = A->nonzerostate;
+  PetscFunctionReturn(0);
+}

@@ -750,9 +750,7 @@ static PetscErrorCode GalerkinNumeric(Mat C)
     PetscCall(PetscInfo(C, "The structure, sizes or block sizes of A or P changed since the symbolic phase: planned again, C made anew in place\n"));
     PetscCall(MatCreate(PetscObjectComm((PetscObject)C), &E));
     PetscCall(Setup(g, product, E));
-    C->product = NULL; /* kept aside while C takes E's header */
-    PetscCall(MatHeaderReplace(C, &E));
-    C->product              = product;
+    PetscCall(MatBSRCustomHeaderReplaceKeepProduct_Private(C, &E));
     C->ops->productsymbolic = GalerkinSymbolic;
     C->ops->productnumeric  = GalerkinNumeric;
   }
@@ -842,7 +840,11 @@ static PetscErrorCode (*mpibaij_setoption)(Mat, MatOption, PetscBool);
 
 static PetscErrorCode MatSetOption_MPIBSRCustom(Mat A, MatOption op, PetscBool flg)
 {
+  PetscBool taken;
+
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomAIJAllowanceSetOption_Private(A, op, flg, &taken));
+  if (taken) PetscFunctionReturn(0);
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE) A->form_explicit_transpose = flg; /* read by the Galerkin product */
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE || op == MAT_SPD || op == MAT_SPD_ETERNAL) PetscFunctionReturn(0);
   PetscCall((*mpibaij_setoption)(A, op, flg));

@@ -26,8 +26,14 @@ typedef struct {
   MatBSRCustomSetValuesFn baij_setvalues;
   MatBSRCustomSetValuesFn baij_setvaluesblocked;
   PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
-  PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
-  PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
+  PetscBool                block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
+  PetscBool                aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
+  MatBSRCustomAIJAllowance aij_allowance;      /* AIJ-style preallocation with blocks of 2 or more: what the counts allow until the first assembly */
+
+  /* the blocks' structure at the last final assembly, to see a change MPIBAIJ did not count */
+  PetscBool        structure_recorded;
+  PetscInt         recorded_local, recorded_ghost, recorded_nghost;
+  PetscObjectState recorded_nonzerostate;
 
   MatBSRCustomSettings          set;     /* handed to the local and ghost blocks */
   PetscBool                     bound;   /* MatBindToCPU(A, PETSC_TRUE): passed on to the blocks */
@@ -70,6 +76,18 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIAIJ(Mat, MatType, MatReus
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRCustom *c);
+/* at a final assembly (collective): blocks or ghosts added on any rank since the last record move
+   A->nonzerostate on, on every rank (MPIBAIJ sums its blocks' counts, which PETSc 3.18 does not move
+   for every insertion, and a ghost block made anew starts again); the structure is recorded
+   (mpibsrcustomblocks.c) */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomFollowStructure_Private(Mat A, Mat Ad, Mat Ao);
+/* AIJ-style preallocation (mpibsrcustomaijstyle.c), as seqbsrcustom's: counts and CSR per scalar row,
+   the allowance checked (collectively) at the first final assembly, MAT_NEW_NONZERO_ALLOCATION_ERR as
+   the caller set it (*taken: MatSetOption's call is answered) */
+PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[]);
+PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocationCSR_MPIBSRCustom(Mat A, const PetscInt i[], const PetscInt j[], const PetscScalar v[]);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomAIJAllowanceCheck_Private(Mat A, Mat Ad, Mat Ao);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomAIJAllowanceSetOption_Private(Mat A, MatOption op, PetscBool flg, PetscBool *taken);
 /* GAMG's block products A P and P^T A P on several ranks (mpibsrcustomgalerkin.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install);
 

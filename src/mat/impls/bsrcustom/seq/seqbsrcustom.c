@@ -103,6 +103,8 @@ static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall((*b->baij_assemblyend)(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
+  PetscCall(MatSeqBSRCustomFollowStructure_Private(A));
+  PetscCall(MatSeqBSRCustomAIJAllowanceCheck_Private(A));
   PetscCall(MatSeqBSRCustomInstallMultOps(A));
   PetscCall(MatSeqBSRCustomProductsInstall_Private(A, PETSC_TRUE));
   PetscCall(MatSeqBSRCustomUpdateTasks_Private(A, PETSC_TRUE));
@@ -262,49 +264,10 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt bs
     PetscCall(MatSeqBAIJSetPreallocation(A, bs, nz, nnz));
     PetscFunctionReturn(0);
   }
+  PetscCall(MatBSRCustomAIJAllowanceReset_Private(&b->aij_allowance)); /* block counts are exact */
   PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, nnz));
   b->aij_bs1 = PETSC_FALSE;
   if (nnz || (nz != PETSC_DEFAULT && nz != PETSC_DECIDE)) b->block_preallocated = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-/*
-   AIJ-style preallocation on our type, for programs written for AIJ whose type comes from the options
-   (and DMDA, which takes its AIJ path for any type offering this). Where block counts were given
-   already (MatXAIJSetPreallocation() passes both), they are the better information and this call does
-   nothing, as for SeqBAIJ; where they come after it with a block size of their own, they replace it
-   (MatSeqBAIJSetPreallocation_SeqBSRCustom). Otherwise a block row gets ceil(max row count / bs) blocks, exact for
-   block-structured counts (a DMDA's, an FEM code's); scalar patterns that touch more blocks than that
-   still assemble, with mallocs (PetscInfo says how many), instead of failing.
-*/
-static PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz, const PetscInt nnz[])
-{
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  PetscInt          bs, nbs, *bnnz = NULL;
-
-  PetscFunctionBegin;
-  if (b->block_preallocated) PetscFunctionReturn(0);
-  PetscCall(PetscLayoutSetUp(A->rmap));
-  PetscCall(PetscLayoutSetUp(A->cmap));
-  if (A->rmap->bs != A->cmap->bs) {                                   /* rectangular blocks (GAMG's prolongators): BAIJ holds square ones only */
-    const char                   *aij     = b->backend->aij_seq_type; /* on the device where the products are */
-    const MatBSRCustomBackendOps *backend = b->backend;               /* b goes with the type */
-
-    PetscCall(PetscInfo(A, "Row block size %" PetscInt_FMT " and column block size %" PetscInt_FMT ": made a %s, which holds any blocks\n", A->rmap->bs, A->cmap->bs, aij));
-    PetscCall(MatSetType(A, aij));
-    PetscCall(MatSeqAIJSetPreallocation(A, nz, nnz));
-    PetscCall((*backend->aij_made)(A));
-    PetscCall(MatBSRCustomAIJSubsetAXPY_Private(A));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatGetBlockSize(A, &bs));
-  nbs = A->cmap->n / bs;
-  PetscCall(MatBSRCustomBlockCounts_Private(A->rmap->n / bs, bs, nnz, nbs, &bnnz));
-  if (nz != PETSC_DEFAULT && nz != PETSC_DECIDE) nz = PetscMin((nz + bs - 1) / bs, nbs);
-  PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, bnnz));
-  b->aij_bs1 = (PetscBool)(bs == 1);
-  if (bs > 1) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(PetscFree(bnnz));
   PetscFunctionReturn(0);
 }
 
@@ -359,6 +322,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, Pe
   PetscFunctionBegin;
   PetscCall(MatBSRCustomComposeTypeMethods_Private(A, &SeqBSRCustomTypeMethods, install));
   BSRC_COMPOSE("MatSeqAIJSetPreallocation_C", MatSeqAIJSetPreallocation_SeqBSRCustom);
+  BSRC_COMPOSE("MatSeqAIJSetPreallocationCSR_C", MatSeqAIJSetPreallocationCSR_SeqBSRCustom);
   if (install) {
     BSRC_COMPOSE("MatSeqBAIJSetPreallocation_C", MatSeqBAIJSetPreallocation_SeqBSRCustom);
   } else {
@@ -383,6 +347,7 @@ static PetscErrorCode MatZeroRows_SeqBSRCustom(Mat A, PetscInt n, const PetscInt
   PetscFunctionBegin;
   PetscCall((*c->baij_zerorows)(A, n, rows, diag, x, b));
   c->tasks_built = PETSC_FALSE;
+  if (A->assembled) PetscCall(MatSeqBSRCustomFollowStructure_Private(A)); /* rows without their blocks */
   PetscFunctionReturn(0);
 }
 
@@ -444,7 +409,10 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   /* settings given on the command line apply even where the program never calls MatSetFromOptions() */
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &b->set));
   PetscCall(MatBSRCustomHoldSettings_Private(B, &b->set, b->bound, &b->set, &b->bound, &b->backend));
-  if (B->assembled) PetscCall(MatSeqBSRCustomUpdateTasks_Private(B, PETSC_TRUE));
+  if (B->assembled) {
+    PetscCall(MatSeqBSRCustomFollowStructure_Private(B));
+    PetscCall(MatSeqBSRCustomUpdateTasks_Private(B, PETSC_TRUE));
+  }
   *newmat = B;
   PetscFunctionReturn(0);
 }
@@ -481,6 +449,7 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(PetscFree(b->workspace));
   PetscCall(PetscFree(b->spmm_workspace));
   PetscCall(PetscFree(b->rowptr_copy));
+  PetscCall(MatBSRCustomAIJAllowanceReset_Private(&b->aij_allowance));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJ));
   PetscFunctionReturn(0);

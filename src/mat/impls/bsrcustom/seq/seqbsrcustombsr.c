@@ -97,3 +97,21 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M
   PetscCall(MatSeqBSRCustomGetBSR(A, M));
   PetscFunctionReturn(0);
 }
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomFollowStructure_Private(Mat A)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  PetscInt          n;
+  const PetscInt   *ia, *ja;
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomGetStructure_Private(A, PETSC_TRUE, &n, &ia, &ja));
+  if (b->structure_recorded && ia[n] != b->recorded_blocks && A->nonzerostate == b->recorded_nonzerostate) {
+    A->nonzerostate++;
+    PetscCall(PetscInfo(A, "%" PetscInt_FMT " blocks where the last assembly left %" PetscInt_FMT ": a new nonzero structure\n", ia[n], b->recorded_blocks));
+  }
+  b->structure_recorded    = PETSC_TRUE;
+  b->recorded_blocks       = ia[n];
+  b->recorded_nonzerostate = A->nonzerostate;
+  PetscFunctionReturn(0);
+}

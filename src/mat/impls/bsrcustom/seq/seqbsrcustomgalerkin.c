@@ -267,7 +267,6 @@ static PetscErrorCode BuildAIJResult(GalerkinProduct *g, Mat A, const bsrk_rect_
 static PetscErrorCode BuildResult(GalerkinProduct *g, Mat A, Mat X, PetscInt m, PetscInt n)
 {
   bsrk_rect_matrix R;
-  Mat_Product     *product = X->product;
   Mat              E;
 
   PetscFunctionBegin;
@@ -284,9 +283,7 @@ static PetscErrorCode BuildResult(GalerkinProduct *g, Mat A, Mat X, PetscInt m, 
     PetscCall(MatBSRCustomSetSettings_Private(E, &set, "a sparse product of a seqbsrcustom matrix"));
     PetscCall(MatSeqBAIJSetPreallocationCSR(E, R.rbs, R.rowptr, R.colidx, NULL));
   } else PetscCall(BuildAIJResult(g, A, &R, m, n, &E));
-  X->product = NULL; /* kept aside while X takes E's header */
-  PetscCall(MatHeaderReplace(X, &E));
-  X->product = product;
+  PetscCall(MatBSRCustomHeaderReplaceKeepProduct_Private(X, &E));
   PetscFunctionReturn(0);
 }
 
@@ -536,7 +533,11 @@ static PetscErrorCode (*seqbaij_setoption)(Mat, MatOption, PetscBool);
 
 static PetscErrorCode MatSetOption_SeqBSRCustom(Mat A, MatOption op, PetscBool flg)
 {
+  PetscBool taken;
+
   PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomAIJAllowanceSetOption_Private(A, op, flg, &taken));
+  if (taken) PetscFunctionReturn(0);
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE) {
     A->form_explicit_transpose = flg; /* read by the Galerkin product (MatBSRCustomPrepareTransfers_Private) */
     PetscFunctionReturn(0);

@@ -29,9 +29,15 @@ typedef struct {
   PetscErrorCode (*baij_retrievevalues)(Mat); /* composed methods that ours wrap (seqbsrcustomvalues.c) */
   PetscErrorCode (*baij_getarray)(Mat, PetscScalar **);
   PetscErrorCode (*baij_restorearray)(Mat, PetscScalar **);
-  PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
-  PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
+  PetscBool                block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
+  PetscBool                aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
+  MatBSRCustomAIJAllowance aij_allowance;      /* AIJ-style preallocation with blocks of 2 or more: what the counts allow until the first assembly */
   PetscErrorCode (*baij_concatenate)(MPI_Comm, Mat, PetscInt, MatReuse, Mat *);
+
+  /* the block structure at the last final assembly, to see a change SeqBAIJ did not count */
+  PetscBool        structure_recorded;
+  PetscInt         recorded_blocks;
+  PetscObjectState recorded_nonzerostate;
 
   MatBSRCustomSettings          set;     /* threads, chunks, shared rows, backend, kernel */
   PetscBool                     bound;   /* MatBindToCPU(A, PETSC_TRUE): the CPU kernel runs whatever the backend */
@@ -107,6 +113,16 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomRelease_Private(Mat A, const MatBSRCu
    assembly), and the structure generation (seqbsrcustombsr.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomUpdateTasks_Private(Mat A, PetscBool compare_rows);
+/* at a final assembly or after blocks were dropped: blocks added or dropped since the last record move
+   A->nonzerostate on (PETSc 3.18's SeqBAIJ does not count blocks that MatSetValuesBlocked adds), and
+   the structure is recorded (seqbsrcustombsr.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomFollowStructure_Private(Mat A);
+/* AIJ-style preallocation (seqbsrcustomaijstyle.c): counts and CSR for scalar rows, the allowance
+   checked at the first final assembly, and MAT_NEW_NONZERO_ALLOCATION_ERR as the caller set it */
+PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz, const PetscInt nnz[]);
+PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocationCSR_SeqBSRCustom(Mat A, const PetscInt i[], const PetscInt j[], const PetscScalar v[]);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomAIJAllowanceCheck_Private(Mat A);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomAIJAllowanceSetOption_Private(Mat A, MatOption op, PetscBool flg, PetscBool *taken);
 /* out = alpha*A*x + beta*in on A's backend; between: the calling thread's work between its tasks on
    the cpu backend (mpibsrcustom: MPI progress of the halo exchange); may be NULL */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
