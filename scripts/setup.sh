@@ -14,7 +14,8 @@ build=${1:-$root/build}
 
 packages=(build-essential cmake pkg-config python3 python3-matplotlib valgrind
           petsc-dev libpetsc3.18-dev-examples libopenmpi-dev openmpi-bin libblas-dev liblapack-dev
-          googletest libgtest-dev clang-format)
+          googletest libgtest-dev clang-format
+          python3-petsc4py python3-slepc4py python3-mpi4py python3-dolfinx python-petsc4py-doc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
