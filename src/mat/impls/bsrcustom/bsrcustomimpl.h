@@ -191,28 +191,15 @@ PETSC_INTERN PetscErrorCode MatBSRCustomHoldSettings_Private(Mat A, const MatBSR
 typedef PetscErrorCode (*MatBSRCustomSetValuesFn)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
 PETSC_INTERN PetscErrorCode MatBSRCustomSetValuesAllowNull_Private(MatBSRCustomSetValuesFn, Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
 
-/* AIJ-style per-row counts (scalar rows) -> per-block-row counts, ceil(max over the block's rows / bs),
-   capped at cap; nnz may be NULL (then *bnnz = NULL). The caller frees *bnnz. */
+/* AIJ-style counts (scalar rows) -> block counts that allow exactly what the counts allow, so that
+   BAIJ's MAT_NEW_NONZERO_ALLOCATION_ERR is AIJ's: a block row whose rows' counts are equal and a
+   multiple of bs (the counts of a block-structured pattern) gets count / bs blocks; any other, the
+   sum of its rows' counts (each block holds an entry of one of its rows), at most cap. nnz may be NULL
+   (then *bnnz = NULL). The caller frees *bnnz. */
 PETSC_INTERN PetscErrorCode MatBSRCustomBlockCounts_Private(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt **);
+/* the same for one count nz a row (PETSC_DEFAULT and PETSC_DECIDE stay as they are) */
+PETSC_INTERN PetscInt MatBSRCustomBlockCount_Private(PetscInt nz, PetscInt bs, PetscInt cap);
 
-/* What AIJ-style preallocation (per scalar row) allows a matrix of blocks of 2 or more: each block
-   holds at least one entry its rows inserted, so a block row can have no more blocks than its rows'
-   counts add up to (capped by the block columns there are). The blocks are allocated for exact
-   block-structured counts (ceil(max row count / bs)); a scalar pattern that touches more blocks
-   mallocs, and only a block row beyond `allowed` is an error, as exceeding the counts is on AIJ. */
-typedef struct {
-  PetscBool pending;   /* set at the preallocation, cleared at the first final assembly */
-  PetscBool error;     /* MAT_NEW_NONZERO_ALLOCATION_ERR as the caller has it (AIJ's default: true) */
-  PetscInt *allowed;   /* per local block row (diagonal part on several ranks); NULL: allowed_all */
-  PetscInt *allowed_o; /* several ranks: the off-diagonal part */
-  PetscInt  allowed_all, allowed_all_o;
-} MatBSRCustomAIJAllowance;
-/* the allowance of AIJ-style counts nz/nnz (scalar rows) for mbs block rows of bs rows with at most cap
-   block columns */
-PETSC_INTERN PetscErrorCode MatBSRCustomAIJAllowanceSet_Private(PetscInt mbs, PetscInt bs, PetscInt nz, const PetscInt nnz[], PetscInt cap, PetscInt **allowed, PetscInt *allowed_all);
-PETSC_INTERN PetscErrorCode MatBSRCustomAIJAllowanceReset_Private(MatBSRCustomAIJAllowance *);
-/* the first block row (of mbs, rowptr its block-row pointers) over its allowance: -1 if none */
-PETSC_INTERN PetscInt MatBSRCustomAIJAllowanceFirstExcess_Private(PetscInt mbs, const PetscInt rowptr[], const PetscInt allowed[], PetscInt allowed_all);
 /* a scalar CSR (m rows of bs, columns in 0..N-1) as block counts per block row: all blocks, and those
    among the block columns [cstart, cend) (the diagonal part; the rest is off-diagonal) */
 PETSC_INTERN PetscErrorCode MatBSRCustomCSRBlockCounts_Private(PetscInt m, PetscInt bs, const PetscInt i[], const PetscInt j[], PetscInt N, PetscInt cstart, PetscInt cend, PetscInt **dnnz, PetscInt **onnz);

@@ -230,11 +230,21 @@ PETSC_INTERN PetscErrorCode MatBSRCustomBlockCounts_Private(PetscInt mbs, PetscI
   if (!nnz) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(mbs, bnnz));
   for (PetscInt i = 0; i < mbs; i++) {
-    PetscInt m = 0;
-    for (PetscInt r = 0; r < bs; r++) m = PetscMax(m, nnz[i * bs + r]);
-    (*bnnz)[i] = PetscMin((m + bs - 1) / bs, cap);
+    PetscInt  sum     = 0;
+    PetscBool blocked = (PetscBool)(nnz[i * bs] % bs == 0);
+    for (PetscInt r = 0; r < bs; r++) {
+      sum += nnz[i * bs + r];
+      blocked = (PetscBool)(blocked && nnz[i * bs + r] == nnz[i * bs]);
+    }
+    (*bnnz)[i] = PetscMin(blocked ? nnz[i * bs] / bs : sum, cap);
   }
   PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscInt MatBSRCustomBlockCount_Private(PetscInt nz, PetscInt bs, PetscInt cap)
+{
+  if (nz == PETSC_DEFAULT || nz == PETSC_DECIDE) return nz;
+  return PetscMin(nz % bs == 0 ? nz / bs : nz * bs, cap);
 }
 
 PETSC_INTERN PetscErrorCode MatBSRCustomValuesState_Private(Mat A, PetscObjectState *state)
@@ -280,42 +290,6 @@ PETSC_INTERN PetscErrorCode MatBSRCustomHeaderReplaceKeepProduct_Private(Mat X, 
      must see a new nonzerostate too, whatever count E's own assembly left */
   X->nonzerostate = PetscMax(was, X->nonzerostate) + 1;
   PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomAIJAllowanceSet_Private(PetscInt mbs, PetscInt bs, PetscInt nz, const PetscInt nnz[], PetscInt cap, PetscInt **allowed, PetscInt *allowed_all)
-{
-  PetscFunctionBegin;
-  *allowed     = NULL;
-  *allowed_all = cap;
-  if (!nnz) {
-    /* PETSc's default count for rows without one given (AIJ's is 5 a row) */
-    if (nz == PETSC_DEFAULT || nz == PETSC_DECIDE) nz = 5;
-    *allowed_all = PetscMin(nz * bs, cap);
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscMalloc1(mbs, allowed));
-  for (PetscInt i = 0; i < mbs; i++) {
-    PetscInt sum = 0;
-    for (PetscInt r = 0; r < bs; r++) sum += nnz[i * bs + r];
-    (*allowed)[i] = PetscMin(sum, cap);
-  }
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatBSRCustomAIJAllowanceReset_Private(MatBSRCustomAIJAllowance *w)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree(w->allowed));
-  PetscCall(PetscFree(w->allowed_o));
-  w->pending = PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscInt MatBSRCustomAIJAllowanceFirstExcess_Private(PetscInt mbs, const PetscInt rowptr[], const PetscInt allowed[], PetscInt allowed_all)
-{
-  for (PetscInt i = 0; i < mbs; i++)
-    if (rowptr[i + 1] - rowptr[i] > (allowed ? allowed[i] : allowed_all)) return i;
-  return -1;
 }
 
 PETSC_INTERN PetscErrorCode MatBSRCustomCSRBlockCounts_Private(PetscInt m, PetscInt bs, const PetscInt i[], const PetscInt j[], PetscInt N, PetscInt cstart, PetscInt cend, PetscInt **dnnz, PetscInt **onnz)

@@ -283,7 +283,6 @@ static PetscErrorCode MatAssemblyEnd_MPIBSRCustom(Mat A, MatAssemblyType mode)
   if (mode == MAT_FINAL_ASSEMBLY) {
     PetscCall(MatMPIBSRCustomSetUp(A));
     PetscCall(MatMPIBSRCustomFollowStructure_Private(A, c->local, c->ghost));
-    PetscCall(MatMPIBSRCustomAIJAllowanceCheck_Private(A, c->local, c->ghost));
   }
   PetscFunctionReturn(0);
 }
@@ -443,7 +442,6 @@ static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs
     PetscCall(MatMPIBAIJSetPreallocation(A, bs, d_nz, d_nnz, o_nz, o_nnz));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatBSRCustomAIJAllowanceReset_Private(&c->aij_allowance)); /* block counts are exact */
   PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, d_nnz, o_nz, o_nnz));
   c->aij_bs1 = PETSC_FALSE;
   if (d_nnz || o_nnz || (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE)) c->block_preallocated = PETSC_TRUE;
@@ -760,7 +758,6 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
 #endif
   PetscCall(PetscFree(c->ghost_cols));
-  PetscCall(MatBSRCustomAIJAllowanceReset_Private(&c->aij_allowance));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJ));
   PetscFunctionReturn(0);

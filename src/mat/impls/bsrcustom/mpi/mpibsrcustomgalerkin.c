@@ -840,11 +840,7 @@ static PetscErrorCode (*mpibaij_setoption)(Mat, MatOption, PetscBool);
 
 static PetscErrorCode MatSetOption_MPIBSRCustom(Mat A, MatOption op, PetscBool flg)
 {
-  PetscBool taken;
-
   PetscFunctionBegin;
-  PetscCall(MatMPIBSRCustomAIJAllowanceSetOption_Private(A, op, flg, &taken));
-  if (taken) PetscFunctionReturn(0);
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE) A->form_explicit_transpose = flg; /* read by the Galerkin product */
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE || op == MAT_SPD || op == MAT_SPD_ETERNAL) PetscFunctionReturn(0);
   PetscCall((*mpibaij_setoption)(A, op, flg));

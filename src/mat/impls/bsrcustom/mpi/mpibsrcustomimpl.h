@@ -26,9 +26,8 @@ typedef struct {
   MatBSRCustomSetValuesFn baij_setvalues;
   MatBSRCustomSetValuesFn baij_setvaluesblocked;
   PetscErrorCode (*baij_mpibaijsetpreallocation)(Mat, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[]);
-  PetscBool                block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
-  PetscBool                aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
-  MatBSRCustomAIJAllowance aij_allowance;      /* AIJ-style preallocation with blocks of 2 or more: what the counts allow until the first assembly */
+  PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
+  PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
 
   /* the blocks' structure at the last final assembly, to see a change MPIBAIJ did not count */
   PetscBool        structure_recorded;
@@ -81,13 +80,9 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRC
    for every insertion, and a ghost block made anew starts again); the structure is recorded
    (mpibsrcustomblocks.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomFollowStructure_Private(Mat A, Mat Ad, Mat Ao);
-/* AIJ-style preallocation (mpibsrcustomaijstyle.c), as seqbsrcustom's: counts and CSR per scalar row,
-   the allowance checked (collectively) at the first final assembly, MAT_NEW_NONZERO_ALLOCATION_ERR as
-   the caller set it (*taken: MatSetOption's call is answered) */
+/* AIJ-style preallocation (mpibsrcustomaijstyle.c), as seqbsrcustom's: counts and CSR per scalar row */
 PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[]);
 PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocationCSR_MPIBSRCustom(Mat A, const PetscInt i[], const PetscInt j[], const PetscScalar v[]);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomAIJAllowanceCheck_Private(Mat A, Mat Ad, Mat Ao);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomAIJAllowanceSetOption_Private(Mat A, MatOption op, PetscBool flg, PetscBool *taken);
 /* GAMG's block products A P and P^T A P on several ranks (mpibsrcustomgalerkin.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install);
 

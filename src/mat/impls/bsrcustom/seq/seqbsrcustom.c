@@ -104,7 +104,6 @@ static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
   PetscCall((*b->baij_assemblyend)(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(MatSeqBSRCustomFollowStructure_Private(A));
-  PetscCall(MatSeqBSRCustomAIJAllowanceCheck_Private(A));
   PetscCall(MatSeqBSRCustomInstallMultOps(A));
   PetscCall(MatSeqBSRCustomProductsInstall_Private(A, PETSC_TRUE));
   PetscCall(MatSeqBSRCustomUpdateTasks_Private(A, PETSC_TRUE));
@@ -264,7 +263,6 @@ static PetscErrorCode MatSeqBAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt bs
     PetscCall(MatSeqBAIJSetPreallocation(A, bs, nz, nnz));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatBSRCustomAIJAllowanceReset_Private(&b->aij_allowance)); /* block counts are exact */
   PetscCall((*b->baij_seqbaijsetpreallocation)(A, bs, nz, nnz));
   b->aij_bs1 = PETSC_FALSE;
   if (nnz || (nz != PETSC_DEFAULT && nz != PETSC_DECIDE)) b->block_preallocated = PETSC_TRUE;
@@ -449,7 +447,6 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(PetscFree(b->workspace));
   PetscCall(PetscFree(b->spmm_workspace));
   PetscCall(PetscFree(b->rowptr_copy));
-  PetscCall(MatBSRCustomAIJAllowanceReset_Private(&b->aij_allowance));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJ));
   PetscFunctionReturn(0);

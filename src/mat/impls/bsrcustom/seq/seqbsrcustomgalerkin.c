@@ -533,11 +533,7 @@ static PetscErrorCode (*seqbaij_setoption)(Mat, MatOption, PetscBool);
 
 static PetscErrorCode MatSetOption_SeqBSRCustom(Mat A, MatOption op, PetscBool flg)
 {
-  PetscBool taken;
-
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomAIJAllowanceSetOption_Private(A, op, flg, &taken));
-  if (taken) PetscFunctionReturn(0);
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE) {
     A->form_explicit_transpose = flg; /* read by the Galerkin product (MatBSRCustomPrepareTransfers_Private) */
     PetscFunctionReturn(0);

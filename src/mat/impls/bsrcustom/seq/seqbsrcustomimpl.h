@@ -29,9 +29,8 @@ typedef struct {
   PetscErrorCode (*baij_retrievevalues)(Mat); /* composed methods that ours wrap (seqbsrcustomvalues.c) */
   PetscErrorCode (*baij_getarray)(Mat, PetscScalar **);
   PetscErrorCode (*baij_restorearray)(Mat, PetscScalar **);
-  PetscBool                block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
-  PetscBool                aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
-  MatBSRCustomAIJAllowance aij_allowance;      /* AIJ-style preallocation with blocks of 2 or more: what the counts allow until the first assembly */
+  PetscBool block_preallocated; /* block counts were given: AIJ-style preallocation is then ignored */
+  PetscBool aij_bs1;            /* AIJ-style preallocation ran with block size 1 (set, or PETSc's default): a later block size > 1 remakes the matrix */
   PetscErrorCode (*baij_concatenate)(MPI_Comm, Mat, PetscInt, MatReuse, Mat *);
 
   /* the block structure at the last final assembly, to see a change SeqBAIJ did not count */
@@ -117,12 +116,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomUpdateTasks_Private(Mat A, PetscBool 
    A->nonzerostate on (PETSc 3.18's SeqBAIJ does not count blocks that MatSetValuesBlocked adds), and
    the structure is recorded (seqbsrcustombsr.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomFollowStructure_Private(Mat A);
-/* AIJ-style preallocation (seqbsrcustomaijstyle.c): counts and CSR for scalar rows, the allowance
-   checked at the first final assembly, and MAT_NEW_NONZERO_ALLOCATION_ERR as the caller set it */
+/* AIJ-style preallocation (seqbsrcustomaijstyle.c): counts and CSR per scalar row */
 PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz, const PetscInt nnz[]);
 PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocationCSR_SeqBSRCustom(Mat A, const PetscInt i[], const PetscInt j[], const PetscScalar v[]);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomAIJAllowanceCheck_Private(Mat A);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomAIJAllowanceSetOption_Private(Mat A, MatOption op, PetscBool flg, PetscBool *taken);
 /* out = alpha*A*x + beta*in on A's backend; between: the calling thread's work between its tasks on
    the cpu backend (mpibsrcustom: MPI progress of the halo exchange); may be NULL */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
