@@ -21,8 +21,8 @@ static const char help[] = "The default thread count of our matrices: with OMP_N
 /* The expected default: the node's ranks by a split of PETSC_COMM_WORLD, their masks gathered. */
 static PetscErrorCode ExpectedDefault(PetscInt *expected, int *node_cpus, PetscMPIInt *node_ranks)
 {
-  MPI_Comm   node;
-  cpu_set_t  own, *all;
+  MPI_Comm    node;
+  cpu_set_t   own, *all;
   PetscMPIInt size;
   int         share;
 
@@ -118,7 +118,7 @@ static PetscErrorCode CaseUnset(TestContext *ctx)
 
 static PetscErrorCode CaseOMPNumThreads(TestContext *ctx)
 {
-  const char *omp = getenv("OMP_NUM_THREADS");
+  const char *omp  = getenv("OMP_NUM_THREADS");
   PetscInt    want = omp ? (PetscInt)atoi(omp) : 0, got;
   Mat         W, S;
   PetscBool   found;
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
   PetscCall(MatBSRCustomRegisterAll());
   {
     const TestCase cases[] = {
-      {"unset",           CaseUnset,         0},
+      {"unset", CaseUnset, 0},
       {"omp_num_threads", CaseOMPNumThreads, 0},
     };
     PetscCall(TestRunCases("default_threads", PETSC_STATIC_ARRAY_LENGTH(cases), cases, NULL, &status));
