@@ -6,7 +6,7 @@
 
    A build without CUDA keeps these entry points: no device, and errors that say the backend is missing.
 */
-#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/bsrcustomimpl.h> /* the node-local rank (bsrcustomnode.c); it includes bsrcustomgpuimpl.h */
 
 #if defined(BSRCUSTOM_HAVE_CUDA)
   #include "bsrcuda.h"
