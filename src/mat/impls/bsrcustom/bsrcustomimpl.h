@@ -142,7 +142,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);
    launcher's node-local variables stand in); both types' creation calls it. Ranks: this rank among
    the node's ranks and their count, `from` naming the source. DefaultThreads: OMP_NUM_THREADS where
    set, else the node's cores / its ranks (at least 1, at most the cores this rank may run on), `why`
-   saying which. */
+   saying which (why may be NULL). */
 PETSC_INTERN PetscErrorCode MatBSRCustomNodeLearn_Private(MPI_Comm comm);
 PETSC_INTERN void           MatBSRCustomNodeRanks_Private(PetscMPIInt *rank, PetscMPIInt *size, const char **from);
 PETSC_INTERN PetscErrorCode MatBSRCustomDefaultThreads_Private(PetscInt *nthreads, char why[], size_t len);

@@ -122,7 +122,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomDefaultThreads_Private(PetscInt *nthread
   PetscFunctionBegin;
   if (omp && *omp) { /* the user's choice, as OpenMP read it */
     *nthreads = (PetscInt)omp_get_max_threads();
-    PetscCall(PetscSNPrintf(why, len, "OMP_NUM_THREADS=%s", omp));
+    if (why) PetscCall(PetscSNPrintf(why, len, "OMP_NUM_THREADS=%s", omp));
     PetscFunctionReturn(0);
   }
   MatBSRCustomNodeRanks_Private(&rank, &size, &from);
@@ -130,7 +130,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomDefaultThreads_Private(PetscInt *nthread
   node_cpus = bsrc_node.learned ? bsrc_node.node_cpus : own;
   share     = node_cpus / (int)size;
   *nthreads = (PetscInt)PetscMax(1, PetscMin(own, share));
-  online    = OnlineCPUs();
+  if (!why) PetscFunctionReturn(0);
+  online = OnlineCPUs();
   PetscCall(PetscSNPrintf(why, len, "%d core%s / %d rank%s on this node", node_cpus, node_cpus == 1 ? "" : "s", (int)size, size == 1 ? "" : "s"));
   if (online > node_cpus) PetscCall(PetscSNPrintf(why + strlen(why), len - strlen(why), " (in the ranks' affinity masks, of %d online)", online));
   if (own < share) PetscCall(PetscSNPrintf(why + strlen(why), len - strlen(why), ", at most the %d this rank is bound to", own));

@@ -30,10 +30,8 @@ const char *const MatBSRCustomTransposeModes[] = {"cached", "baij", "MatBSRCusto
 
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *set)
 {
-  char why[256];
-
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomDefaultThreads_Private(&set->nthreads, why, sizeof(why)));
+  PetscCall(MatBSRCustomDefaultThreads_Private(&set->nthreads, NULL, 0));
   set->nthreads_default  = PETSC_TRUE;
   set->chunks_per_thread = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
   set->cpu_streams       = MATBSRCUSTOM_DEFAULT_CPU_STREAMS;
