@@ -3,7 +3,8 @@
 # installed through apt as scripts/setup.sh installs its packages), built into build-petsc64/: the
 # kernels (compiled with 64-bit indices), the petsc label on 1 and 2 ranks (products, conformance,
 # options, KSP, derived types, bad input, the benchmark's JSON) and the main job on 1 and 2 ranks
-# against BAIJ (CG + PBJacobi) and AIJ (GAMG). About 10 minutes on a 2-core machine, build included.
+# against BAIJ (CG + PBJacobi) and AIJ (GAMG); CPU only (no CUDA backend, no valgrind runs). About 10
+# minutes on a 2-core machine, build included.
 #   scripts/test-petsc64.sh [ctest arguments, added to both CTest runs]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,7 +30,8 @@ grep -q "^#define PETSC_USE_64BIT_INDICES 1" "$prefix/include/petscconf.h" || {
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPETSC_DIR="$prefix" -DPETSC_ARCH= -DBSRCUSTOM_MEMCHECK=OFF ${BSRCUSTOM_CMAKE_ARGS:-} | tee "$log"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPETSC_DIR="$prefix" -DPETSC_ARCH= -DBSRCUSTOM_MEMCHECK=OFF -DBSRCUSTOM_CUDA=OFF \
+  ${BSRCUSTOM_CMAKE_ARGS:-} | tee "$log"
 grep -q "at $prefix .*64-bit PetscInt" "$log" || {
   echo "test-petsc64: $build was not configured against $prefix with 64-bit PetscInt" >&2
   exit 1
