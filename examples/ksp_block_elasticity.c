@@ -19,6 +19,10 @@ Options:\n\
   -mult_reps <0>             : after each solve, time this many back-to-back MatMults ended by a VecNorm\n\
                                (which waits for a GPU to finish): the product's cost where it is queued\n\
                                asynchronously and the MatMult event only times the launch\n\
+  -compare_alternate <0>     : with -compare_type, after both solves, this many rounds of -compare_mults\n\
+  -compare_mults <20>          back-to-back MatMults (ended by a VecNorm) on ours, then on the other\n\
+                               matrix, alternately; prints the median time per call of each and their ratio\n\
+                               (alternation and medians keep other work on the machine from deciding it)\n\
 Lines that begin with \"Timing:\" hold the only run-to-run varying numbers.\n\n";
 
 #include <petscdmda.h>
@@ -34,6 +38,8 @@ typedef struct {
   PetscBool compare_assemble;
   PetscInt  mult_reps;
   PetscBool resetup;
+  PetscInt  alternate;       /* rounds of alternated MatMult timing, 0: none */
+  PetscInt  alternate_mults; /* MatMults a matrix runs in a round */
 } AppCtx;
 
 typedef struct {
@@ -70,6 +76,8 @@ static PetscErrorCode ProcessOptions(AppCtx *user)
   user->compare_assemble         = PETSC_FALSE;
   user->mult_reps                = 0;
   user->resetup                  = PETSC_FALSE;
+  user->alternate                = 0;
+  user->alternate_mults          = 20;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Block elasticity options", "KSP");
   PetscCall(PetscOptionsInt("-nx", "Nodes in x", "ksp_block_elasticity.c", user->nx, &user->nx, NULL));
   PetscCall(PetscOptionsInt("-ny", "Nodes in y", "ksp_block_elasticity.c", user->ny, &user->ny, NULL));
@@ -86,10 +94,13 @@ static PetscErrorCode ProcessOptions(AppCtx *user)
   PetscCall(PetscOptionsBool("-compare_assemble", "Build the comparison matrix by DMCreateMatrix + assembly instead of MatConvert", "DMCreateMatrix", user->compare_assemble, &user->compare_assemble, NULL));
   PetscCall(PetscOptionsBool("-resetup", "After the solve, set the solver up again for 2A + sI (new values, same pattern; s a thousandth of A's largest diagonal entry) and solve again; A is restored after", "KSPSetOperators", user->resetup, &user->resetup, NULL));
   PetscCall(PetscOptionsInt("-mult_reps", "Back-to-back MatMults timed after each solve", "ksp_block_elasticity.c", user->mult_reps, &user->mult_reps, NULL));
+  PetscCall(PetscOptionsInt("-compare_alternate", "Rounds of MatMult timing alternated between ours and the -compare_type matrix (medians printed)", "ksp_block_elasticity.c", user->alternate, &user->alternate, NULL));
+  PetscCall(PetscOptionsInt("-compare_mults", "MatMults a matrix runs in each round of -compare_alternate", "ksp_block_elasticity.c", user->alternate_mults, &user->alternate_mults, NULL));
   PetscOptionsEnd();
   if (user->compare && !user->compare_type[0]) user->compare = PETSC_FALSE;
   PetscCheck(user->nx >= 2 && user->ny >= 2 && user->nz >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Need at least 2 nodes per direction, got %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT, user->nx, user->ny, user->nz);
   PetscCheck(user->Lx > 0 && user->Ly > 0 && user->Lz > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Extents must be positive");
+  PetscCheck(user->alternate >= 0 && user->alternate_mults >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-compare_alternate must be >= 0 and -compare_mults >= 1, got %" PetscInt_FMT " and %" PetscInt_FMT, user->alternate, user->alternate_mults);
   PetscCheck(user->E > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Young's modulus must be positive, got %g", (double)user->E);
   PetscCheck(user->nu > -1.0 && user->nu < 0.5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Poisson ratio must lie in (-1, 0.5), got %g", (double)user->nu);
   PetscFunctionReturn(0);
@@ -411,6 +422,63 @@ static PetscErrorCode SolveAgain(KSP ksp, Mat A, Vec b, Vec x, SolveResult *res)
   PetscFunctionReturn(0);
 }
 
+/* Seconds per call of `mults` back-to-back y = A x, ended by a VecNorm (which waits for a GPU), max over ranks. */
+static PetscErrorCode TimeMults(Mat A, Vec x, Vec y, PetscInt mults, PetscLogDouble *percall)
+{
+  PetscLogDouble t0, t1, tloc;
+  PetscReal      n;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)A);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscTime(&t0));
+  for (PetscInt i = 0; i < mults; i++) PetscCall(MatMult(A, x, y));
+  PetscCall(VecNorm(y, NORM_2, &n));
+  PetscCall(PetscTime(&t1));
+  tloc = (t1 - t0) / mults;
+  PetscCall(MPIU_Allreduce(&tloc, percall, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscFunctionReturn(0);
+}
+
+static PetscReal Median(PetscInt n, PetscReal v[])
+{
+  PetscCallAbort(PETSC_COMM_SELF, PetscSortReal(n, v));
+  return n % 2 ? v[n / 2] : (PetscReal)0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Rounds of MatMult timing, A then B in each: the two see the same load on the machine, round by
+   round; the medians of the times per call and of the rounds' ratios B/A are printed. */
+static PetscErrorCode AlternateMults(Mat A, Mat B, Vec x, PetscInt rounds, PetscInt mults)
+{
+  PetscReal     *ta, *tb, *ratio, lo, hi;
+  PetscLogDouble t;
+  Vec            y;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)A);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(rounds, &ta, rounds, &tb, rounds, &ratio));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(MatMult(A, x, y)); /* first products out of the rounds (device copies, lazy set-ups) */
+  PetscCall(MatMult(B, x, y));
+  for (PetscInt k = 0; k < rounds; k++) {
+    PetscCall(TimeMults(A, x, y, mults, &t));
+    ta[k] = (PetscReal)t;
+    PetscCall(TimeMults(B, x, y, mults, &t));
+    tb[k]    = (PetscReal)t;
+    ratio[k] = ta[k] > 0 ? tb[k] / ta[k] : 0;
+  }
+  PetscCall(VecDestroy(&y));
+  lo = hi = ratio[0];
+  for (PetscInt k = 1; k < rounds; k++) {
+    lo = PetscMin(lo, ratio[k]);
+    hi = PetscMax(hi, ratio[k]);
+  }
+  PetscCall(PetscPrintf(comm, "Timing: MatMult alternated, %" PetscInt_FMT " rounds of %" PetscInt_FMT " calls each (ours, compare, ours, ...): median us/call %.3f %.3f\n", rounds, mults, (double)(1e6 * Median(rounds, ta)), (double)(1e6 * Median(rounds, tb))));
+  PetscCall(PetscPrintf(comm, "Timing: MatMult alternated, median of the rounds' compare/ours = %.3f (rounds: %.3f to %.3f)\n", (double)Median(rounds, ratio), (double)lo, (double)hi));
+  PetscCall(PetscFree3(ta, tb, ratio));
+  PetscFunctionReturn(0);
+}
+
 /* Solve A x = b in its own log stage and collect iterations, true residual and MatMult timing. */
 static PetscErrorCode SolveAndMeasure(Mat A, Vec b, Vec x, const char stagename[], PetscInt reps, PetscBool resetup, SolveResult *res)
 {
@@ -595,6 +663,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(comm, "Timing: KSPSolve s       %20.6f %20.6f\n", ours.solvetime, other.solvetime));
     if (ours.looptime > 0.0) PetscCall(PetscPrintf(comm, "Timing: MatMult loop us  %20.3f %20.3f\n", 1e6 * ours.looptime, 1e6 * other.looptime));
     if (ours.mmcount && other.mmcount && ours.mmtime > 0.0) PetscCall(PetscPrintf(comm, "Timing: MatMult time per call, compare/ours = %.3f\n", (other.mmtime / other.mmcount) / (ours.mmtime / ours.mmcount)));
+    if (user.alternate > 0) PetscCall(AlternateMults(A, B, x, user.alternate, user.alternate_mults));
     PetscCall(VecDestroy(&x2));
     PetscCall(MatDestroy(&B));
   }

@@ -18,7 +18,7 @@
 
    Options Database Keys:
 +  -mat_type bsrcustom - selects the type (with -dll_append path/libpetscbsrcustom.so)
-.  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: omp_get_max_threads(), i.e. OMP_NUM_THREADS)
+.  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: OMP_NUM_THREADS where set, else the node's cores / the job's ranks on it, at least 1; MatBSRCustomSetNumThreads())
 .  -mat_bsrcustom_chunks_per_thread <c> - tasks per thread (default 8)
 .  -mat_bsrcustom_cpu_streams <1,2,4,PETSC_DECIDE> - tasks a thread walks at once, in lockstep (default PETSC_DECIDE: 2 on one thread, else 1)
 .  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)

@@ -2,13 +2,18 @@
 # Sets up a fresh Debian 12 machine for bsrcustom and builds it: installs what is missing through apt
 # (as root; otherwise prints the exact apt line and stops), configures with CMake, builds.
 #   scripts/setup.sh [build-dir]        (default: build)
+#   scripts/setup.sh --targets "a b" [build-dir]   only those targets (the demo: the plugin and its program)
 #   scripts/setup.sh --packages-only    only the packages (for building against another PETSc)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 packages_only=0
+targets=()
 if [[ ${1:-} == --packages-only ]]; then
   packages_only=1
   shift
+elif [[ ${1:-} == --targets ]]; then
+  read -r -a targets <<< "$2"
+  shift 2
 fi
 build=${1:-$root/build}
 
@@ -38,4 +43,6 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release ${BSRCUSTOM_CMAKE_ARGS:-}
-cmake --build "$build" -j "$(nproc)"
+build_args=(-j "$(nproc)")
+((${#targets[@]})) && build_args+=(--target "${targets[@]}")
+cmake --build "$build" "${build_args[@]}"

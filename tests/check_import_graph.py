@@ -13,7 +13,7 @@ Layers, top to bottom (docs/design.md draws them):
     lifecycle, derived, aijtwin, factor  what both types share
     options/                     settings, their options and public setters
     backends/                    the seam (bsrcustombackend.c) and the cpu/ and gpu/ backends behind it
-    common, utils                log events, default threads, helpers every layer uses
+    common, utils, node          log events, helpers every layer uses, the node and default threads
 The PETSc-free kernels/ and cuda/ are libraries of their own, below all of these.
 """
 import collections
@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 PKG = "src/mat/impls/bsrcustom"
-LAYERS = [("bsrcustom.c",), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomaijtwin.c", "bsrcustomfactor.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c")]
+LAYERS = [("bsrcustom.c",), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomaijtwin.c", "bsrcustomfactor.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c", "bsrcustomnode.c")]
 
 
 def layer(f):

@@ -1,14 +1,8 @@
 /*
    What every layer of the package shares, kept apart from the registration (bsrcustom.c) so that no
-   layer calls up for it: the log events (MatBSRCustomInitializePackage() registers them) and the
-   default thread count.
+   layer calls up for it: the log events (MatBSRCustomInitializePackage() registers them). The
+   default thread count lives in bsrcustomnode.c.
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
-#include <omp.h>
 
 PetscLogEvent MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0, MATBSRCUSTOM_Graph = 0, MATBSRCUSTOM_BlockProduct = 0;
-
-PETSC_INTERN PetscInt MatBSRCustomDefaultThreads(void)
-{
-  return (PetscInt)omp_get_max_threads();
-}

@@ -19,6 +19,7 @@
 /* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
 typedef struct {
   PetscInt                  nthreads;          /* OpenMP threads of the CPU kernel */
+  PetscBool                 nthreads_default;  /* nthreads is MatBSRCustomDefaultThreads_Private()'s (no option or setter chose it) */
   PetscInt                  chunks_per_thread; /* fixed-size tasks per thread */
   PetscInt                  cpu_streams;       /* tasks a thread walks at once: 1, 2, 4 or PETSC_DECIDE (MatBSRCustomCPUStreams_Private) */
   PetscInt                  cpu_prefetch;      /* bytes ahead of each block its values are prefetched; 0: none */
@@ -136,7 +137,17 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReu
 /* BlockProduct: the block products' kernels alone (plan and numeric phase), inside PETSc's MatProduct events */
 PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload, MATBSRCUSTOM_Graph, MATBSRCUSTOM_BlockProduct;
 PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);
-PETSC_INTERN PetscInt       MatBSRCustomDefaultThreads(void);
+/* The node this process runs on and the default thread count (bsrcustomnode.c). Learn: collective on
+   comm, once per process, and only on a communicator congruent to PETSC_COMM_WORLD (elsewhere the
+   launcher's node-local variables stand in); both types' creation calls it. Ranks: this rank among
+   the node's ranks and their count, `from` naming the source. DefaultThreads: OMP_NUM_THREADS where
+   set, else the node's cores / its ranks (at least 1, at most the cores this rank may run on), `why`
+   saying which (why may be NULL). */
+PETSC_INTERN PetscErrorCode MatBSRCustomNodeLearn_Private(MPI_Comm comm);
+PETSC_INTERN void           MatBSRCustomNodeRanks_Private(PetscMPIInt *rank, PetscMPIInt *size, const char **from);
+PETSC_INTERN PetscErrorCode MatBSRCustomDefaultThreads_Private(PetscInt *nthreads, char why[], size_t len);
+/* why a matrix with these settings has set->nthreads threads, for MatView and -info */
+PETSC_INTERN PetscErrorCode MatBSRCustomThreadsWhy_Private(const MatBSRCustomSettings *set, char why[], size_t len);
 
 /* A DMDA gives non-"baij" types a coloring of scalar columns; BAIJ's FD coloring wants block columns. */
 PETSC_INTERN PetscErrorCode MatBSRCustomBlockColoring_Private(Mat, ISColoring, ISColoring *);

@@ -321,6 +321,12 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on every rank, block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s; halo exchange overlapped with the local product\n",
                                    c->backend->name, A->rmap->bs, c->set.nthreads, c->set.chunks_per_thread, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&c->set)), c->set.cpu_prefetch,
                                    MatBSRCustomSharedRowsTypes[c->set.shared_rows]));
+  {
+    char why[512];
+
+    PetscCall(MatBSRCustomThreadsWhy_Private(&c->set, why, sizeof(why)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: %" PetscInt_FMT " threads a rank (rank 0: %s)\n", c->set.nthreads, why));
+  }
   if (!A->assembled) PetscFunctionReturn(0);
   PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
@@ -692,7 +698,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat A, MatType type,
 
   PetscFunctionBegin;
   (void)type;
-  PetscCall(MatBSRCustomCUDASetNodeRank_Private(PetscObjectComm((PetscObject)A))); /* collective here; once per process */
+  PetscCall(MatBSRCustomNodeLearn_Private(PetscObjectComm((PetscObject)A))); /* collective here; once per process (default threads, GPU) */
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIBSRCUSTOM, &already));
@@ -785,13 +791,15 @@ static PetscErrorCode MatConvert_Any_MPIBSRCustom(Mat A, MatType type, MatReuse 
    this rank needs), both MATSEQBSRCUSTOM, so both products run the fixed-size-task OpenMP kernel; the
    exchange of x's ghost entries (a VecScatter) overlaps the local product.
 
-   OMP_NUM_THREADS (or -mat_bsrcustom_threads) threads per rank: with t threads and p ranks on a node,
-   keep t x p at most the node's cores and start ranks with `mpiexec --bind-to none` (or a binding of
-   t cores per rank), since Open MPI pins each rank to one core by default.
+   Threads per rank: -mat_bsrcustom_threads, else OMP_NUM_THREADS, else the node's cores shared among
+   its ranks (c cores, p ranks: c/p each, at least 1, at most the cores a rank is bound to). With t
+   threads and p ranks on a node, keep t x p at most the node's cores and start ranks with `mpiexec
+   --bind-to none` (or a binding of t cores per rank), since Open MPI pins each rank to one core by
+   default.
 
    Options Database Keys:
 +  -mat_type bsrcustom - selects the type (with -dll_append path/libpetscbsrcustom.so)
-.  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: omp_get_max_threads(), i.e. OMP_NUM_THREADS)
+.  -mat_bsrcustom_threads <n> - OpenMP threads for MatMult (default: OMP_NUM_THREADS where set, else the node's cores / the job's ranks on it, at least 1; MatBSRCustomSetNumThreads())
 .  -mat_bsrcustom_chunks_per_thread <c> - tasks per thread (default 8)
 .  -mat_bsrcustom_cpu_streams <1,2,4,PETSC_DECIDE> - tasks a thread walks at once, in lockstep (default PETSC_DECIDE: 2 on one thread, else 1)
 .  -mat_bsrcustom_cpu_prefetch <bytes> - how far ahead of each block its values are prefetched, 0 for none (default 8192)

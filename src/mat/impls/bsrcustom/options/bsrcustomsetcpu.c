@@ -31,7 +31,13 @@ static PetscErrorCode MatBSRCustomSetNumThreads_BSRCustom(Mat A, PetscInt nthrea
 
   PetscFunctionBegin;
   PetscCall(MatBSRCustomGetSettings_Private(A, &set));
-  set.nthreads = nthreads == PETSC_DEFAULT ? MatBSRCustomDefaultThreads() : nthreads;
+  if (nthreads == PETSC_DEFAULT) {
+    char why[256];
+
+    PetscCall(MatBSRCustomDefaultThreads_Private(&set.nthreads, why, sizeof(why)));
+    PetscCall(PetscInfo(A, "%" PetscInt_FMT " threads: %s\n", set.nthreads, why));
+  } else set.nthreads = nthreads;
+  set.nthreads_default = (PetscBool)(nthreads == PETSC_DEFAULT);
   PetscCall(MatBSRCustomSetSettings_Private(A, &set, "MatBSRCustomSetNumThreads()"));
   PetscFunctionReturn(0);
 }
@@ -58,14 +64,21 @@ PETSC_INTERN PetscErrorCode MatBSRCustomComposeCPUSettings_Private(Mat A, PetscB
 
    Input Parameters:
 +  A - the matrix
--  nthreads - threads, >= 1, or PETSC_DEFAULT for omp_get_max_threads() (OMP_NUM_THREADS)
+-  nthreads - threads, >= 1, or PETSC_DEFAULT for the default (below)
 
    Options Database Key:
 .  -mat_bsrcustom_threads <n> - threads
 
-   Note:
+   Notes:
    Does nothing when A is not a MATBSRCUSTOM matrix, so that a program may call it whatever type
    its options chose.
+
+   The default is OMP_NUM_THREADS where it is set; else the node's cores shared among the job's ranks
+   on that node, at least 1 and at most the cores the rank may run on (the logical CPUs of the ranks'
+   affinity masks; ranks on the node by MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) over
+   PETSC_COMM_WORLD, taken when the first matrix of ours on all ranks is created, or the launcher's
+   node-local variables before that), so that p ranks on c cores run c/p threads each rather than c.
+   MatView (-mat_view ::ascii_info) and -info say the count and why.
 
    Level: intermediate
 

@@ -31,7 +31,8 @@ const char *const MatBSRCustomTransposeModes[] = {"cached", "baij", "MatBSRCusto
 PETSC_INTERN PetscErrorCode MatBSRCustomSettingsDefault_Private(MatBSRCustomSettings *set)
 {
   PetscFunctionBegin;
-  set->nthreads          = MatBSRCustomDefaultThreads();
+  PetscCall(MatBSRCustomDefaultThreads_Private(&set->nthreads, NULL, 0));
+  set->nthreads_default  = PETSC_TRUE;
   set->chunks_per_thread = MATBSRCUSTOM_DEFAULT_CHUNKS_PER_THREAD;
   set->cpu_streams       = MATBSRCUSTOM_DEFAULT_CPU_STREAMS;
   set->cpu_prefetch      = MATBSRCUSTOM_DEFAULT_CPU_PREFETCH;
@@ -156,7 +157,7 @@ typedef struct {
 } BSRCOption;
 
 static const BSRCOption BSRCOptions[] = {
-  {"-mat_bsrcustom_threads", "OpenMP threads that run MatMult (default: OMP_NUM_THREADS)", "MatBSRCustomSetNumThreads", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, nthreads)},
+  {"-mat_bsrcustom_threads", "OpenMP threads that run MatMult (default: OMP_NUM_THREADS, else the node's cores / its ranks)", "MatBSRCustomSetNumThreads", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, nthreads)},
   {"-mat_bsrcustom_chunks_per_thread", "Fixed-size tasks per thread, cut at assembly", "MatBSRCustomSetChunksPerThread", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, chunks_per_thread)},
   {"-mat_bsrcustom_cpu_streams", "cpu backend: tasks a thread walks at once, in lockstep (1, 2, 4; PETSC_DECIDE: 2 on one thread, else 1)", "MatBSRCustomSetCPUStreams", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, cpu_streams)},
   {"-mat_bsrcustom_cpu_prefetch", "cpu backend: bytes ahead of each block its values are prefetched (0: none)", "MatBSRCustomSetCPUPrefetch", BSRC_OPT_INT, NULL, 0, offsetof(MatBSRCustomSettings, cpu_prefetch)},
@@ -209,6 +210,7 @@ static PetscErrorCode MatBSRCustomOptionStore(Mat A, const BSRCOption *o, const 
   if (o->kind == BSRC_OPT_INT) {
     PetscCall(MatBSRCustomParseInt(A, o->name, text, &v));
     *(PetscInt *)field = v;
+    if (o->offset == offsetof(MatBSRCustomSettings, nthreads)) set->nthreads_default = PETSC_FALSE;
   } else if (o->kind == BSRC_OPT_BOOL) {
     PetscCall(MatBSRCustomParseBool(A, o->name, text, (PetscBool *)field));
   } else {

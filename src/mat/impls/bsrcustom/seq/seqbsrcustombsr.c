@@ -85,8 +85,13 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomUpdateTasks_Private(Mat A, PetscBool 
   b->tasks_nonzerostate = A->nonzerostate;
   b->tasks_wanted       = wanted;
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M.rowptr[M.nbrows],
-                      (PetscInt)M.nbrows, (PetscInt)M.bs, (PetscInt)b->tasks.ntasks, b->set.nthreads, b->set.chunks_per_thread));
+  {
+    char why[512];
+
+    PetscCall(MatBSRCustomThreadsWhy_Private(&b->set, why, sizeof(why)));
+    PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads (%s) x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M.rowptr[M.nbrows],
+                        (PetscInt)M.nbrows, (PetscInt)M.bs, (PetscInt)b->tasks.ntasks, b->set.nthreads, why, b->set.chunks_per_thread));
+  }
   PetscFunctionReturn(0);
 }
 

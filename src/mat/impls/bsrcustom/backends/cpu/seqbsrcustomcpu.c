@@ -204,6 +204,12 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUView_Private(Mat A, PetscViewer vi
                                    : b->huge_granted  ? "granted"
                                                       : "asked for, not granted (-info says why)",
                                    b->set.cpu_busy_fallback ? "on" : "off"));
+  {
+    char why[512];
+
+    PetscCall(MatBSRCustomThreadsWhy_Private(&b->set, why, sizeof(why)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: %" PetscInt_FMT " threads: %s\n", b->set.nthreads, why));
+  }
   if (b->set.cpu_busy_fallback && b->set.nthreads > 1)
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", b->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP",
                                      1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE], b->team.switches));

@@ -19,9 +19,6 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUKernelUsed_Private(Mat A, MatBSRCu
 /* Device binding (bsrcustomcudabind.c). */
 /* Errors, naming `what`, unless this build has CUDA and a GPU is visible. */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAAvailable_Private(Mat, const char *what);
-/* The node-local rank, from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) over comm. Collective; the
-   first call decides (MatConvert to MATMPIBSRCUSTOM makes it, a collective moment). */
-PETSC_INTERN PetscErrorCode MatBSRCustomCUDASetNodeRank_Private(MPI_Comm comm);
 /* The device of a matrix whose -mat_bsrcustom_cuda_device is `asked` (-1: automatic), and how it was
    chosen (for MatView and -info); -1 when no GPU is visible. */
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDADevice_Private(PetscInt asked, PetscInt *device, char *how, size_t len);
