@@ -30,6 +30,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void)
   PetscCall(MatRegister(MATMPIBSRCUSTOM, MatCreate_MPIBSRCustom));
   PetscCall(MatRegisterRootName(MATBSRCUSTOM, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM));
   PetscCall(MatBSRCustomRegisterFactors_Private());
+  PetscCall(MatBSRCustomRegisterGAMG_Private());
   PetscCall(PetscRegisterFinalize(MatBSRCustomFinalizePackage));
   PetscFunctionReturn(0);
 }

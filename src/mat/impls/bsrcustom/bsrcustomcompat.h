@@ -70,6 +70,18 @@ typedef const char      *BSRCErrorText;
 #endif
 #define BSRC_CREATEGRAPH_HAS_INDEX PETSC_VERSION_GE(3, 21, 0)
 
+/* PCGAMG's prolongator operation (petsc/private/pcgamgimpl.h): given the graph too in older releases
+   (3.18), not in newer ones (3.25); the build reads which from that header
+   (BSRCUSTOM_GAMG_PROLONGATOR_GRAPH). In a BSRC_GAMG_PROLONGATOR_PARAMS function, BSRC_GAMG_PROLONGATOR_ARGS(M)
+   passes the same arguments with M for the operator. */
+#if defined(BSRCUSTOM_GAMG_PROLONGATOR_GRAPH)
+  #define BSRC_GAMG_PROLONGATOR_PARAMS  PC pc, Mat A, Mat G, PetscCoarsenData *agg_lists, Mat *P
+  #define BSRC_GAMG_PROLONGATOR_ARGS(M) pc, M, G, agg_lists, P
+#else
+  #define BSRC_GAMG_PROLONGATOR_PARAMS  PC pc, Mat A, PetscCoarsenData *agg_lists, Mat *P
+  #define BSRC_GAMG_PROLONGATOR_ARGS(M) pc, M, agg_lists, P
+#endif
+
 /* PETSc's own device support. A PETSc configured with a GPU has Mat::boundtocpu and MatBindToCPU's
    operation (PETSC_HAVE_DEVICE); one configured with CUDA, 3.21 or later, also has CUDA vectors and
    device contexts whose stream (PetscDeviceContextGetStreamHandle) our products join. Debian's 3.18

@@ -3,7 +3,8 @@
    type of their input (MatDuplicate, MatTranspose); those that name (seq|mpi)baij outright, in some
    PETSc versions or all (MatCreateSubMatrix(ces) and MatPermute since 3.2x, MatGetMultiProcBlock,
    MatCreateMPIMatConcatenateSeqMat, MatAXPY's new pattern), are wrapped, and their result is
-   converted in place here, with the settings of the matrix it was made from.
+   converted in place here, with the settings of the matrix it was made from. Sub-matrices whose
+   index sets are not whole blocks come from the AIJ copy instead (bsrcustomsubmatrixroute.c).
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
@@ -39,9 +40,17 @@ static MatBSRCustomMakers *MatBSRCustomMakersOf(Mat A)
   return (MatBSRCustomMakers *)A->spptr;
 }
 
+/* index sets of whole blocks: BAIJ's, made ours; others (on any rank): the AIJ copy's (bsrcustomsubmatrixroute.c) */
 static PetscErrorCode MatCreateSubMatrix_BSRCustom(Mat A, IS rows, IS cols, MatReuse reuse, Mat *B)
 {
+  PetscBool blocks;
+
   PetscFunctionBegin;
+  PetscCall(MatBSRCustomSubMatrixOnBlocks_Private(A, 1, &rows, &cols, reuse, reuse == MAT_REUSE_MATRIX ? B : NULL, &blocks));
+  if (!blocks) {
+    PetscCall(MatBSRCustomSubMatrixOnAIJ_Private(A, rows, cols, reuse, B));
+    PetscFunctionReturn(0);
+  }
   PetscCall((*MatBSRCustomMakersOf(A)->createsubmatrix)(A, rows, cols, reuse, B));
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatBSRCustomAdopt_Private(A, B));
   PetscFunctionReturn(0);
@@ -49,7 +58,14 @@ static PetscErrorCode MatCreateSubMatrix_BSRCustom(Mat A, IS rows, IS cols, MatR
 
 static PetscErrorCode MatCreateSubMatrices_BSRCustom(Mat A, PetscInt n, const IS rows[], const IS cols[], MatReuse reuse, Mat *B[])
 {
+  PetscBool blocks;
+
   PetscFunctionBegin;
+  PetscCall(MatBSRCustomSubMatrixOnBlocks_Private(A, n, rows, cols, reuse, reuse == MAT_REUSE_MATRIX ? *B : NULL, &blocks));
+  if (!blocks) {
+    PetscCall(MatBSRCustomSubMatricesOnAIJ_Private(A, n, rows, cols, reuse, B));
+    PetscFunctionReturn(0);
+  }
   PetscCall((*MatBSRCustomMakersOf(A)->createsubmatrices)(A, n, rows, cols, reuse, B));
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatBSRCustomAdoptAll_Private(A, n, *B));
   PetscFunctionReturn(0);

@@ -125,6 +125,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomRestoreArrayRead_Private(Mat A, const
 PETSC_INTERN PetscErrorCode MatBSRCustomValuesState_Private(Mat A, PetscObjectState *state);
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);
+/* PCGAMG registered again, so that its classical AMG is given our AIJ copy (bsrcustomgamgclassical.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomRegisterGAMG_Private(void);
 
 /* The types' entry points, which the package registers (bsrcustom.c) and converts what BAIJ makes
    with (bsrcustomderived.c): MATSEQBSRCUSTOM in seq/, MATMPIBSRCUSTOM in mpi/. */
@@ -167,8 +169,18 @@ typedef struct {
   PetscErrorCode (*permute)(Mat, IS, IS, Mat *);
   PetscErrorCode (*creategraph)(BSRC_CREATEGRAPH_PARAMS); /* none in BAIJ: ours collapses its blocks (seq/seqbsrcustomgraph.c, installed by the types) */
 } MatBSRCustomMakers;
+/* Sub-matrices: whether the index sets are whole blocks on every rank of A's communicator (reused:
+   the matrices of a MAT_REUSE_MATRIX, whose type decides), and the AIJ copy's route for those that
+   are not (bsrcustomsubmatrixroute.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomSubMatrixOnBlocks_Private(Mat A, PetscInt n, const IS rows[], const IS cols[], MatReuse reuse, const Mat reused[], PetscBool *blocks);
+PETSC_INTERN PetscErrorCode MatBSRCustomSubMatrixOnAIJ_Private(Mat A, IS rows, IS cols, MatReuse reuse, Mat *B);
+PETSC_INTERN PetscErrorCode MatBSRCustomSubMatricesOnAIJ_Private(Mat A, PetscInt n, const IS rows[], const IS cols[], MatReuse reuse, Mat *B[]);
 /* saves the base type's operations (base) in m and installs the wrappers on A (install), or puts them back */
 PETSC_INTERN PetscErrorCode MatBSRCustomMakersInstall_Private(Mat A, const struct _MatOps *base, MatBSRCustomMakers *m, PetscBool install);
+
+/* MatConvert to MATHYPRE and MATIS through the AIJ copy, composed as MatConvert_<ours>_{hypre,is}_C
+   where the base type has them (bsrcustomconvertviaaij.c) */
+PETSC_INTERN PetscErrorCode MatBSRCustomComposeConvertersViaAIJ_Private(Mat A, const char base[], const char ours[], PetscBool install);
 
 /* What GAMG asks beyond MatMult, through an AIJ copy of the matrix (bsrcustomaijtwin.c): the copy
    (borrowed, kept up to date), sparse products with AIJ matrices */

@@ -567,12 +567,13 @@ static const MatBSRCustomTypeMethods MPIBSRCustomTypeMethods = {
   .num_tasks        = MatBSRCustomGetNumTasks_MPIBSRCustom,
 };
 
-/* MPIBAIJ's converters are composed under "mpibaij" names; publish them under ours. */
+/* MPIBAIJ's converters are composed under "mpibaij" names; publish them under ours (those that read
+   their source by type name go through the AIJ copy: bsrcustomconvertviaaij.c). */
 /* install: ours; otherwise removes ours and, with restore, puts MPIBAIJ's preallocation back (not
    before a destroy: PETSc 3.25's MatHeaderMerge would then leak the list it went into) */
 static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, PetscBool restore)
 {
-  const char *targets[] = {MATMPISBAIJ, MATIS, MATHYPRE}; /* MATMPIAIJ: ours (mpibsrcustomaij.c) */
+  const char *targets[] = {MATMPISBAIJ, MATMPIADJ}; /* MATMPIAIJ: ours (mpibsrcustomaij.c) */
   char        from[128], to[128];
 
 #define BSRC_COMPOSE(name, fn) PetscCall(PetscObjectComposeFunction((PetscObject)A, name, install ? (void (*)(void))(fn) : NULL))
@@ -603,6 +604,7 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, Pe
     if (install) PetscCall(PetscObjectQueryFunction((PetscObject)A, from, &f));
     PetscCall(PetscObjectComposeFunction((PetscObject)A, to, f));
   }
+  PetscCall(MatBSRCustomComposeConvertersViaAIJ_Private(A, MATMPIBAIJ, MATMPIBSRCUSTOM, install));
   PetscFunctionReturn(0);
 }
 

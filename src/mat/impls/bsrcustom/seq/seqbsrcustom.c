@@ -285,10 +285,11 @@ static PetscErrorCode MatCreateMPIMatConcatenateSeqMat_SeqBSRCustom(MPI_Comm com
   PetscFunctionReturn(0);
 }
 
-/* BAIJ's own converters are composed under "seqbaij" names; publish them under ours. */
+/* BAIJ's own converters are composed under "seqbaij" names; publish them under ours (those that read
+   their source by type name go through the AIJ copy: bsrcustomconvertviaaij.c). */
 static PetscErrorCode MatSeqBSRCustomComposeBAIJConverters(Mat A, PetscBool install)
 {
-  const char *targets[] = {MATSEQAIJ, MATSEQSBAIJ, MATIS, MATHYPRE};
+  const char *targets[] = {MATSEQAIJ, MATSEQSBAIJ};
   char        from[128], to[128];
 
   PetscFunctionBegin;
@@ -299,6 +300,7 @@ static PetscErrorCode MatSeqBSRCustomComposeBAIJConverters(Mat A, PetscBool inst
     if (install) PetscCall(PetscObjectQueryFunction((PetscObject)A, from, &f));
     PetscCall(PetscObjectComposeFunction((PetscObject)A, to, f));
   }
+  PetscCall(MatBSRCustomComposeConvertersViaAIJ_Private(A, MATSEQBAIJ, MATSEQBSRCUSTOM, install));
   PetscFunctionReturn(0);
 }
 
