@@ -10,7 +10,7 @@ Layers, top to bottom (docs/design.md draws them):
     bsrcustom.c                  the package: registration, public constructors
     mpi/                         MATMPIBSRCUSTOM
     seq/                         MATSEQBSRCUSTOM (also the MPI type's blocks)
-    lifecycle, derived, aijtwin, factor  what both types share
+    lifecycle, derived, aijtwin, factor, coo  what both types share
     options/                     settings, their options and public setters
     backends/                    the seam (bsrcustombackend.c) and the cpu/ and gpu/ backends behind it
     common, utils                log events, default threads, helpers every layer uses
@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 PKG = "src/mat/impls/bsrcustom"
-LAYERS = [("bsrcustom.c",), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomaijtwin.c", "bsrcustomfactor.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c")]
+LAYERS = [("bsrcustom.c",), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomaijtwin.c", "bsrcustomfactor.c", "bsrcustomcoo.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c")]
 
 
 def layer(f):

@@ -122,6 +122,24 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomRestoreArrayRead_Private(Mat A, const
    (on several ranks: a change of the local or ghost block's values, seen through their states). Every
    copy derived from A's values keys on this (bsrcustomutils.c; "MatBSRCustomSyncState_C") */
 PETSC_INTERN PetscErrorCode MatBSRCustomValuesState_Private(Mat A, PetscObjectState *state);
+/* The block map of a COO list (bsrcustomcoo.c). rows[e]: a local scalar row; cols[e]: a scalar column
+   key * bs + c in a compact space of nkeys block columns; either negative: ignored. Block columns
+   (keys) below nsplit go to part[0], the others to part[1] with keys less nsplit (the MPI type's local
+   and ghost blocks; one rank: nsplit = nkeys). Each part: its blocks as a block CSR over the mb block
+   rows, columns sorted, and for each of its nvals stored values (block p, column-major: p * bs^2 +
+   c * bs + i) the coordinates that land there, perm[jmap[v] .. jmap[v + 1]), in the order given. */
+typedef struct {
+  PetscInt   *ia, *ja;
+  PetscCount  nvals;
+  PetscCount *jmap, *perm;
+} MatBSRCustomCOOPart;
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const PetscInt rows[], const PetscInt cols[], PetscInt bs, PetscInt mb, PetscInt nkeys, PetscInt nsplit, MatBSRCustomCOOPart part[2]);
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFreeStructure_Private(MatBSRCustomCOOPart *part);
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFree_Private(MatBSRCustomCOOPart *part);
+/* a coordinate outside A (global indices; negative ones are ignored) is PETSC_ERR_ARG_OUTOFRANGE on
+   every rank of A (collective) */
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOCheckRange_Private(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[]);
+
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);
 
