@@ -5,7 +5,7 @@ static const char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCO
 
 /* Each rank gives the elements of a contiguous range (a z-slab, as a partitioned mesh would) and owns
    a contiguous range of nodes, so only the coordinates at the slabs' faces lie in other ranks' rows.
-   Times are the median over -reps runs, the slowest rank's; the matrices' products are checked against
+   Times are the median over -reps runs, the slowest rank's, the types taking turns in each; the matrices' products are checked against
    the first type's before any figure is printed. */
 
 #include <petscmat.h>
@@ -89,7 +89,8 @@ int main(int argc, char **argv)
   PetscCount   ncoo;
   PetscInt    *ci, *cj, *wi, *wj;
   PetscScalar *cv;
-  double       prealloc[8], values[8], *t;
+  double       prealloc[8], values[8], *t[8];
+  Mat          A[8] = {NULL};
   Vec          x, yref = NULL, y;
   PetscMPIInt  size;
 
@@ -107,55 +108,65 @@ int main(int argc, char **argv)
   }
   PetscCheck(n >= 2 && reps >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 2 and -reps at least 1");
   PetscCall(ElementList(comm, n, &ncoo, &ci, &cj, &cv));
-  PetscCall(PetscMalloc3(ncoo, &wi, ncoo, &wj, reps, &t));
+  PetscCall(PetscMalloc2(ncoo, &wi, ncoo, &wj));
+  for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscMalloc1(reps, &t[k]));
   PetscCall(PetscPrintf(comm, "COO assembly, Q1 elasticity: %" PetscInt_FMT "^3 nodes, %" PetscInt_FMT " unknowns, %" PetscInt_FMT " elements, 576 coordinates each, %d ranks, median of %" PetscInt_FMT "\n", n, 3 * n * n * n, (n - 1) * (n - 1) * (n - 1), size, reps));
-  for (PetscInt k = 0; k < ntypes; k++) {
-    Mat A = NULL;
-    for (PetscInt r = 0; r < reps; r++) { /* preallocations of fresh matrices (the indices copied first: PETSc may change them) */
+  /* the types take turns in every repetition, so that the machine's other work falls on all alike */
+  for (PetscInt r = 0; r < reps; r++) { /* preallocations of fresh matrices (the indices copied first: PETSc may change them) */
+    for (PetscInt k = 0; k < ntypes; k++) {
       double t0;
-      PetscCall(MatDestroy(&A));
-      PetscCall(CreateMatrix(comm, types[k], n, &A));
+      PetscCall(MatDestroy(&A[k]));
+      PetscCall(CreateMatrix(comm, types[k], n, &A[k]));
       PetscCall(PetscArraycpy(wi, ci, ncoo));
       PetscCall(PetscArraycpy(wj, cj, ncoo));
       PetscCallMPI(MPI_Barrier(comm));
       t0 = MPI_Wtime();
-      PetscCall(MatSetPreallocationCOO(A, ncoo, wi, wj));
-      PetscCall(Elapsed(comm, t0, &t[r]));
+      PetscCall(MatSetPreallocationCOO(A[k], ncoo, wi, wj));
+      PetscCall(Elapsed(comm, t0, &t[k][r]));
     }
-    prealloc[k] = Median((int)reps, t);
-    PetscCall(MatSetValuesCOO(A, cv, INSERT_VALUES)); /* first touch, untimed */
-    for (PetscInt r = 0; r < reps; r++) {
+  }
+  for (PetscInt k = 0; k < ntypes; k++) {
+    prealloc[k] = Median((int)reps, t[k]);
+    PetscCall(MatSetValuesCOO(A[k], cv, INSERT_VALUES)); /* first touch, untimed */
+  }
+  for (PetscInt r = 0; r < reps; r++) {
+    for (PetscInt k = 0; k < ntypes; k++) {
       double t0;
       PetscCallMPI(MPI_Barrier(comm));
       t0 = MPI_Wtime();
-      PetscCall(MatSetValuesCOO(A, cv, INSERT_VALUES));
-      PetscCall(Elapsed(comm, t0, &t[r]));
+      PetscCall(MatSetValuesCOO(A[k], cv, INSERT_VALUES));
+      PetscCall(Elapsed(comm, t0, &t[k][r]));
     }
-    values[k] = Median((int)reps, t);
+  }
+  for (PetscInt k = 0; k < ntypes; k++) {
+    values[k] = Median((int)reps, t[k]);
     /* the product must be the first type's before a figure counts */
     if (k == 0) {
-      PetscCall(MatCreateVecs(A, &x, &yref));
+      PetscCall(MatCreateVecs(A[k], &x, &yref));
       PetscCall(VecSetRandom(x, NULL));
-      PetscCall(MatMult(A, x, yref));
+      PetscCall(MatMult(A[k], x, yref));
     } else {
-      PetscReal d, r;
+      PetscReal d, rn;
       PetscCall(VecDuplicate(yref, &y));
-      PetscCall(MatMult(A, x, y));
+      PetscCall(MatMult(A[k], x, y));
       PetscCall(VecAXPY(y, -1.0, yref));
       PetscCall(VecNorm(y, NORM_INFINITY, &d));
-      PetscCall(VecNorm(yref, NORM_INFINITY, &r));
+      PetscCall(VecNorm(yref, NORM_INFINITY, &rn));
       PetscCall(VecDestroy(&y));
-      PetscCheck(d <= 1e-12 * r, comm, PETSC_ERR_PLIB, "%s's product differs from %s's by %g (relative)", types[k], types[0], (double)(d / r));
+      PetscCheck(d <= 1e-12 * rn, comm, PETSC_ERR_PLIB, "%s's product differs from %s's by %g (relative)", types[k], types[0], (double)(d / rn));
     }
-    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&A[k]));
     PetscCall(PetscPrintf(comm, "  %-12s MatSetPreallocationCOO %9.4f s  MatSetValuesCOO %9.4f s\n", types[k], prealloc[k], values[k]));
   }
   for (PetscInt k = 1; k < ntypes; k++) PetscCall(PetscPrintf(comm, "  %s / %s: MatSetPreallocationCOO %.2fx, MatSetValuesCOO %.2fx\n", types[k], types[0], prealloc[k] / prealloc[0], values[k] / values[0]));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&yref));
   PetscCall(PetscFree3(ci, cj, cv));
-  PetscCall(PetscFree3(wi, wj, t));
-  for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscFree(types[k]));
+  PetscCall(PetscFree2(wi, wj));
+  for (PetscInt k = 0; k < ntypes; k++) {
+    PetscCall(PetscFree(t[k]));
+    PetscCall(PetscFree(types[k]));
+  }
   PetscCall(PetscFinalize());
   return 0;
 }

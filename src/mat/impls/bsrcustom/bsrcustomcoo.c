@@ -14,9 +14,8 @@
 /* part p's ja and jmap hold room for `blocks` blocks (grown by doubling) */
 static PetscErrorCode MatBSRCustomCOOPartReserve(MatBSRCustomCOOPart *part, PetscInt bs2, PetscInt *cap, PetscInt blocks)
 {
-  PetscInt   *ja;
-  PetscCount *jmap;
-  PetscInt    want = PetscMax(2 * (*cap), blocks);
+  PetscInt *ja, *jmap;
+  PetscInt  want = PetscMax(2 * (*cap), blocks);
 
   PetscFunctionBegin;
   if (blocks <= *cap) PetscFunctionReturn(0);
@@ -37,10 +36,11 @@ static PetscErrorCode MatBSRCustomCOOPartReserve(MatBSRCustomCOOPart *part, Pets
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const PetscInt rows[], const PetscInt cols[], PetscInt bs, PetscInt mb, PetscInt nkeys, PetscInt nsplit, MatBSRCustomCOOPart part[2])
 {
   const PetscInt bs2 = bs * bs;
-  PetscCount    *start, *order, nin[2] = {0, 0}, maxrow = 0, base[2] = {0, 0}, *cnt, *tmp;
-  PetscInt      *mark, *slot, *keys, cap[2] = {0, 0}, maxkeys;
+  PetscCount    *start, nin[2] = {0, 0}, maxrow = 0, base[2] = {0, 0}, *cnt;
+  PetscInt      *order, *tmp, *mark, *slot, *keys, cap[2] = {0, 0}, maxkeys;
 
   PetscFunctionBegin;
+  PetscCheck(n <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscCount_FMT " COO coordinates on one rank: at most %" PetscInt_FMT " (PetscInt) are supported; configure PETSc --with-64-bit-indices for more", n, (PetscInt)PETSC_MAX_INT);
   for (int p = 0; p < 2; p++) {
     PetscCall(PetscMemzero(&part[p], sizeof(part[p])));
     PetscCall(PetscCalloc1(mb + 1, &part[p].ia));
@@ -57,7 +57,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const Pet
   PetscCall(PetscMalloc1(nin[0] + nin[1], &order));
   for (PetscCount e = 0; e < n; e++) {
     if (rows[e] < 0 || cols[e] < 0) continue;
-    order[start[rows[e] / bs + 1]++] = e;
+    order[start[rows[e] / bs + 1]++] = (PetscInt)e;
   }
   /* part 0's perm is written over order: its entries for a row never lie beyond that row's range */
   part[0].perm = order;
@@ -96,7 +96,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const Pet
     /* the row's values lp = slot * bs2 + c * bs + i (column-major blocks), counted, then their starts */
     PetscCall(PetscArrayzero(cnt, (PetscCount)nk * bs2 + 1));
     for (PetscCount q = s; q < t; q++) {
-      const PetscCount e  = order[q];
+      const PetscInt   e  = order[q];
       const PetscCount lp = (PetscCount)slot[cols[e] / bs] * bs2 + (cols[e] % bs) * bs + rows[e] % bs;
       tmp[q - s]          = e;
       cnt[lp + 1]++;
@@ -104,11 +104,11 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const Pet
     for (PetscCount lp = 0; lp < (PetscCount)nk * bs2; lp++) cnt[lp + 1] += cnt[lp];
     nv0 = nd * bs2;
     n0  = cnt[nv0];
-    for (PetscCount lp = 0; lp < nv0; lp++) part[0].jmap[(PetscCount)part[0].ia[r] * bs2 + lp + 1] = base[0] + cnt[lp + 1];
-    for (PetscCount lp = nv0; lp < (PetscCount)nk * bs2; lp++) part[1].jmap[(PetscCount)part[1].ia[r] * bs2 + (lp - nv0) + 1] = base[1] + cnt[lp + 1] - n0;
+    for (PetscCount lp = 0; lp < nv0; lp++) part[0].jmap[(PetscCount)part[0].ia[r] * bs2 + lp + 1] = (PetscInt)(base[0] + cnt[lp + 1]);
+    for (PetscCount lp = nv0; lp < (PetscCount)nk * bs2; lp++) part[1].jmap[(PetscCount)part[1].ia[r] * bs2 + (lp - nv0) + 1] = (PetscInt)(base[1] + cnt[lp + 1] - n0);
     /* place, in the order given (duplicates are summed in that order) */
     for (PetscCount q = 0; q < t - s; q++) {
-      const PetscCount e  = tmp[q];
+      const PetscInt   e  = tmp[q];
       const PetscCount lp = (PetscCount)slot[cols[e] / bs] * bs2 + (cols[e] % bs) * bs + rows[e] % bs;
       const PetscCount at = cnt[lp]++;
       if (lp < nv0) part[0].perm[base[0] + at] = e;

@@ -51,15 +51,17 @@ static PetscErrorCode MatSeqBSRCustomCOOArray(Mat B, PetscBool get, PetscScalar 
    B's object state increases. */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B, const MatBSRCustomCOOPart *map, PetscCount nv, const PetscScalar v[], const PetscScalar r[], InsertMode mode)
 {
-  const PetscCount *jmap = map->jmap, *perm = map->perm, nvals = map->nvals;
-  const PetscBool   insert = (PetscBool)(mode == INSERT_VALUES);
-  PetscScalar      *a;
-  PetscInt          n, bs, nthreads;
-  const PetscInt   *ia, *ja;
-  PetscBool         ours;
+  const PetscInt  *jmap = map->jmap, *perm = map->perm;
+  const PetscCount nvals  = map->nvals;
+  const PetscBool  insert = (PetscBool)(mode == INSERT_VALUES);
+  PetscScalar     *a;
+  PetscInt         n, bs, bs2, nthreads;
+  const PetscInt  *ia, *ja;
+  PetscBool        ours;
 
   PetscFunctionBegin;
   PetscCall(MatGetBlockSize(B, &bs));
+  bs2 = bs * bs;
   PetscCall(MatBSRCustomGetStructure_Private(B, PETSC_TRUE, &n, &ia, &ja));
   PetscCheck((PetscCount)ia[n] * bs * bs == nvals, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map holds %" PetscCount_FMT " values, the matrix %" PetscCount_FMT, nvals, (PetscCount)ia[n] * bs * bs);
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &ours));
@@ -68,23 +70,33 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B, const Mat
   PetscCall(MatSeqBSRCustomCOOArray(B, PETSC_TRUE, &a));
   if (!v && !r) {
     if (insert) PetscCall(PetscArrayzero(a, nvals));
-  } else if (!r) { /* one rank: every coordinate is in v */
-#pragma omp parallel for num_threads((int)nthreads) schedule(static)
-    for (PetscCount p = 0; p < nvals; p++) {
-      PetscScalar sum = 0.0;
-      for (PetscCount k = jmap[p]; k < jmap[p + 1]; k++) sum += v[perm[k]];
-      a[p] = insert ? sum : a[p] + sum;
-    }
   } else {
-#pragma omp parallel for num_threads((int)nthreads) schedule(static)
-    for (PetscCount p = 0; p < nvals; p++) {
-      PetscScalar sum = 0.0;
-      for (PetscCount k = jmap[p]; k < jmap[p + 1]; k++) {
-        const PetscCount q = perm[k];
-        sum += q < nv ? (v ? v[q] : 0.0) : r[q - nv];
-      }
-      a[p] = insert ? sum : a[p] + sum;
-    }
+    /* block row by block row, and in one the values of its scalar rows in turn, as a scalar row's
+       values lie in the caller's array (an element matrix's row is contiguous there): the gathers of
+       v then walk few cache lines at a time, which the blocks' column-major order would not */
+#define BSRC_COO_SUM(SOURCE) \
+  do { \
+    _Pragma("omp parallel for num_threads((int)nthreads) schedule(static)") \
+    for (PetscInt br = 0; br < n; br++) { \
+      for (PetscInt i = 0; i < bs; i++) { \
+        for (PetscInt blk = ia[br]; blk < ia[br + 1]; blk++) { \
+          for (PetscInt c = 0; c < bs; c++) { \
+            const PetscCount p   = (PetscCount)blk * bs2 + c * bs + i; \
+            PetscScalar      sum = 0.0; \
+            for (PetscInt k = jmap[p]; k < jmap[p + 1]; k++) sum += SOURCE(perm[k]); \
+            a[p] = insert ? sum : a[p] + sum; \
+          } \
+        } \
+      } \
+    } \
+  } while (0)
+#define BSRC_COO_OWN(q)   v[q]
+#define BSRC_COO_MIXED(q) ((q) < nv ? (v ? v[q] : 0.0) : r[(q)-nv])
+    if (!r) BSRC_COO_SUM(BSRC_COO_OWN); /* one rank: every coordinate is in v */
+    else BSRC_COO_SUM(BSRC_COO_MIXED);
+#undef BSRC_COO_OWN
+#undef BSRC_COO_MIXED
+#undef BSRC_COO_SUM
   }
   PetscCall(MatSeqBSRCustomCOOArray(B, PETSC_FALSE, &a));
   PetscCall(PetscObjectStateIncrease((PetscObject)B));
@@ -127,7 +139,7 @@ static PetscErrorCode MatSetPreallocationCOO_SeqBSRCustom(Mat A, PetscCount n, P
   PetscCall(BSRCContainerSetDestroy(container, MatSeqBSRCustomCOODestroy));
   PetscCall(PetscObjectCompose((PetscObject)A, "MatSeqBSRCustomCOO", (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
-  PetscCall(PetscInfo(A, "COO preallocation: %" PetscCount_FMT " coordinates, %" PetscInt_FMT " blocks of %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscCount_FMT " coordinates kept\n", n, ia[mb], bs, bs, coo->map.jmap[coo->map.nvals]));
+  PetscCall(PetscInfo(A, "COO preallocation: %" PetscCount_FMT " coordinates, %" PetscInt_FMT " blocks of %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " coordinates kept\n", n, ia[mb], bs, bs, coo->map.jmap[coo->map.nvals]));
   PetscFunctionReturn(0);
 }
 
