@@ -1,8 +1,9 @@
 /*
    The block map of a coordinate (COO) list, shared by seqbsrcustom and mpibsrcustom: from scalar
    coordinates, the blocks they make (block row i/bs, block column j/bs) as a block CSR, and for every
-   stored value of those blocks the coordinates that land there (jmap/perm), so that MatSetValuesCOO
-   is one pass over the stored values, duplicates summed, with no search.
+   stored value of those blocks the coordinates that land there (jmap/perm), with no search; then, from
+   that, what MatSetValuesCOO runs: (coordinate, stored value) pairs grouped by the thread that owns the
+   value, in the order given.
 
    The coordinates are first grouped by block row (a counting sort, O(n)); in each block row the
    distinct block columns are found with a marker array over the columns, sorted (a row has few), and
@@ -139,6 +140,67 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFree_Private(MatBSRCustomCOOPart 
   PetscCall(PetscFree(part->jmap));
   PetscCall(PetscFree(part->perm));
   part->nvals = 0;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nthreads, MatBSRCustomCOOScatter *sc)
+{
+  const PetscCount nv   = part[0].nvals + part[1].nvals;
+  const PetscInt   ncoo = part[0].jmap[part[0].nvals] + part[1].jmap[part[1].nvals];
+  PetscInt        *dstof, *fill;
+
+  PetscFunctionBegin;
+  PetscCheck(nv <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscCount_FMT " stored values on one rank: at most %" PetscInt_FMT " (PetscInt) are supported by COO assembly", nv, (PetscInt)PETSC_MAX_INT);
+  PetscCall(PetscMemzero(sc, sizeof(*sc)));
+  sc->nthreads = PetscMax(1, nthreads);
+  sc->nvals[0] = (PetscInt)part[0].nvals;
+  sc->nvals[1] = (PetscInt)part[1].nvals;
+  /* each source's destination (-1: none) */
+  PetscCall(PetscMalloc1(nsrc, &dstof));
+  for (PetscInt e = 0; e < nsrc; e++) dstof[e] = -1;
+  for (int p = 0; p < 2; p++) {
+    const PetscInt base = p ? sc->nvals[0] : 0;
+    for (PetscCount q = 0; q < part[p].nvals; q++)
+      for (PetscInt k = part[p].jmap[q]; k < part[p].jmap[q + 1]; k++) dstof[part[p].perm[k]] = base + (PetscInt)q;
+  }
+  /* the threads' value ranges: equal shares of the coordinates, cut between values */
+  PetscCall(PetscMalloc2(sc->nthreads + 1, &sc->vbound, sc->nthreads + 1, &sc->off));
+  sc->vbound[0] = 0;
+  for (PetscInt t = 1, q = 0; t < sc->nthreads; t++) {
+    const PetscInt64 want = ((PetscInt64)ncoo * t) / sc->nthreads;
+    while (q < nv && (q < part[0].nvals ? part[0].jmap[q] : part[0].jmap[part[0].nvals] + part[1].jmap[q - part[0].nvals]) < want) q++;
+    sc->vbound[t] = q;
+  }
+  sc->vbound[sc->nthreads] = (PetscInt)nv;
+  /* the pairs, by thread, in the order given */
+  PetscCall(PetscCalloc1(sc->nthreads + 1, &fill));
+  for (PetscInt e = 0; e < nsrc; e++) {
+    PetscInt t = 0;
+    if (dstof[e] < 0) continue;
+    while (dstof[e] >= sc->vbound[t + 1]) t++;
+    fill[t + 1]++;
+  }
+  sc->off[0] = 0;
+  for (PetscInt t = 0; t < sc->nthreads; t++) sc->off[t + 1] = sc->off[t] + fill[t + 1];
+  for (PetscInt t = 0; t < sc->nthreads; t++) fill[t] = sc->off[t];
+  PetscCall(PetscMalloc2(ncoo, &sc->src, ncoo, &sc->dst));
+  for (PetscInt e = 0; e < nsrc; e++) {
+    PetscInt t = 0;
+    if (dstof[e] < 0) continue;
+    while (dstof[e] >= sc->vbound[t + 1]) t++;
+    sc->src[fill[t]]   = e;
+    sc->dst[fill[t]++] = dstof[e];
+  }
+  PetscCall(PetscFree(fill));
+  PetscCall(PetscFree(dstof));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterFree_Private(MatBSRCustomCOOScatter *sc)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(sc->vbound, sc->off));
+  PetscCall(PetscFree2(sc->src, sc->dst));
   PetscFunctionReturn(0);
 }
 

@@ -135,6 +135,22 @@ typedef struct {
   PetscCount nvals;
   PetscInt  *jmap, *perm;
 } MatBSRCustomCOOPart;
+/* What MatSetValuesCOO runs, made from a map's two parts (their values one after the other, part 0's
+   first): the coordinates as (source, destination value) pairs, grouped by the thread that owns the
+   destination (thread t: values vbound[t] .. vbound[t + 1], about equal shares of the coordinates) and
+   in the order given within a group, so that each thread reads the caller's values as a stream and adds
+   them into values no other thread writes. Sources: positions in the caller's array (then, on several
+   ranks, in the received values). */
+typedef struct {
+  PetscInt  nthreads;
+  PetscInt *off;    /* nthreads + 1: thread t's pairs */
+  PetscInt *src;    /* the pairs' sources */
+  PetscInt *dst;    /* the pairs' destinations, in the values of part 0 then part 1 */
+  PetscInt *vbound; /* nthreads + 1 */
+  PetscInt  nvals[2];
+} MatBSRCustomCOOScatter;
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nthreads, MatBSRCustomCOOScatter *sc);
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterFree_Private(MatBSRCustomCOOScatter *sc);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const PetscInt rows[], const PetscInt cols[], PetscInt bs, PetscInt mb, PetscInt nkeys, PetscInt nsplit, MatBSRCustomCOOPart part[2]);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFreeStructure_Private(MatBSRCustomCOOPart *part);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFree_Private(MatBSRCustomCOOPart *part);

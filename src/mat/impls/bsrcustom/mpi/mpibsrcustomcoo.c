@@ -10,20 +10,21 @@
    and the ghost block's stored values.
 
    MatSetValuesCOO: the SF moves the off-rank values to their owners (a reduce with MPI_REPLACE, each
-   root has one leaf), then each block's values are one pass over them (seq/seqbsrcustomcoo.c), the
-   sources being the caller's values followed by the received ones. A's state and its blocks' increase.
+   root has one leaf), then one parallel pass fills the local and ghost blocks' values
+   (seq/seqbsrcustomcoo.c), the sources being the caller's values followed by the received ones. A's
+   state and its blocks' increase.
 */
 #include <petscsf.h>
 #include "mpibsrcustomimpl.h"
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 
 typedef struct {
-  MatBSRCustomCOOPart local, ghost; /* jmap/perm over the local and ghost blocks' values; sources q < ncoo: v[q], else recv[q - ncoo] */
-  PetscCount          ncoo;         /* coordinates given on this rank */
-  PetscSF             sf;           /* leaves: this rank's coordinates in other ranks' rows; roots: those it receives */
-  PetscInt            nrecv;        /* roots of sf */
-  PetscScalar        *recv;         /* their values at each MatSetValuesCOO */
-  PetscObjectState    nonzerostate; /* A's nonzero structure the map is for */
+  MatBSRCustomCOOScatter sc;           /* the coordinates' places in the local, then the ghost block's values; sources q < ncoo: v[q], else recv[q - ncoo] */
+  PetscCount             ncoo;         /* coordinates given on this rank */
+  PetscSF                sf;           /* leaves: this rank's coordinates in other ranks' rows; roots: those it receives */
+  PetscInt               nrecv;        /* roots of sf */
+  PetscScalar           *recv;         /* their values at each MatSetValuesCOO */
+  PetscObjectState       nonzerostate; /* A's nonzero structure the map is for */
 } MatMPIBSRCustomCOO;
 
 static PetscErrorCode MatMPIBSRCustomCOODestroy(void *arg)
@@ -31,8 +32,7 @@ static PetscErrorCode MatMPIBSRCustomCOODestroy(void *arg)
   MatMPIBSRCustomCOO *coo = (MatMPIBSRCustomCOO *)BSRC_CTX_OF(arg);
 
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomCOOPartFree_Private(&coo->local));
-  PetscCall(MatBSRCustomCOOPartFree_Private(&coo->ghost));
+  PetscCall(MatBSRCustomCOOScatterFree_Private(&coo->sc));
   PetscCall(PetscSFDestroy(&coo->sf));
   PetscCall(PetscFree(coo->recv));
   PetscCall(PetscFree(coo));
@@ -114,7 +114,7 @@ static PetscErrorCode MatMPIBSRCustomCOOCheckBlocks(Mat A, const MatBSRCustomCOO
 static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
 {
   MPI_Comm            comm = PetscObjectComm((PetscObject)A);
-  PetscInt            bs, rstart, rend, cbstart, cbend, mbl, nbl, nleaves = 0, nrecv, noff = 0, ng, *leaf, *i2, *j2, *rows, *cols, *ghosts, *ii, *jj;
+  PetscInt            bs, rstart, rend, cbstart, cbend, mbl, nbl, nleaves = 0, nrecv = 0, noff = 0, ng, *leaf, *i2, *j2, *rows, *cols, *ghosts, *ii, *jj;
   PetscMPIInt        *owner;
   PetscBool           refused;
   MatBSRCustomCOOPart part[2];
@@ -208,12 +208,17 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   PetscCall(PetscFree2(ii, jj));
   PetscCall(MatMPIBSRCustomCOOCheckBlocks(A, &part[0], &part[1], ng, ghosts));
   PetscCall(PetscFree(ghosts));
-  PetscCall(MatBSRCustomCOOPartFreeStructure_Private(&part[0]));
-  PetscCall(MatBSRCustomCOOPartFreeStructure_Private(&part[1]));
-
   PetscCall(PetscNew(&coo));
-  coo->local = part[0];
-  coo->ghost = part[1];
+  {
+    Mat       Ad;
+    PetscBool ours;
+    PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours));
+    /* the threads of the local block's products (the matrix's -mat_bsrcustom_threads) */
+    PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), ours ? ((Mat_SeqBSRCustom *)Ad->spptr)->set.nthreads : MatBSRCustomDefaultThreads(), &coo->sc));
+  }
+  PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
+  PetscCall(MatBSRCustomCOOPartFree_Private(&part[1]));
   coo->ncoo  = n;
   coo->sf    = sf;
   coo->nrecv = nrecv;
@@ -255,8 +260,10 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
   PetscCall(PetscSFReduceBegin(coo->sf, MPIU_SCALAR, v, coo->recv, MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(coo->sf, MPIU_SCALAR, v, coo->recv, MPI_REPLACE));
   PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, &Ao, NULL, NULL, NULL, NULL));
-  PetscCall(MatSeqBSRCustomCOOSetValues_Private(Ad, &coo->local, coo->ncoo, v, coo->recv, mode));
-  PetscCall(MatSeqBSRCustomCOOSetValues_Private(Ao, &coo->ghost, coo->ncoo, v, coo->recv, mode));
+  {
+    Mat B[2] = {Ad, Ao};
+    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, coo->nrecv ? coo->recv : NULL, mode));
+  }
   PetscCall(PetscFree(zeros));
   /* A's copies follow its state; the blocks are told, so that A does not count their change again */
   PetscCall(PetscObjectStateIncrease((PetscObject)A));

@@ -2,12 +2,15 @@
    COO assembly of a seqbsrcustom matrix (MatSetPreallocationCOO / MatSetValuesCOO), in blocks:
 
    - the preallocation makes the blocks the coordinates touch (bsrcustomcoo.c's block map), preallocates
-     SeqBAIJ with exactly those (zeros, assembled) and keeps, for every stored value, the coordinates
-     that land there;
-   - MatSetValuesCOO is then one pass over the stored values, in parallel (OpenMP), each value the sum
-     of its coordinates' (INSERT_VALUES: a value no coordinate gives becomes 0, as it is not in AIJ's
-     pattern), with no MatSetValues and no assembly of ours; the state increase after it moves every
-     copy that follows the values (transposed, AIJ, device, inverted blocks).
+     SeqBAIJ with exactly those (zeros, assembled) and keeps, for every coordinate, the stored value it
+     lands on, grouped by the OpenMP thread that owns that value (the matrix's threads at preallocation);
+   - MatSetValuesCOO is then one parallel pass: each thread zeroes its values (INSERT_VALUES: a value no
+     coordinate gives becomes 0, as it is not in AIJ's pattern) and adds its coordinates' values into
+     them in the order given, reading the caller's array as a stream (an element list's values are
+     scattered into few blocks at a time, which stay in cache; gathering each stored value's
+     coordinates instead, as AIJ's COO does, jumps through the caller's array). No MatSetValues, no
+     assembly of ours; the state increase after it moves every copy that follows the values
+     (transposed, AIJ, device, inverted blocks).
 
    The values kernel is also the MPI type's, for its local and ghost blocks (mpi/mpibsrcustomcoo.c).
 */
@@ -15,9 +18,9 @@
 
 /* what MatSetPreallocationCOO leaves on A for MatSetValuesCOO */
 typedef struct {
-  MatBSRCustomCOOPart map;          /* jmap and perm over A's stored values (its CSR is SeqBAIJ's) */
-  PetscCount          ncoo;         /* coordinates given, the length of MatSetValuesCOO's array */
-  PetscObjectState    nonzerostate; /* A's nonzero structure the map is for */
+  MatBSRCustomCOOScatter sc;           /* the coordinates' places in A's stored values, by thread */
+  PetscCount             ncoo;         /* coordinates given, the length of MatSetValuesCOO's array */
+  PetscObjectState       nonzerostate; /* A's nonzero structure the map is for */
 } MatSeqBSRCustomCOO;
 
 static PetscErrorCode MatSeqBSRCustomCOODestroy(void *arg)
@@ -25,7 +28,7 @@ static PetscErrorCode MatSeqBSRCustomCOODestroy(void *arg)
   MatSeqBSRCustomCOO *coo = (MatSeqBSRCustomCOO *)BSRC_CTX_OF(arg);
 
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomCOOPartFree_Private(&coo->map));
+  PetscCall(MatBSRCustomCOOScatterFree_Private(&coo->sc));
   PetscCall(PetscFree(coo));
   PetscFunctionReturn(0);
 }
@@ -45,62 +48,67 @@ static PetscErrorCode MatSeqBSRCustomCOOArray(Mat B, PetscBool get, PetscScalar 
   PetscFunctionReturn(0);
 }
 
-/* The stored values of B (a seqbsrcustom, or the SeqBAIJ block of an MPI matrix) from the coordinates'
-   values: value p = (ADD_VALUES: its value +) the sum of src[perm[k]], jmap[p] <= k < jmap[p + 1], where
-   src[q] is v[q] for q < nv and r[q - nv] after (the entries an MPI rank received); v NULL: zeros. Then
-   B's object state increases. */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B, const MatBSRCustomCOOPart *map, PetscCount nv, const PetscScalar v[], const PetscScalar r[], InsertMode mode)
+/* The stored values of B[0] and B[1] (a seqbsrcustom, or the SeqBAIJ blocks of an MPI matrix; B[1]
+   NULL on one rank) from the coordinates' values: each value (ADD_VALUES: its value +) the sum of
+   the values of the coordinates that land there, src[q] being v[q] for q < nv and r[q - nv] after
+   (what an MPI rank received); v NULL: zeros. Each thread of sc zeroes (INSERT_VALUES) and adds into
+   its own values only. Then the blocks' object states increase. */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], const PetscScalar r[], InsertMode mode)
 {
-  const PetscInt  *jmap = map->jmap, *perm = map->perm;
-  const PetscCount nvals  = map->nvals;
-  const PetscBool  insert = (PetscBool)(mode == INSERT_VALUES);
-  PetscScalar     *a;
-  PetscInt         n, bs, bs2, nthreads;
-  const PetscInt  *ia, *ja;
-  PetscBool        ours;
+  const PetscInt *src = sc->src, *dst = sc->dst, *off = sc->off, *vbound = sc->vbound, n0 = sc->nvals[0];
+  const PetscBool insert   = (PetscBool)(mode == INSERT_VALUES);
+  PetscScalar    *a[2]     = {NULL, NULL};
+  PetscInt        nthreads = sc->nthreads;
 
   PetscFunctionBegin;
-  PetscCall(MatGetBlockSize(B, &bs));
-  bs2 = bs * bs;
-  PetscCall(MatBSRCustomGetStructure_Private(B, PETSC_TRUE, &n, &ia, &ja));
-  PetscCheck((PetscCount)ia[n] * bs * bs == nvals, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map holds %" PetscCount_FMT " values, the matrix %" PetscCount_FMT, nvals, (PetscCount)ia[n] * bs * bs);
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &ours));
-  nthreads = ours ? ((Mat_SeqBSRCustom *)B->spptr)->set.nthreads : MatBSRCustomDefaultThreads();
-  if (nvals < 16384) nthreads = 1; /* a team costs more than the pass */
-  PetscCall(MatSeqBSRCustomCOOArray(B, PETSC_TRUE, &a));
+  for (int k = 0; k < 2; k++) {
+    PetscInt        n, bs;
+    const PetscInt *ia, *ja;
+    if (!B[k]) continue;
+    PetscCall(MatGetBlockSize(B[k], &bs));
+    PetscCall(MatBSRCustomGetStructure_Private(B[k], PETSC_TRUE, &n, &ia, &ja));
+    PetscCheck((PetscCount)ia[n] * bs * bs == sc->nvals[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map holds %" PetscInt_FMT " values, the matrix %" PetscCount_FMT, sc->nvals[k], (PetscCount)ia[n] * bs * bs);
+    PetscCall(MatSeqBSRCustomCOOArray(B[k], PETSC_TRUE, &a[k]));
+  }
   if (!v && !r) {
-    if (insert) PetscCall(PetscArrayzero(a, nvals));
+    for (int k = 0; k < 2; k++)
+      if (insert && a[k]) PetscCall(PetscArrayzero(a[k], sc->nvals[k]));
   } else {
-    /* block row by block row, and in one the values of its scalar rows in turn, as a scalar row's
-       values lie in the caller's array (an element matrix's row is contiguous there): the gathers of
-       v then walk few cache lines at a time, which the blocks' column-major order would not */
-#define BSRC_COO_SUM(SOURCE) \
+    /* thread t: its values zeroed, then its pairs in the order given (the caller's array read as a stream) */
+#define BSRC_COO_ADD(SOURCE) \
   do { \
-    _Pragma("omp parallel for num_threads((int)nthreads) schedule(static)") \
-    for (PetscInt br = 0; br < n; br++) { \
-      for (PetscInt i = 0; i < bs; i++) { \
-        for (PetscInt blk = ia[br]; blk < ia[br + 1]; blk++) { \
-          for (PetscInt c = 0; c < bs; c++) { \
-            const PetscCount p   = (PetscCount)blk * bs2 + c * bs + i; \
-            PetscScalar      sum = 0.0; \
-            for (PetscInt k = jmap[p]; k < jmap[p + 1]; k++) sum += SOURCE(perm[k]); \
-            a[p] = insert ? sum : a[p] + sum; \
-          } \
+    _Pragma("omp parallel for num_threads((int)nthreads) schedule(static, 1)") \
+    for (PetscInt t = 0; t < nthreads; t++) { \
+      if (insert) { \
+        for (PetscInt d = vbound[t]; d < PetscMin(vbound[t + 1], n0); d++) a[0][d] = 0.0; \
+        for (PetscInt d = PetscMax(vbound[t], n0); d < vbound[t + 1]; d++) a[1][d - n0] = 0.0; \
+      } \
+      if (vbound[t + 1] <= n0) { \
+        PetscScalar *a0 = a[0]; \
+        for (PetscInt j = off[t]; j < off[t + 1]; j++) a0[dst[j]] += SOURCE(src[j]); \
+      } else { \
+        for (PetscInt j = off[t]; j < off[t + 1]; j++) { \
+          const PetscInt d = dst[j]; \
+          if (d < n0) a[0][d] += SOURCE(src[j]); \
+          else a[1][d - n0] += SOURCE(src[j]); \
         } \
       } \
     } \
   } while (0)
 #define BSRC_COO_OWN(q)   v[q]
 #define BSRC_COO_MIXED(q) ((q) < nv ? (v ? v[q] : 0.0) : r[(q)-nv])
-    if (!r) BSRC_COO_SUM(BSRC_COO_OWN); /* one rank: every coordinate is in v */
-    else BSRC_COO_SUM(BSRC_COO_MIXED);
+    if (!r) BSRC_COO_ADD(BSRC_COO_OWN); /* one rank: every coordinate is in v */
+    else BSRC_COO_ADD(BSRC_COO_MIXED);
 #undef BSRC_COO_OWN
 #undef BSRC_COO_MIXED
-#undef BSRC_COO_SUM
+#undef BSRC_COO_ADD
   }
-  PetscCall(MatSeqBSRCustomCOOArray(B, PETSC_FALSE, &a));
-  PetscCall(PetscObjectStateIncrease((PetscObject)B));
-  PetscCall(PetscLogFlops((PetscLogDouble)(jmap[nvals])));
+  for (int k = 0; k < 2; k++) {
+    if (!B[k]) continue;
+    PetscCall(MatSeqBSRCustomCOOArray(B[k], PETSC_FALSE, &a[k]));
+    PetscCall(PetscObjectStateIncrease((PetscObject)B[k]));
+  }
+  PetscCall(PetscLogFlops((PetscLogDouble)off[nthreads]));
   PetscFunctionReturn(0);
 }
 
@@ -119,7 +127,6 @@ static PetscErrorCode MatSetPreallocationCOO_SeqBSRCustom(Mat A, PetscCount n, P
   nb = A->cmap->n / bs;
   PetscCall(MatBSRCustomCOOCheckRange_Private(A, n, coo_i, coo_j));
   PetscCall(MatBSRCustomCOOBuild_Private(n, coo_i, coo_j, bs, mb, nb, nb, part));
-  PetscCall(MatBSRCustomCOOPartFree_Private(&part[1])); /* empty: every column is local */
   PetscCall(MatSeqBAIJSetPreallocationCSR(A, bs, part[0].ia, part[0].ja, NULL));
   /* the map holds only where SeqBAIJ keeps exactly these blocks, in this order */
   PetscCall(MatBSRCustomGetStructure_Private(A, PETSC_TRUE, &nrows, &ia, &ja));
@@ -127,10 +134,10 @@ static PetscErrorCode MatSetPreallocationCOO_SeqBSRCustom(Mat A, PetscCount n, P
   if (same) PetscCall(PetscArraycmp(ia, part[0].ia, mb + 1, &same));
   if (same) PetscCall(PetscArraycmp(ja, part[0].ja, ia[mb], &same));
   PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ did not keep the blocks of the COO preallocation");
-  PetscCall(MatBSRCustomCOOPartFreeStructure_Private(&part[0]));
-
   PetscCall(PetscNew(&coo));
-  coo->map  = part[0];
+  PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)n, ((Mat_SeqBSRCustom *)A->spptr)->set.nthreads, &coo->sc));
+  PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
+  PetscCall(MatBSRCustomCOOPartFree_Private(&part[1])); /* empty: every column is local */
   coo->ncoo = n;
   /* MatSetPreallocationCOO() counts a new nonzero structure once this returns (PETSc 3.18 to 3.25) */
   coo->nonzerostate = A->nonzerostate + 1;
@@ -139,7 +146,8 @@ static PetscErrorCode MatSetPreallocationCOO_SeqBSRCustom(Mat A, PetscCount n, P
   PetscCall(BSRCContainerSetDestroy(container, MatSeqBSRCustomCOODestroy));
   PetscCall(PetscObjectCompose((PetscObject)A, "MatSeqBSRCustomCOO", (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
-  PetscCall(PetscInfo(A, "COO preallocation: %" PetscCount_FMT " coordinates, %" PetscInt_FMT " blocks of %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " coordinates kept\n", n, ia[mb], bs, bs, coo->map.jmap[coo->map.nvals]));
+  PetscCall(PetscInfo(A, "COO preallocation: %" PetscCount_FMT " coordinates, %" PetscInt_FMT " blocks of %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " coordinates kept, %" PetscInt_FMT " threads\n", n, ia[mb], bs, bs, coo->sc.off[coo->sc.nthreads],
+                      coo->sc.nthreads));
   PetscFunctionReturn(0);
 }
 
@@ -154,7 +162,10 @@ static PetscErrorCode MatSetValuesCOO_SeqBSRCustom(Mat A, const PetscScalar v[],
   PetscCall(PetscContainerGetPointer(container, (void **)&coo));
   PetscCheck(A->nonzerostate == coo->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero structure changed since MatSetPreallocationCOO(): call it again before MatSetValuesCOO()");
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO() takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
-  PetscCall(MatSeqBSRCustomCOOSetValues_Private(A, &coo->map, coo->ncoo, v, NULL, mode));
+  {
+    Mat B[2] = {A, NULL};
+    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, NULL, mode));
+  }
   PetscFunctionReturn(0);
 }
 
