@@ -74,34 +74,40 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const 
     for (int k = 0; k < 2; k++)
       if (insert && a[k]) PetscCall(PetscArrayzero(a[k], sc->nvals[k]));
   } else {
-    /* thread t: its values zeroed, then its pairs in the order given (the caller's array read as a stream) */
-#define BSRC_COO_ADD(SOURCE) \
-  do { \
-    _Pragma("omp parallel for num_threads((int)nthreads) schedule(static, 1)") \
-    for (PetscInt t = 0; t < nthreads; t++) { \
-      if (insert) { \
-        for (PetscInt d = vbound[t]; d < PetscMin(vbound[t + 1], n0); d++) a[0][d] = 0.0; \
-        for (PetscInt d = PetscMax(vbound[t], n0); d < vbound[t + 1]; d++) a[1][d - n0] = 0.0; \
-      } \
-      if (vbound[t + 1] <= n0) { \
-        PetscScalar *a0 = a[0]; \
-        for (PetscInt j = off[t]; j < off[t + 1]; j++) a0[dst[j]] += SOURCE(src[j]); \
-      } else { \
-        for (PetscInt j = off[t]; j < off[t + 1]; j++) { \
-          const PetscInt d = dst[j]; \
-          if (d < n0) a[0][d] += SOURCE(src[j]); \
-          else a[1][d - n0] += SOURCE(src[j]); \
-        } \
-      } \
-    } \
-  } while (0)
-#define BSRC_COO_OWN(q)   v[q]
-#define BSRC_COO_MIXED(q) ((q) < nv ? (v ? v[q] : 0.0) : r[(q)-nv])
-    if (!r) BSRC_COO_ADD(BSRC_COO_OWN); /* one rank: every coordinate is in v */
-    else BSRC_COO_ADD(BSRC_COO_MIXED);
-#undef BSRC_COO_OWN
-#undef BSRC_COO_MIXED
-#undef BSRC_COO_ADD
+    /* thread t: its values zeroed, then its pairs in the order given (the caller's array read as a
+       stream): first those from v, then (several ranks) those from r, the sources being ascending */
+#pragma omp parallel for num_threads((int)nthreads) schedule(static, 1)
+    for (PetscInt t = 0; t < nthreads; t++) {
+      PetscInt lo = off[t], hi = off[t + 1], mid;
+      if (insert) {
+        for (PetscInt d = vbound[t]; d < PetscMin(vbound[t + 1], n0); d++) a[0][d] = 0.0;
+        for (PetscInt d = PetscMax(vbound[t], n0); d < vbound[t + 1]; d++) a[1][d - n0] = 0.0;
+      }
+      while (lo < hi) { /* the first pair whose source is in r */
+        mid = lo + (hi - lo) / 2;
+        if (src[mid] < nv) lo = mid + 1;
+        else hi = mid;
+      }
+      mid = lo;
+      if (vbound[t + 1] <= n0) { /* only part 0's values */
+        PetscScalar *a0 = a[0];
+        if (v)
+          for (PetscInt j = off[t]; j < mid; j++) a0[dst[j]] += v[src[j]];
+        for (PetscInt j = mid; j < off[t + 1]; j++) a0[dst[j]] += r[src[j] - nv];
+      } else {
+        if (v)
+          for (PetscInt j = off[t]; j < mid; j++) {
+            const PetscInt d = dst[j];
+            if (d < n0) a[0][d] += v[src[j]];
+            else a[1][d - n0] += v[src[j]];
+          }
+        for (PetscInt j = mid; j < off[t + 1]; j++) {
+          const PetscInt d = dst[j];
+          if (d < n0) a[0][d] += r[src[j] - nv];
+          else a[1][d - n0] += r[src[j] - nv];
+        }
+      }
+    }
   }
   for (int k = 0; k < 2; k++) {
     if (!B[k]) continue;
