@@ -7,7 +7,7 @@ of lower layers).
     check_import_graph.py <build dir> <source dir> [--print]
 
 Layers, top to bottom (docs/design.md draws them):
-    bsrcustom.c                  the package: registration, public constructors
+    bsrcustom.c, cooblocked      the package: registration, public constructors, block COO
     mpi/                         MATMPIBSRCUSTOM
     seq/                         MATSEQBSRCUSTOM (also the MPI type's blocks)
     lifecycle, derived, aijtwin, factor, coo  what both types share
@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 PKG = "src/mat/impls/bsrcustom"
-LAYERS = [("bsrcustom.c",), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomaijtwin.c", "bsrcustomfactor.c", "bsrcustomcoo.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c")]
+LAYERS = [("bsrcustom.c", "bsrcustomcooblocked.c"), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomaijtwin.c", "bsrcustomfactor.c", "bsrcustomcoo.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c")]
 
 
 def layer(f):

@@ -13,6 +13,9 @@ static const char help[] = "COO assembly (MatSetPreallocationCOO / MatSetValuesC
      ksp_gamg            MATAIJ's and the same solution; then new values (MatSetValuesCOO) and the same
                          KSP again: the PC follows (inverted blocks, GAMG's operators)
      repreallocate       a second MatSetPreallocationCOO with other coordinates on an assembled matrix
+     blocked_bs<2,3>     MatBSRCustomSetPreallocationCOOBlocked / MatBSRCustomSetValuesCOOBlocked (blocks
+                         with negative block indices, duplicates, in other ranks' rows) against MATAIJ's
+                         COO with the scalar coordinates made here; INSERT, ADD; a block outside
      bad_outside         a coordinate outside the matrix (on rank 0 only): PETSC_ERR_ARG_OUTOFRANGE on
                          every rank, naming it
      bad_structure       MatSetValuesCOO after a new block was added: PETSC_ERR_ARG_WRONGSTATE
@@ -375,6 +378,99 @@ static PetscErrorCode CheckError(TestContext *ctx, PetscErrorCode got, PetscErro
   PetscFunctionReturn(0);
 }
 
+/* The element list in blocks: one block a node pair of an element, bs x bs values row by row; every
+   7th block with a negative block row or column, the first tenth again (duplicates) */
+static PetscErrorCode MakeBlockList(TestContext *ctx, PetscInt nx, PetscInt bs, COOList *L)
+{
+  const PetscInt ne = nx - 1, bs2 = bs * bs;
+  PetscCount     cap = 0, n = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt e = ctx->rank; e < ne * ne * ne; e += ctx->size) cap += 64;
+  cap += cap / 10;
+  PetscCall(PetscMalloc3(cap, &L->i, cap, &L->j, cap * bs2, &L->v));
+  for (PetscInt e = ctx->rank; e < ne * ne * ne; e += ctx->size) {
+    PetscInt ex = e % ne, ey = (e / ne) % ne, ez = e / (ne * ne), node[8];
+    for (PetscInt a = 0; a < 8; a++) node[a] = (ex + (a & 1)) + nx * ((ey + ((a >> 1) & 1)) + nx * (ez + ((a >> 2) & 1)));
+    for (PetscInt a = 0; a < 8; a++) {
+      for (PetscInt b = 0; b < 8; b++) {
+        L->i[n] = n % 7 == 3 ? -1 : node[a];
+        L->j[n] = n % 7 == 5 ? -2 : node[b];
+        for (PetscInt q = 0; q < bs2; q++) L->v[n * bs2 + q] = HashValue(e, a, b, q);
+        n++;
+      }
+    }
+  }
+  for (PetscCount k = 0, first = n / 10; k < first; k++) {
+    L->i[n] = L->i[k];
+    L->j[n] = L->j[k];
+    for (PetscInt q = 0; q < bs2; q++) L->v[n * bs2 + q] = HashValue(-1, (PetscInt)k, 7, q);
+    n++;
+  }
+  L->n = n;
+  PetscFunctionReturn(0);
+}
+
+/* The scalar list of a block list, made here: value (r, c) of block k is coordinate k*bs*bs + r*bs + c */
+static PetscErrorCode ScalarListOf(const COOList *B, PetscInt bs, COOList *L)
+{
+  const PetscInt bs2 = bs * bs;
+
+  PetscFunctionBegin;
+  L->n = B->n * bs2;
+  PetscCall(PetscMalloc3(L->n, &L->i, L->n, &L->j, L->n, &L->v));
+  for (PetscCount k = 0; k < B->n; k++) {
+    for (PetscInt r = 0; r < bs; r++) {
+      for (PetscInt c = 0; c < bs; c++) {
+        const PetscCount q = k * bs2 + r * bs + c;
+        L->i[q]            = B->i[k] < 0 || B->j[k] < 0 ? -1 : B->i[k] * bs + r;
+        L->j[q]            = B->i[k] < 0 || B->j[k] < 0 ? -1 : B->j[k] * bs + c;
+        L->v[q]            = B->v[q];
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Blocked(TestContext *ctx)
+{
+  const PetscInt bs = ctx->param, nx = 5;
+  COOList        B, L;
+  Mat            A, R;
+  PetscScalar   *v;
+
+  PetscFunctionBegin;
+  PetscCall(MakeBlockList(ctx, nx, bs, &B));
+  PetscCall(ScalarListOf(&B, bs, &L));
+  PetscCall(MakeMatrix(ctx, MATBSRCUSTOM, nx, bs, &A));
+  PetscCall(MakeMatrix(ctx, MATAIJ, nx, bs, &R));
+  PetscCall(MatBSRCustomSetPreallocationCOOBlocked(A, B.n, B.i, B.j));
+  PetscCall(PreallocateCOO(R, &L));
+  PetscCall(MatBSRCustomSetValuesCOOBlocked(A, B.v, INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, L.v, INSERT_VALUES));
+  PetscCall(CompareWithAIJ(ctx, A, R, "blocked insert"));
+  PetscCall(PetscMalloc1(L.n, &v));
+  PetscCall(NewValues(&L, 5, v));
+  PetscCall(MatBSRCustomSetValuesCOOBlocked(A, v, ADD_VALUES));
+  PetscCall(MatSetValuesCOO(R, v, ADD_VALUES));
+  PetscCall(CompareWithAIJ(ctx, A, R, "blocked add"));
+  PetscCall(NewValues(&L, 6, v));
+  PetscCall(MatBSRCustomSetValuesCOOBlocked(A, v, INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, v, INSERT_VALUES));
+  PetscCall(CompareWithAIJ(ctx, A, R, "blocked insert again"));
+  PetscCall(PetscFree(v));
+  PetscCall(MatDestroy(&A));
+  /* a block outside: every rank stops, rank 0 naming it */
+  if (ctx->rank == 0 && B.n > 2) B.j[2] = nx * nx * nx;
+  PetscCall(MakeMatrix(ctx, MATBSRCUSTOM, nx, bs, &A));
+  EXPECT_ERROR(MatBSRCustomSetPreallocationCOOBlocked(A, B.n, B.i, B.j), PETSC_ERR_ARG_OUTOFRANGE, ctx->rank == 0 ? "COO block 2 (block row" : "another rank");
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&R));
+  PetscCall(COOListFree(&B));
+  PetscCall(COOListFree(&L));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode BadOutside(TestContext *ctx)
 {
   const PetscInt bs = 2, nx = 3;
@@ -439,8 +535,8 @@ static PetscErrorCode BadNoPreallocation(TestContext *ctx)
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"values_bs1", Values, 1}, {"values_bs2", Values, 2},           {"values_bs3", Values, 3},      {"values_bs6", Values, 6},          {"ksp_pbjacobi", Solve, 0},
-    {"ksp_gamg", Solve, 1},    {"repreallocate", Repreallocate, 0}, {"bad_outside", BadOutside, 0}, {"bad_structure", BadStructure, 0}, {"bad_no_preallocation", BadNoPreallocation, 0},
+    {"values_bs1", Values, 1},           {"values_bs2", Values, 2},   {"values_bs3", Values, 3},   {"values_bs6", Values, 6},      {"ksp_pbjacobi", Solve, 0},         {"ksp_gamg", Solve, 1},
+    {"repreallocate", Repreallocate, 0}, {"blocked_bs2", Blocked, 2}, {"blocked_bs3", Blocked, 3}, {"bad_outside", BadOutside, 0}, {"bad_structure", BadStructure, 0}, {"bad_no_preallocation", BadNoPreallocation, 0},
   };
   int status;
 
