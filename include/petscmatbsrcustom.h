@@ -92,6 +92,10 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscbsrcustom(void);
 
 PETSC_EXTERN PetscErrorCode MatCreateBSRCustom(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
 
+/* COO assembly with coordinates of whole blocks (block rows and columns, bs x bs values each, row by
+   row): the block form of MatSetPreallocationCOO() / MatSetValuesCOO() (bsrcustomcooblocked.c) */
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetPreallocationCOOBlocked(Mat, PetscCount, const PetscInt[], const PetscInt[]);
+PETSC_EXTERN PetscErrorCode MatBSRCustomSetValuesCOOBlocked(Mat, const PetscScalar[], InsertMode);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetChunksPerThread(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBSRCustomGetChunksPerThread(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatBSRCustomSetCPUStreams(Mat, PetscInt);

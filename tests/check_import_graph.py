@@ -7,10 +7,10 @@ of lower layers).
     check_import_graph.py <build dir> <source dir> [--print]
 
 Layers, top to bottom (docs/design.md draws them):
-    bsrcustom.c                  the package: registration, public constructors
+    bsrcustom.c, cooblocked      the package: registration, public constructors, block COO
     mpi/                         MATMPIBSRCUSTOM
     seq/                         MATSEQBSRCUSTOM (also the MPI type's blocks)
-    lifecycle, derived, submatrixroute, convertviaaij, gamgclassical, aijtwin, factor  what both types share
+    lifecycle, derived, submatrixroute, convertviaaij, gamgclassical, aijtwin, factor, coo  what both types share
     options/                     settings, their options and public setters
     backends/                    the seam (bsrcustombackend.c) and the cpu/ and gpu/ backends behind it
     common, utils, node          log events, helpers every layer uses, the node and default threads
@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 PKG = "src/mat/impls/bsrcustom"
-LAYERS = [("bsrcustom.c",), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomsubmatrixroute.c", "bsrcustomconvertviaaij.c", "bsrcustomgamgclassical.c", "bsrcustomaijtwin.c", "bsrcustomfactor.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c", "bsrcustomnode.c")]
+LAYERS = [("bsrcustom.c", "bsrcustomcooblocked.c"), ("mpi/",), ("seq/",), ("bsrcustomlifecycle.c", "bsrcustomderived.c", "bsrcustomsubmatrixroute.c", "bsrcustomconvertviaaij.c", "bsrcustomgamgclassical.c", "bsrcustomaijtwin.c", "bsrcustomfactor.c", "bsrcustomcoo.c"), ("options/",), ("backends/",), ("bsrcustomcommon.c", "bsrcustomutils.c", "bsrcustomnode.c")]
 
 
 def layer(f):

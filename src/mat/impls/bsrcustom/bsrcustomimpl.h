@@ -123,6 +123,42 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomRestoreArrayRead_Private(Mat A, const
    (on several ranks: a change of the local or ghost block's values, seen through their states). Every
    copy derived from A's values keys on this (bsrcustomutils.c; "MatBSRCustomSyncState_C") */
 PETSC_INTERN PetscErrorCode MatBSRCustomValuesState_Private(Mat A, PetscObjectState *state);
+/* The block map of a COO list (bsrcustomcoo.c). rows[e]: a local scalar row; cols[e]: a scalar column
+   key * bs + c in a compact space of nkeys block columns; either negative: ignored. Block columns
+   (keys) below nsplit go to part[0], the others to part[1] with keys less nsplit (the MPI type's local
+   and ghost blocks; one rank: nsplit = nkeys). Each part: its blocks as a block CSR over the mb block
+   rows, columns sorted, and for each of its nvals stored values (block p, column-major: p * bs^2 +
+   c * bs + i) the coordinates that land there, perm[jmap[v] .. jmap[v + 1]), in the order given.
+   jmap and perm hold coordinate counts and positions, PetscInt (at most PETSC_MAX_INT coordinates on
+   a rank): half the memory traffic of MatSetValuesCOO's pass where PetscInt has 32 bits. */
+typedef struct {
+  PetscInt  *ia, *ja;
+  PetscCount nvals;
+  PetscInt  *jmap, *perm;
+} MatBSRCustomCOOPart;
+/* What MatSetValuesCOO runs, made from a map's two parts (their values one after the other, part 0's
+   first): the coordinates as (source, destination value) pairs, grouped by the thread that owns the
+   destination (thread t: values vbound[t] .. vbound[t + 1], about equal shares of the coordinates) and
+   in the order given within a group, so that each thread reads the caller's values as a stream and adds
+   them into values no other thread writes. Sources: positions in the caller's array (then, on several
+   ranks, in the received values). */
+typedef struct {
+  PetscInt  nthreads;
+  PetscInt *off;    /* nthreads + 1: thread t's pairs */
+  PetscInt *src;    /* the pairs' sources */
+  PetscInt *dst;    /* the pairs' destinations, in the values of part 0 then part 1 */
+  PetscInt *vbound; /* nthreads + 1 */
+  PetscInt  nvals[2];
+} MatBSRCustomCOOScatter;
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nthreads, MatBSRCustomCOOScatter *sc);
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterFree_Private(MatBSRCustomCOOScatter *sc);
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const PetscInt rows[], const PetscInt cols[], PetscInt bs, PetscInt mb, PetscInt nkeys, PetscInt nsplit, MatBSRCustomCOOPart part[2]);
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFreeStructure_Private(MatBSRCustomCOOPart *part);
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFree_Private(MatBSRCustomCOOPart *part);
+/* a coordinate outside A (global indices; negative ones are ignored) is PETSC_ERR_ARG_OUTOFRANGE on
+   every rank of A (collective) */
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOCheckRange_Private(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[]);
+
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */
 PETSC_INTERN PetscErrorCode MatBSRCustomRegisterFactors_Private(void);
 /* PCGAMG registered again, so that its classical AMG is given our AIJ copy (bsrcustomgamgclassical.c) */

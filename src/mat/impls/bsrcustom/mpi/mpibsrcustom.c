@@ -597,6 +597,7 @@ static PetscErrorCode MatMPIBSRCustomComposeMethods(Mat A, PetscBool install, Pe
 #undef BSRC_COMPOSE
   PetscCall(MatBSRCustomComposeAIJProducts_Private(A, MATMPIBSRCUSTOM, install));
   PetscCall(MatMPIBSRCustomComposeGalerkinProducts_Private(A, install));
+  PetscCall(MatMPIBSRCustomComposeCOO_Private(A, install));
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(targets); i++) {
     void (*f)(void) = NULL;
     PetscCall(PetscSNPrintf(from, sizeof(from), "MatConvert_mpibaij_%s_C", targets[i]));

@@ -83,6 +83,8 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomFollowStructure_Private(Mat A, Mat Ad
 /* AIJ-style preallocation (mpibsrcustomaijstyle.c), as seqbsrcustom's: counts and CSR per scalar row */
 PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[]);
 PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocationCSR_MPIBSRCustom(Mat A, const PetscInt i[], const PetscInt j[], const PetscScalar v[]);
+/* COO assembly (mpibsrcustomcoo.c): MatSetPreallocationCOO / MatSetValuesCOO composed on A (install) or removed */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeCOO_Private(Mat A, PetscBool install);
 /* GAMG's block products A P and P^T A P on several ranks (mpibsrcustomgalerkin.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install);
 

@@ -329,6 +329,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, Pe
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSeqBAIJSetPreallocation_C", restore ? ((Mat_SeqBSRCustom *)A->spptr)->baij_seqbaijsetpreallocation : NULL));
   }
   PetscCall(MatSeqBSRCustomComposeValueRoutes_Private(A, install, restore));
+  PetscCall(MatSeqBSRCustomComposeCOO_Private(A, install));
   PetscCall(MatSeqBSRCustomComposeBAIJConverters(A, install));
   PetscCall(MatBSRCustomComposeAIJProducts_Private(A, MATSEQBSRCUSTOM, install));
   PetscCall(MatSeqBSRCustomComposeGalerkinProducts_Private(A, install));

@@ -121,6 +121,11 @@ PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscI
 PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocationCSR_SeqBSRCustom(Mat A, const PetscInt i[], const PetscInt j[], const PetscScalar v[]);
 /* out = alpha*A*x + beta*in on A's backend; between: the calling thread's work between its tasks on
    the cpu backend (mpibsrcustom: MPI progress of the halo exchange); may be NULL */
+/* COO assembly (seqbsrcustomcoo.c): MatSetPreallocationCOO / MatSetValuesCOO composed on A (install) or
+   removed; the values of B[0] and B[1] (NULL on one rank; the MPI type's local and ghost blocks) from
+   the coordinates' values through sc (sources q < nv: v[q], after: r[q - nv]), their states increased */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeCOO_Private(Mat A, PetscBool install);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], const PetscScalar r[], InsertMode mode);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 
 #endif

@@ -1,0 +1,184 @@
+/*
+   COO assembly of a seqbsrcustom matrix (MatSetPreallocationCOO / MatSetValuesCOO), in blocks:
+
+   - the preallocation makes the blocks the coordinates touch (bsrcustomcoo.c's block map), preallocates
+     SeqBAIJ with exactly those (zeros, assembled) and keeps, for every coordinate, the stored value it
+     lands on, grouped by the OpenMP thread that owns that value (the matrix's threads at preallocation);
+   - MatSetValuesCOO is then one parallel pass: each thread zeroes its values (INSERT_VALUES: a value no
+     coordinate gives becomes 0, as it is not in AIJ's pattern) and adds its coordinates' values into
+     them in the order given, reading the caller's array as a stream (an element list's values are
+     scattered into few blocks at a time, which stay in cache; gathering each stored value's
+     coordinates instead, as AIJ's COO does, jumps through the caller's array). No MatSetValues, no
+     assembly of ours; the state increase after it moves every copy that follows the values
+     (transposed, AIJ, device, inverted blocks).
+
+   The values kernel is also the MPI type's, for its local and ghost blocks (mpi/mpibsrcustomcoo.c).
+*/
+#include "seqbsrcustomimpl.h"
+
+/* what MatSetPreallocationCOO leaves on A for MatSetValuesCOO */
+typedef struct {
+  MatBSRCustomCOOScatter sc;           /* the coordinates' places in A's stored values, by thread */
+  PetscCount             ncoo;         /* coordinates given, the length of MatSetValuesCOO's array */
+  PetscObjectState       nonzerostate; /* A's nonzero structure the map is for */
+} MatSeqBSRCustomCOO;
+
+static PetscErrorCode MatSeqBSRCustomCOODestroy(void *arg)
+{
+  MatSeqBSRCustomCOO *coo = (MatSeqBSRCustomCOO *)BSRC_CTX_OF(arg);
+
+  PetscFunctionBegin;
+  PetscCall(MatBSRCustomCOOScatterFree_Private(&coo->sc));
+  PetscCall(PetscFree(coo));
+  PetscFunctionReturn(0);
+}
+
+/* B's values, SeqBAIJ's array, through SeqBAIJ's own methods where B is ours (our restore would count
+   the access as a change before the values are in) */
+static PetscErrorCode MatSeqBSRCustomCOOArray(Mat B, PetscBool get, PetscScalar **a)
+{
+  PetscBool ours;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &ours));
+  if (ours && get) PetscCall((*((Mat_SeqBSRCustom *)B->spptr)->baij_getarray)(B, a));
+  else if (ours) PetscCall((*((Mat_SeqBSRCustom *)B->spptr)->baij_restorearray)(B, a));
+  else if (get) PetscCall(MatSeqBAIJGetArray(B, a));
+  else PetscCall(MatSeqBAIJRestoreArray(B, a));
+  PetscFunctionReturn(0);
+}
+
+/* The stored values of B[0] and B[1] (a seqbsrcustom, or the SeqBAIJ blocks of an MPI matrix; B[1]
+   NULL on one rank) from the coordinates' values: each value (ADD_VALUES: its value +) the sum of
+   the values of the coordinates that land there, src[q] being v[q] for q < nv and r[q - nv] after
+   (what an MPI rank received); v NULL: zeros. Each thread of sc zeroes (INSERT_VALUES) and adds into
+   its own values only. Then the blocks' object states increase. */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], const PetscScalar r[], InsertMode mode)
+{
+  const PetscInt *src = sc->src, *dst = sc->dst, *off = sc->off, *vbound = sc->vbound, n0 = sc->nvals[0];
+  const PetscBool insert   = (PetscBool)(mode == INSERT_VALUES);
+  PetscScalar    *a[2]     = {NULL, NULL};
+  PetscInt        nthreads = sc->nthreads;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    PetscInt        n, bs;
+    const PetscInt *ia, *ja;
+    if (!B[k]) continue;
+    PetscCall(MatGetBlockSize(B[k], &bs));
+    PetscCall(MatBSRCustomGetStructure_Private(B[k], PETSC_TRUE, &n, &ia, &ja));
+    PetscCheck((PetscCount)ia[n] * bs * bs == sc->nvals[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map holds %" PetscInt_FMT " values, the matrix %" PetscCount_FMT, sc->nvals[k], (PetscCount)ia[n] * bs * bs);
+    PetscCall(MatSeqBSRCustomCOOArray(B[k], PETSC_TRUE, &a[k]));
+  }
+  if (!v && !r) {
+    for (int k = 0; k < 2; k++)
+      if (insert && a[k]) PetscCall(PetscArrayzero(a[k], sc->nvals[k]));
+  } else {
+    /* thread t: its values zeroed, then its pairs in the order given (the caller's array read as a
+       stream): first those from v, then (several ranks) those from r, the sources being ascending */
+#pragma omp parallel for num_threads((int)nthreads) schedule(static, 1)
+    for (PetscInt t = 0; t < nthreads; t++) {
+      PetscInt lo = off[t], hi = off[t + 1], mid;
+      if (insert) {
+        for (PetscInt d = vbound[t]; d < PetscMin(vbound[t + 1], n0); d++) a[0][d] = 0.0;
+        for (PetscInt d = PetscMax(vbound[t], n0); d < vbound[t + 1]; d++) a[1][d - n0] = 0.0;
+      }
+      while (lo < hi) { /* the first pair whose source is in r */
+        mid = lo + (hi - lo) / 2;
+        if (src[mid] < nv) lo = mid + 1;
+        else hi = mid;
+      }
+      mid = lo;
+      if (vbound[t + 1] <= n0) { /* only part 0's values */
+        PetscScalar *a0 = a[0];
+        if (v)
+          for (PetscInt j = off[t]; j < mid; j++) a0[dst[j]] += v[src[j]];
+        for (PetscInt j = mid; j < off[t + 1]; j++) a0[dst[j]] += r[src[j] - nv];
+      } else {
+        if (v)
+          for (PetscInt j = off[t]; j < mid; j++) {
+            const PetscInt d = dst[j];
+            if (d < n0) a[0][d] += v[src[j]];
+            else a[1][d - n0] += v[src[j]];
+          }
+        for (PetscInt j = mid; j < off[t + 1]; j++) {
+          const PetscInt d = dst[j];
+          if (d < n0) a[0][d] += r[src[j] - nv];
+          else a[1][d - n0] += r[src[j] - nv];
+        }
+      }
+    }
+  }
+  for (int k = 0; k < 2; k++) {
+    if (!B[k]) continue;
+    PetscCall(MatSeqBSRCustomCOOArray(B[k], PETSC_FALSE, &a[k]));
+    PetscCall(PetscObjectStateIncrease((PetscObject)B[k]));
+  }
+  PetscCall(PetscLogFlops((PetscLogDouble)off[nthreads]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_SeqBSRCustom(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
+{
+  PetscInt            bs, mb, nb, nrows;
+  const PetscInt     *ia, *ja;
+  MatBSRCustomCOOPart part[2];
+  MatSeqBSRCustomCOO *coo;
+  PetscContainer      container;
+  PetscBool           same;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetBlockSize(A, &bs));
+  mb = A->rmap->n / bs;
+  nb = A->cmap->n / bs;
+  PetscCall(MatBSRCustomCOOCheckRange_Private(A, n, coo_i, coo_j));
+  PetscCall(MatBSRCustomCOOBuild_Private(n, coo_i, coo_j, bs, mb, nb, nb, part));
+  PetscCall(MatSeqBAIJSetPreallocationCSR(A, bs, part[0].ia, part[0].ja, NULL));
+  /* the map holds only where SeqBAIJ keeps exactly these blocks, in this order */
+  PetscCall(MatBSRCustomGetStructure_Private(A, PETSC_TRUE, &nrows, &ia, &ja));
+  same = (PetscBool)(nrows == mb && ia[mb] == part[0].ia[mb]);
+  if (same) PetscCall(PetscArraycmp(ia, part[0].ia, mb + 1, &same));
+  if (same) PetscCall(PetscArraycmp(ja, part[0].ja, ia[mb], &same));
+  PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ did not keep the blocks of the COO preallocation");
+  PetscCall(PetscNew(&coo));
+  PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)n, ((Mat_SeqBSRCustom *)A->spptr)->set.nthreads, &coo->sc));
+  PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
+  PetscCall(MatBSRCustomCOOPartFree_Private(&part[1])); /* empty: every column is local */
+  coo->ncoo = n;
+  /* MatSetPreallocationCOO() counts a new nonzero structure once this returns (PETSc 3.18 to 3.25) */
+  coo->nonzerostate = A->nonzerostate + 1;
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, coo));
+  PetscCall(BSRCContainerSetDestroy(container, MatSeqBSRCustomCOODestroy));
+  PetscCall(PetscObjectCompose((PetscObject)A, "MatSeqBSRCustomCOO", (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(PetscInfo(A, "COO preallocation: %" PetscCount_FMT " coordinates, %" PetscInt_FMT " blocks of %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " coordinates kept, %" PetscInt_FMT " threads\n", n, ia[mb], bs, bs, coo->sc.off[coo->sc.nthreads],
+                      coo->sc.nthreads));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSetValuesCOO_SeqBSRCustom(Mat A, const PetscScalar v[], InsertMode mode)
+{
+  PetscContainer      container;
+  MatSeqBSRCustomCOO *coo;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, "MatSeqBSRCustomCOO", (PetscObject *)&container));
+  PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() needs MatSetPreallocationCOO() on this matrix first");
+  PetscCall(PetscContainerGetPointer(container, (void **)&coo));
+  PetscCheck(A->nonzerostate == coo->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero structure changed since MatSetPreallocationCOO(): call it again before MatSetValuesCOO()");
+  PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO() takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
+  {
+    Mat B[2] = {A, NULL};
+    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, NULL, mode));
+  }
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeCOO_Private(Mat A, PetscBool install)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", install ? MatSetPreallocationCOO_SeqBSRCustom : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", install ? MatSetValuesCOO_SeqBSRCustom : NULL));
+  PetscFunctionReturn(0);
+}
