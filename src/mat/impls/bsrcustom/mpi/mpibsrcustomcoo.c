@@ -215,7 +215,10 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
     PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, NULL, NULL, NULL, NULL, NULL));
     PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours));
     /* the threads of the local block's products (the matrix's -mat_bsrcustom_threads) */
-    PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), ours ? ((Mat_SeqBSRCustom *)Ad->spptr)->set.nthreads : MatBSRCustomDefaultThreads(), &coo->sc));
+    PetscInt nthreads;
+    if (ours) nthreads = ((Mat_SeqBSRCustom *)Ad->spptr)->set.nthreads;
+    else PetscCall(MatBSRCustomDefaultThreads_Private(&nthreads, NULL, 0));
+    PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), nthreads, &coo->sc));
   }
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[1]));
