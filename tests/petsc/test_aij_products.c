@@ -70,22 +70,6 @@ static PetscErrorCode NewValues(Mat M, int k)
   PetscFunctionReturn(0);
 }
 
-/* ||C - R||_F / ||R||_F */
-static PetscErrorCode RelativeError(Mat C, Mat R, PetscReal *rel)
-{
-  Mat       D;
-  PetscReal nd, nr;
-
-  PetscFunctionBegin;
-  PetscCall(MatConvert(C, MATAIJ, MAT_INITIAL_MATRIX, &D));
-  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
-  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
-  *rel = nd / PetscMax(nr, PETSC_SMALL);
-  PetscCall(MatDestroy(&D));
-  PetscFunctionReturn(0);
-}
-
 /* the product of `type` of (X, Y[, Z]) made from scratch */
 static PetscErrorCode Product(MatProductType type, Mat X, Mat Y, Mat Z, Mat *C)
 {
@@ -123,7 +107,7 @@ static PetscErrorCode Products(TestContext *ctx)
     } else PetscCall(Product(type, A, B, C, &Cours));
     PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &Aaij));
     PetscCall(Product(type, Aaij, B, C, &Cref));
-    PetscCall(RelativeError(Cours, Cref, &rel));
+    PetscCall(TestMatrixRelDiff(Cours, Cref, &rel));
     TEST_CHECK(ctx->comm, rel < 1e-12, ctx->failures, "%s of ours with AIJ, %s product: relative error %g against AIJ copies", MatProductTypes[type], round ? "reused" : "first", (double)rel);
     PetscCall(MatDestroy(&Cref));
     PetscCall(MatDestroy(&Aaij));
@@ -158,9 +142,9 @@ static PetscErrorCode OursSecond(TestContext *ctx)
     PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &Aaij));
     PetscCall(MatMatMult(B, Aaij, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cref));
     PetscCall(MatMatTransposeMult(Aaij, Aaij, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &AAref));
-    PetscCall(RelativeError(Cours, Cref, &rel));
+    PetscCall(TestMatrixRelDiff(Cours, Cref, &rel));
     TEST_CHECK(ctx->comm, rel < 1e-12, ctx->failures, "AIJ times ours (%s): relative error %g", round ? "reused" : "first", (double)rel);
-    PetscCall(RelativeError(AA, AAref, &rel));
+    PetscCall(TestMatrixRelDiff(AA, AAref, &rel));
     TEST_CHECK(ctx->comm, rel < 1e-12, ctx->failures, "ours times ours transposed (%s): relative error %g", round ? "reused" : "first", (double)rel);
     PetscCall(MatDestroy(&Cref));
     PetscCall(MatDestroy(&AAref));

@@ -39,27 +39,6 @@ static PetscErrorCode NewValues(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* ||A x - B x|| / ||B x|| for a random x (A and B of the same layout) */
-static PetscErrorCode SameOperator(Mat A, Mat B, PetscReal *rel)
-{
-  Vec         x, ya, yb;
-  PetscRandom rnd;
-
-  PetscFunctionBegin;
-  PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)B), &rnd));
-  PetscCall(MatCreateVecs(B, &x, &yb));
-  PetscCall(VecDuplicate(yb, &ya));
-  PetscCall(VecSetRandom(x, rnd));
-  PetscCall(MatMult(A, x, ya));
-  PetscCall(MatMult(B, x, yb));
-  PetscCall(TestRelDiff(ya, yb, rel));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&ya));
-  PetscCall(VecDestroy(&yb));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscFunctionReturn(0);
-}
-
 /* the type name of an object, for messages */
 static const char *TypeName(void *obj)
 {
@@ -119,15 +98,15 @@ static PetscErrorCode SubMatrixComponents(TestContext *ctx)
   PetscCall(MatCreateSubMatrix(R, rows, rows, MAT_INITIAL_MATRIX, &SR2));
   PetscCall(IsAIJ(SA, &aij));
   TEST_CHECK(PETSC_COMM_WORLD, aij, ctx->failures, "sub-matrix of components is %s, not AIJ", TypeName(SA));
-  PetscCall(SameOperator(SA, SR, &rel));
+  PetscCall(TestSameOperator(SA, SR, &rel));
   TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "rows 0,1 x columns 2 differ from MATAIJ's by %g", (double)rel);
-  PetscCall(SameOperator(SA2, SR2, &rel));
+  PetscCall(TestSameOperator(SA2, SR2, &rel));
   TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "rows 0,1 x columns 0,1 differ from MATAIJ's by %g", (double)rel);
   PetscCall(NewValues(A));
   PetscCall(NewValues(R));
   PetscCall(MatCreateSubMatrix(A, rows, cols, MAT_REUSE_MATRIX, &SA));
   PetscCall(MatCreateSubMatrix(R, rows, cols, MAT_REUSE_MATRIX, &SR));
-  PetscCall(SameOperator(SA, SR, &rel));
+  PetscCall(TestSameOperator(SA, SR, &rel));
   TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "reused after new values: differs from MATAIJ's by %g", (double)rel);
   /* whole blocks: still ours */
   PetscCall(WholeIS(PETSC_COMM_WORLD, A, &mixed));
@@ -144,7 +123,7 @@ static PetscErrorCode SubMatrixComponents(TestContext *ctx)
     PetscCall(MatCreateSubMatrix(R, mixed, mixed, MAT_INITIAL_MATRIX, &WR));
     PetscCall(IsAIJ(W, &aij));
     TEST_CHECK(PETSC_COMM_WORLD, aij, ctx->failures, "whole blocks on rank 0 only: %s, not AIJ", TypeName(W));
-    PetscCall(SameOperator(W, WR, &rel));
+    PetscCall(TestSameOperator(W, WR, &rel));
     TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "whole blocks on rank 0 only: differs from MATAIJ's by %g", (double)rel);
     PetscCall(MatDestroy(&W));
     PetscCall(MatDestroy(&WR));
@@ -179,7 +158,7 @@ static PetscErrorCode SubMatricesComponents(TestContext *ctx)
   for (int k = 0; k < 2; k++) {
     PetscCall(IsAIJ(SA[k], &aij));
     TEST_CHECK(PETSC_COMM_SELF, aij, ctx->failures, "piece %d is %s, not AIJ", k, TypeName(SA[k]));
-    PetscCall(SameOperator(SA[k], SR[k], &rel));
+    PetscCall(TestSameOperator(SA[k], SR[k], &rel));
     TEST_CHECK(PETSC_COMM_SELF, rel <= 1e-13, ctx->failures, "piece %d differs from MATAIJ's by %g", k, (double)rel);
   }
   PetscCall(NewValues(A));
@@ -187,7 +166,7 @@ static PetscErrorCode SubMatricesComponents(TestContext *ctx)
   PetscCall(MatCreateSubMatrices(A, 2, is, is, MAT_REUSE_MATRIX, &SA));
   PetscCall(MatCreateSubMatrices(R, 2, is, is, MAT_REUSE_MATRIX, &SR));
   for (int k = 0; k < 2; k++) {
-    PetscCall(SameOperator(SA[k], SR[k], &rel));
+    PetscCall(TestSameOperator(SA[k], SR[k], &rel));
     TEST_CHECK(PETSC_COMM_SELF, rel <= 1e-13, ctx->failures, "piece %d reused after new values: differs from MATAIJ's by %g", k, (double)rel);
   }
   PetscCall(MatDestroySubMatrices(2, &SA));
@@ -402,13 +381,13 @@ static PetscErrorCode ConvertBoth(TestContext *ctx, MatType target)
     }
     PetscCall(PetscObjectTypeCompare((PetscObject)CA, target, &istarget));
     TEST_CHECK(PETSC_COMM_WORLD, istarget, ctx->failures, "%s: %s, not %s", what[step], TypeName(CA), target);
-    PetscCall(SameOperator(CA, CR, &rel));
+    PetscCall(TestSameOperator(CA, CR, &rel));
     TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "%s %s: products differ from MATBAIJ's by %g", what[step], target, (double)rel);
-    PetscCall(SameOperator(CA, A, &rel));
+    PetscCall(TestSameOperator(CA, A, &rel));
     TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "%s %s: products differ from the matrix's by %g", what[step], target, (double)rel);
     PetscCall(MatConvert(CA, MATAIJ, MAT_INITIAL_MATRIX, &DA));
     PetscCall(MatConvert(CR, MATAIJ, MAT_INITIAL_MATRIX, &DR));
-    PetscCall(SameOperator(DA, DR, &rel));
+    PetscCall(TestSameOperator(DA, DR, &rel));
     TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "%s %s back to AIJ: differs from MATBAIJ's by %g", what[step], target, (double)rel);
     PetscCall(MatDestroy(&DA));
     PetscCall(MatDestroy(&DR));
@@ -421,7 +400,7 @@ static PetscErrorCode ConvertBoth(TestContext *ctx, MatType target)
     PetscCall(NewValues(A));
     PetscCall(MatConvert(A, target, MAT_INITIAL_MATRIX, &T));
     PetscCall(MatDestroy(&T));
-    PetscCall(SameOperator(CA, Rold, &rel));
+    PetscCall(TestSameOperator(CA, Rold, &rel));
     TEST_CHECK(PETSC_COMM_WORLD, rel <= 1e-13, ctx->failures, "the %s matrix changed with values of ours set after the conversion (by %g)", target, (double)rel);
     PetscCall(MatDestroy(&Rold));
   }

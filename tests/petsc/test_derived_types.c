@@ -33,27 +33,6 @@ static const char *Ours(const char *baijtype)
   return baijtype;
 }
 
-/* ||A x - B x|| / ||B x|| for a random x, A and B with the same layouts */
-static PetscErrorCode SameOperator(Mat A, Mat B, PetscReal *rel)
-{
-  Vec         x, ya, yb;
-  PetscRandom rnd;
-
-  PetscFunctionBegin;
-  PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)A), &rnd));
-  PetscCall(MatCreateVecs(B, &x, &yb));
-  PetscCall(VecDuplicate(yb, &ya));
-  PetscCall(VecSetRandom(x, rnd));
-  PetscCall(MatMult(A, x, ya));
-  PetscCall(MatMult(B, x, yb));
-  PetscCall(TestRelDiff(ya, yb, rel));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&ya));
-  PetscCall(VecDestroy(&yb));
-  PetscCall(PetscRandomDestroy(&rnd));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MakeDuplicate(const Pair *p, PetscBool ours, Mat *M)
 {
   PetscFunctionBegin;
@@ -320,7 +299,7 @@ static PetscErrorCode CheckSameKernels(TestContext *ctx, Mat made, Mat ref, cons
   PetscCall(ProductOps(made, ops[0]));
   PetscCall(ProductOps(ref, ops[1]));
   for (int k = 0; k < 6; k++) TEST_CHECK(PETSC_COMM_SELF, ops[0][k] == ops[1][k], ctx->failures, "[%d] bs %" PetscInt_FMT ", %s: %s is not the one PETSc gives a %s it made itself", (int)ctx->rank, ctx->param, what, names[k], type[1]);
-  PetscCall(SameOperator(made, ref, &rel));
+  PetscCall(TestSameOperator(made, ref, &rel));
   TEST_CHECK(ctx->comm, rel <= 1e-12, ctx->failures, "bs %" PetscInt_FMT ", %s: the products differ by %g", ctx->param, what, (double)rel);
   PetscFunctionReturn(0);
 }
@@ -391,7 +370,7 @@ static PetscErrorCode Derived(TestContext *ctx)
   }
   if (ok && !err[0] && !err[1]) {
     PetscReal rel;
-    PetscCall(SameOperator(made[1], made[0], &rel));
+    PetscCall(TestSameOperator(made[1], made[0], &rel));
     ok = (PetscBool)(rel <= 1e-12);
     if (!ok) PetscCall(PetscSNPrintf(why, sizeof(why), "the products differ by %g", (double)rel));
   }

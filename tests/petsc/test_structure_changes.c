@@ -44,22 +44,6 @@ static PetscErrorCode SameProduct(Mat A, Mat R, PetscReal *rel)
   PetscFunctionReturn(0);
 }
 
-/* ||C - R||_F / ||R||_F */
-static PetscErrorCode SameMatrix(Mat C, Mat R, PetscReal *rel)
-{
-  Mat       D;
-  PetscReal nd, nr;
-
-  PetscFunctionBegin;
-  PetscCall(MatConvert(C, MATAIJ, MAT_INITIAL_MATRIX, &D));
-  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
-  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
-  *rel = nd / PetscMax(nr, PETSC_SMALL);
-  PetscCall(MatDestroy(&D));
-  PetscFunctionReturn(0);
-}
-
 /* the SPD block diffusion operator on a grid of 4 x 4 x (4 ranks) nodes, as ours and as MATAIJ */
 static PetscErrorCode Operators(TestContext *ctx, Mat *A, Mat *R)
 {
@@ -158,13 +142,13 @@ static PetscErrorCode NewBlocks(TestContext *ctx)
   TEST_CHECK(ctx->comm, rel < 1e-12, ctx->failures, "MatMult after the new blocks: relative difference %g from MATAIJ", (double)rel);
   PetscCall(MatTransposeMatMult(P, A, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
   PetscCall(MatTransposeMatMult(P, R, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cref));
-  PetscCall(SameMatrix(C, Cref, &rel));
+  PetscCall(TestMatrixRelDiff(C, Cref, &rel));
   TEST_CHECK(ctx->comm, rel < 1e-12, ctx->failures, "P^T A after the new blocks: relative difference %g from MATAIJ", (double)rel);
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Cref));
   PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
   PetscCall(MatPtAP(R, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &Cref));
-  PetscCall(SameMatrix(C, Cref, &rel));
+  PetscCall(TestMatrixRelDiff(C, Cref, &rel));
   TEST_CHECK(ctx->comm, rel < 1e-12, ctx->failures, "P^T A P after the new blocks: relative difference %g from MATAIJ", (double)rel);
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Cref));
@@ -361,7 +345,7 @@ static PetscErrorCode CSR(TestContext *ctx)
     PetscCall(MatSeqAIJSetPreallocationCSR(M[k], ii, jj, vv));
     PetscCall(MatMPIAIJSetPreallocationCSR(M[k], ii, jj, vv));
   }
-  PetscCall(SameMatrix(M[0], M[1], &rel));
+  PetscCall(TestMatrixRelDiff(M[0], M[1], &rel));
   TEST_CHECK(ctx->comm, rel < 1e-15, ctx->failures, "CSR preallocation with values: %g from MATAIJ's matrix", (double)rel);
   PetscCall(SameProduct(M[0], M[1], &rel));
   TEST_CHECK(ctx->comm, rel < 1e-14, ctx->failures, "CSR preallocation: MatMult %g from MATAIJ's", (double)rel);

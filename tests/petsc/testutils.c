@@ -469,3 +469,38 @@ PetscErrorCode TestSetBlockInBoth(Mat A, Mat Ref, PetscInt row, PetscInt col, co
   }
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestSameOperator(Mat A, Mat B, PetscReal *rel)
+{
+  Vec         x, ya, yb;
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)B), &rnd));
+  PetscCall(MatCreateVecs(B, &x, &yb));
+  PetscCall(VecDuplicate(yb, &ya));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(MatMult(A, x, ya));
+  PetscCall(MatMult(B, x, yb));
+  PetscCall(TestRelDiff(ya, yb, rel));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&ya));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestMatrixRelDiff(Mat C, Mat R, PetscReal *rel)
+{
+  Mat       D;
+  PetscReal nd, nr;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(C, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &nd));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &nr));
+  *rel = nd / PetscMax(nr, PETSC_SMALL);
+  PetscCall(MatDestroy(&D));
+  PetscFunctionReturn(0);
+}

@@ -47,6 +47,12 @@ PetscErrorCode TestViewInfoText(Mat A, char *text, size_t len);
 /* ||a - b||_inf / max(||b||_inf, tiny) */
 PetscErrorCode TestRelDiff(Vec a, Vec b, PetscReal *rel);
 
+/* ||A x - B x|| / ||B x|| for a random x, A and B with the same layouts */
+PetscErrorCode TestSameOperator(Mat A, Mat B, PetscReal *rel);
+
+/* ||C - R||_F / ||R||_F, C of any type (compared through an AIJ copy), R AIJ */
+PetscErrorCode TestMatrixRelDiff(Mat C, Mat R, PetscReal *rel);
+
 /* A check: where cond is false, counts a failure in `failures` and prints "  check failed at
    file:line: <message>" through comm (rank 0 of comm prints; PETSC_COMM_SELF: this rank, for
    conditions that differ between ranks). The runner reports the first failed check of a case as its
