@@ -20,30 +20,7 @@ static const char help[] = "Bad input to bsrcustom gets PETSc errors with the ri
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs `call` with errors returned (not printed or fatal); checks the code and, if given, that the
-   error message contains `needle` (in a case: counted in ctx). */
-#define EXPECT_ERROR(call, code, needle) \
-  do { \
-    PetscErrorCode e_; \
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
-    e_ = (call); \
-    PetscCall(PetscPopErrorHandler()); \
-    PetscCall(CheckError(ctx, e_, code, needle, #call)); \
-  } while (0)
-
-static PetscErrorCode CheckError(TestContext *ctx, PetscErrorCode got, PetscErrorCode want, const char *needle, const char *what)
-{
-  const char   *text;
-  BSRCErrorText specific = NULL;
-  PetscBool     found;
-
-  PetscFunctionBegin;
-  PetscCall(PetscErrorMessage(got, &text, &specific));
-  found = (PetscBool)(!needle || (specific && strstr(specific, needle)));
-  TEST_CHECK(PETSC_COMM_WORLD, got == want, ctx->failures, "%s: error code %d (%s), expected %d", what, (int)got, text ? text : "", (int)want);
-  TEST_CHECK(PETSC_COMM_WORLD, found, ctx->failures, "%s: message \"%s\" does not name \"%s\"", what, specific ? specific : "", needle ? needle : "");
-  PetscFunctionReturn(0);
-}
+#define EXPECT_ERROR(call, code, needle) TEST_EXPECT_ERROR(ctx, PETSC_COMM_WORLD, call, code, needle)
 
 static PetscErrorCode OptionError(TestContext *ctx, const char *option, const char *value, PetscErrorCode want, const char *needle)
 {
@@ -59,7 +36,7 @@ static PetscErrorCode OptionError(TestContext *ctx, const char *option, const ch
   e = MatSetType(A, MATBSRCUSTOM);
   if (!e) e = MatSetFromOptions(A);
   PetscCall(PetscPopErrorHandler());
-  PetscCall(CheckError(ctx, e, want, needle, option));
+  PetscCall(TestCheckError(ctx, PETSC_COMM_WORLD, e, want, needle, option));
   PetscCall(PetscOptionsClearValue(NULL, option));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);

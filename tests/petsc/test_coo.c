@@ -23,7 +23,6 @@ static const char help[] = "COO assembly (MatSetPreallocationCOO / MatSetValuesC
 
 #include "testutils.h"
 #include <petscksp.h>
-#include <string.h>
 
 typedef struct {
   PetscCount   n;
@@ -356,27 +355,7 @@ static PetscErrorCode Repreallocate(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Runs `call` with errors returned; checks the code and that the message holds `needle` */
-#define EXPECT_ERROR(call, code, needle) \
-  do { \
-    PetscErrorCode e_; \
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
-    e_ = (call); \
-    PetscCall(PetscPopErrorHandler()); \
-    PetscCall(CheckError(ctx, e_, code, needle, #call)); \
-  } while (0)
-
-static PetscErrorCode CheckError(TestContext *ctx, PetscErrorCode got, PetscErrorCode want, const char *needle, const char *what)
-{
-  const char   *text;
-  BSRCErrorText specific = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscErrorMessage(got, &text, &specific));
-  TEST_CHECK(PETSC_COMM_SELF, got == want, ctx->failures, "%s: error code %d (%s), expected %d", what, (int)got, text ? text : "", (int)want);
-  TEST_CHECK(PETSC_COMM_SELF, specific && strstr(specific, needle), ctx->failures, "%s: message \"%s\" does not say \"%s\"", what, specific ? specific : "", needle);
-  PetscFunctionReturn(0);
-}
+#define EXPECT_ERROR(call, code, needle) TEST_EXPECT_ERROR(ctx, PETSC_COMM_SELF, call, code, needle)
 
 /* The element list in blocks: one block a node pair of an element, bs x bs values row by row; every
    7th block with a negative block row or column, the first tenth again (duplicates) */

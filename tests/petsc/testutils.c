@@ -504,3 +504,17 @@ PetscErrorCode TestMatrixRelDiff(Mat C, Mat R, PetscReal *rel)
   PetscCall(MatDestroy(&D));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestCheckError(TestContext *ctx, MPI_Comm comm, PetscErrorCode got, PetscErrorCode want, const char *needle, const char *what)
+{
+  const char   *text;
+  BSRCErrorText specific = NULL;
+  PetscBool     found;
+
+  PetscFunctionBegin;
+  PetscCall(PetscErrorMessage(got, &text, &specific));
+  found = (PetscBool)(!needle || (specific && strstr(specific, needle)));
+  TEST_CHECK(comm, got == want, ctx->failures, "%s: error code %d (%s), expected %d", what, (int)got, text ? text : "", (int)want);
+  TEST_CHECK(comm, found, ctx->failures, "%s: message \"%s\" does not name \"%s\"", what, specific ? specific : "", needle ? needle : "");
+  PetscFunctionReturn(0);
+}

@@ -104,6 +104,19 @@ PetscErrorCode TestSkip(TestContext *ctx, const char *fmt, ...) PETSC_ATTRIBUTE_
    backend or no CUDA device is visible; the case then returns at once. */
 PetscErrorCode TestSkipWithoutGPU(TestContext *ctx, PetscBool *skip);
 
+/* Runs `call` with errors returned (not printed, not fatal) and checks, as checks of the running case
+   ctx reported through comm, its error code and, where needle is not NULL, that its message holds
+   needle (PETSC_COMM_SELF where only some ranks raise it) */
+#define TEST_EXPECT_ERROR(ctx, comm, call, code, needle) \
+  do { \
+    PetscErrorCode e_; \
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
+    e_ = (call); \
+    PetscCall(PetscPopErrorHandler()); \
+    PetscCall(TestCheckError(ctx, comm, e_, code, needle, #call)); \
+  } while (0)
+PetscErrorCode TestCheckError(TestContext *ctx, MPI_Comm comm, PetscErrorCode got, PetscErrorCode want, const char *needle, const char *what);
+
 /* Runs the selected cases; *status is what main() returns after PetscFinalize(). */
 PetscErrorCode TestRunCases(const char *program, size_t ncases, const TestCase cases[], void *data, int *status);
 
