@@ -19,7 +19,9 @@ static const char help[] = "COO assembly (MatSetPreallocationCOO / MatSetValuesC
      bad_outside         a coordinate outside the matrix (on rank 0 only): PETSC_ERR_ARG_OUTOFRANGE on
                          every rank, naming it
      bad_structure       MatSetValuesCOO after a new block was added: PETSC_ERR_ARG_WRONGSTATE
-     bad_no_preallocation MatSetValuesCOO on a matrix preallocated otherwise: PETSC_ERR_ARG_WRONGSTATE */
+     bad_no_preallocation MatSetValuesCOO on a matrix preallocated otherwise: PETSC_ERR_ARG_WRONGSTATE
+     duplicate           MatDuplicate's copies (with and without values) take MatSetValuesCOO; the original keeps its values
+     ignore_off_proc     MAT_IGNORE_OFF_PROC_ENTRIES drops coordinates in other ranks' rows, as MATAIJ given them negative */
 
 #include "testutils.h"
 #include <petscksp.h>
@@ -511,11 +513,97 @@ static PetscErrorCode BadNoPreallocation(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+/* MatDuplicate carries the COO map, as PETSc's own MatDuplicate does MATAIJ's: copies made with and
+   without values take MatSetValuesCOO, and the original keeps its values */
+static PetscErrorCode Duplicate(TestContext *ctx)
+{
+  const PetscInt bs = 3, nx = 4;
+  COOList        L;
+  Mat            A, C[2], R, R2;
+  PetscScalar   *v;
+
+  PetscFunctionBegin;
+  PetscCall(MakeList(ctx, nx, bs, PETSC_FALSE, 3, &L));
+  PetscCall(MakeMatrix(ctx, MATBSRCUSTOM, nx, bs, &A));
+  PetscCall(MakeMatrix(ctx, MATAIJ, nx, bs, &R));
+  PetscCall(MakeMatrix(ctx, MATAIJ, nx, bs, &R2));
+  PetscCall(PreallocateCOO(A, &L));
+  PetscCall(PreallocateCOO(R, &L));
+  PetscCall(PreallocateCOO(R2, &L));
+  PetscCall(MatSetValuesCOO(A, L.v, INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, L.v, INSERT_VALUES));
+  PetscCall(PetscMalloc1(L.n, &v));
+  PetscCall(NewValues(&L, 4, v));
+  PetscCall(MatSetValuesCOO(R2, v, INSERT_VALUES));
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C[0]));
+  PetscCall(MatDuplicate(A, MAT_DO_NOT_COPY_VALUES, &C[1]));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatSetValuesCOO(C[k], v, INSERT_VALUES));
+    PetscCall(CompareWithAIJ(ctx, C[k], R2, k ? "copy without values" : "copy with values"));
+  }
+  PetscCall(CompareWithAIJ(ctx, A, R, "the original after its copies' MatSetValuesCOO"));
+  PetscCall(MatSetValuesCOO(A, v, INSERT_VALUES));
+  PetscCall(CompareWithAIJ(ctx, A, R2, "the original, new values"));
+  for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&C[k]));
+  PetscCall(PetscFree(v));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&R));
+  PetscCall(MatDestroy(&R2));
+  PetscCall(COOListFree(&L));
+  PetscFunctionReturn(0);
+}
+
+/* MAT_IGNORE_OFF_PROC_ENTRIES: coordinates in other ranks' rows are dropped, as MATAIJ's COO drops
+   them; the reference is MATAIJ given the list with those coordinates made negative */
+static PetscErrorCode IgnoreOffProc(TestContext *ctx)
+{
+  const PetscInt bs = 2, nx = 5;
+  COOList        L, F;
+  Mat            A, R;
+  PetscInt       rstart, rend;
+  PetscCount     dropped = 0;
+  PetscLayout    rmap;
+
+  PetscFunctionBegin;
+  PetscCall(MakeList(ctx, nx, bs, PETSC_FALSE, 5, &L));
+  PetscCall(MakeMatrix(ctx, MATBSRCUSTOM, nx, bs, &A));
+  PetscCall(MakeMatrix(ctx, MATAIJ, nx, bs, &R));
+  PetscCall(MatSetOption(A, MAT_IGNORE_OFF_PROC_ENTRIES, PETSC_TRUE));
+  PetscCall(MatGetLayouts(A, &rmap, NULL));
+  PetscCall(PetscLayoutSetUp(rmap));
+  PetscCall(PetscLayoutGetRange(rmap, &rstart, &rend));
+  F.n = L.n;
+  PetscCall(PetscMalloc3(F.n, &F.i, F.n, &F.j, F.n, &F.v));
+  for (PetscCount k = 0; k < L.n; k++) {
+    const PetscBool off = (PetscBool)(L.i[k] < rstart || L.i[k] >= rend);
+    F.i[k]              = off ? -1 : L.i[k];
+    F.j[k]              = L.j[k];
+    F.v[k]              = L.v[k];
+    dropped += off;
+  }
+  if (ctx->size > 1) TEST_CHECK(PETSC_COMM_SELF, dropped > 0, ctx->failures, "rank %d: the list has no coordinates in other ranks' rows to drop", ctx->rank);
+  PetscCall(PreallocateCOO(A, &L));
+  PetscCall(PreallocateCOO(R, &F));
+  PetscCall(MatSetValuesCOO(A, L.v, INSERT_VALUES));
+  PetscCall(MatSetValuesCOO(R, F.v, INSERT_VALUES));
+  PetscCall(CompareWithAIJ(ctx, A, R, "off-rank coordinates ignored"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&R));
+  PetscCall(COOListFree(&F));
+  PetscCall(COOListFree(&L));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
-    {"values_bs1", Values, 1},           {"values_bs2", Values, 2},   {"values_bs3", Values, 3},   {"values_bs6", Values, 6},      {"ksp_pbjacobi", Solve, 0},         {"ksp_gamg", Solve, 1},
-    {"repreallocate", Repreallocate, 0}, {"blocked_bs2", Blocked, 2}, {"blocked_bs3", Blocked, 3}, {"bad_outside", BadOutside, 0}, {"bad_structure", BadStructure, 0}, {"bad_no_preallocation", BadNoPreallocation, 0},
+    {"values_bs1", Values, 1},           {"values_bs2", Values, 2},
+    {"values_bs3", Values, 3},           {"values_bs6", Values, 6},
+    {"ksp_pbjacobi", Solve, 0},          {"ksp_gamg", Solve, 1},
+    {"repreallocate", Repreallocate, 0}, {"blocked_bs2", Blocked, 2},
+    {"blocked_bs3", Blocked, 3},         {"bad_outside", BadOutside, 0},
+    {"bad_structure", BadStructure, 0},  {"bad_no_preallocation", BadNoPreallocation, 0},
+    {"duplicate", Duplicate, 0},         {"ignore_off_proc", IgnoreOffProc, 0},
   };
   int status;
 

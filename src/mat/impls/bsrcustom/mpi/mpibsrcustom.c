@@ -633,6 +633,8 @@ static PetscErrorCode MatDuplicate_MPIBSRCustom(Mat A, MatDuplicateOption op, Ma
   d = (Mat_MPIBSRCustom *)(*M)->spptr;
   PetscCall(MatBSRCustomHoldSettings_Private(*M, &c->set, c->bound, &d->set, &d->bound, &d->backend));
   if ((*M)->assembled) PetscCall(MatMPIBSRCustomSetUp(*M));
+  d->ignore_off_proc = c->ignore_off_proc; /* as MPIBAIJ's copy keeps it */
+  PetscCall(MatMPIBSRCustomDuplicateCOO_Private(A, *M));
   PetscFunctionReturn(0);
 }
 

@@ -19,12 +19,11 @@
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 
 typedef struct {
-  MatBSRCustomCOOScatter sc;           /* the coordinates' places in the local, then the ghost block's values; sources q < ncoo: v[q], else recv[q - ncoo] */
-  PetscCount             ncoo;         /* coordinates given on this rank */
-  PetscSF                sf;           /* leaves: this rank's coordinates in other ranks' rows; roots: those it receives */
-  PetscInt               nrecv;        /* roots of sf */
-  PetscScalar           *recv;         /* their values at each MatSetValuesCOO */
-  PetscObjectState       nonzerostate; /* A's nonzero structure the map is for */
+  MatBSRCustomCOOScatter sc;    /* the coordinates' places in the local, then the ghost block's values; sources q < ncoo: v[q], else recv[q - ncoo] */
+  PetscCount             ncoo;  /* coordinates given on this rank */
+  PetscSF                sf;    /* leaves: this rank's coordinates in other ranks' rows; roots: those it receives */
+  PetscInt               nrecv; /* roots of sf */
+  PetscScalar           *recv;  /* their values at each MatSetValuesCOO (scratch, also for the copies sharing the map) */
 } MatMPIBSRCustomCOO;
 
 static PetscErrorCode MatMPIBSRCustomCOODestroy(void *arg)
@@ -116,7 +115,7 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   MPI_Comm            comm = PetscObjectComm((PetscObject)A);
   PetscInt            bs, rstart, rend, cbstart, cbend, mbl, nbl, nleaves = 0, nrecv = 0, noff = 0, ng, *leaf, *i2, *j2, *rows, *cols, *ghosts, *ii, *jj;
   PetscMPIInt        *owner;
-  PetscBool           refused;
+  PetscBool           refused, ignore;
   MatBSRCustomCOOPart part[2];
   MatMPIBSRCustomCOO *coo;
   PetscContainer      container;
@@ -134,10 +133,13 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
     PetscInt nint;
     PetscCall(PetscIntCast(n, &nint)); /* the SF's leaves are positions in the caller's arrays */
   }
-#define BSRC_COO_VALID(e) (coo_i[e] >= 0 && coo_j[e] >= 0)
+  /* MAT_IGNORE_OFF_PROC_ENTRIES: coordinates in other ranks' rows are ignored, as MATAIJ's COO does */
+  ignore = (PetscBool)(A->spptr && ((Mat_MPIBSRCustom *)A->spptr)->ignore_off_proc);
+#define BSRC_COO_VALID(e) (coo_i[e] >= 0 && coo_j[e] >= 0 && !(ignore && !BSRC_COO_OWNED(coo_i[e])))
 #define BSRC_COO_OWNED(r) ((r) >= rstart && (r) < rend)
-  for (PetscCount e = 0; e < n; e++) nleaves += (BSRC_COO_VALID(e) && !BSRC_COO_OWNED(coo_i[e]));
+  for (PetscCount e = 0; e < n; e++) nleaves += (coo_i[e] >= 0 && coo_j[e] >= 0 && !BSRC_COO_OWNED(coo_i[e]));
   refused = (PetscBool)(A->nooffprocentries && nleaves > 0);
+  if (ignore) nleaves = 0;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &refused, 1, BSRC_MPI_BOOL, MPI_LOR, comm));
   PetscCheck(!refused, comm, PETSC_ERR_USER_INPUT, "MAT_NO_OFF_PROC_ENTRIES is set, but COO coordinates lie in other ranks' rows");
 
@@ -227,7 +229,7 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   coo->nrecv = nrecv;
   PetscCall(PetscMalloc1(nrecv, &coo->recv));
   /* MatSetPreallocationCOO() counts a new nonzero structure once this returns (PETSc 3.18 to 3.25) */
-  coo->nonzerostate = A->nonzerostate + 1;
+  ((Mat_MPIBSRCustom *)A->spptr)->coo_nonzerostate = A->nonzerostate + 1;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, coo));
   PetscCall(BSRCContainerSetDestroy(container, MatMPIBSRCustomCOODestroy));
@@ -252,7 +254,7 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
   wrong = (PetscBool)!coo;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &wrong, 1, BSRC_MPI_BOOL, MPI_LOR, comm));
   PetscCheck(!wrong, comm, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() needs MatSetPreallocationCOO() on this matrix first");
-  wrong = (PetscBool)(A->nonzerostate != coo->nonzerostate);
+  wrong = (PetscBool)(!A->spptr || A->nonzerostate != ((Mat_MPIBSRCustom *)A->spptr)->coo_nonzerostate);
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &wrong, 1, BSRC_MPI_BOOL, MPI_LOR, comm));
   PetscCheck(!wrong, comm, PETSC_ERR_ARG_WRONGSTATE, "The nonzero structure changed since MatSetPreallocationCOO(): call it again before MatSetValuesCOO()");
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, comm, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO() takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
@@ -271,6 +273,21 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
   /* A's copies follow its state; the blocks are told, so that A does not count their change again */
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
+  PetscFunctionReturn(0);
+}
+
+/* MatDuplicate: the copy M has A's blocks and ghost columns, so A's map (read-only but for its scratch
+   buffer) serves it too, as PETSc's own MatDuplicate shares MATAIJ's */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomDuplicateCOO_Private(Mat A, Mat M)
+{
+  PetscObject container;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, "MatMPIBSRCustomCOO", &container));
+  if (container && A->nonzerostate == ((Mat_MPIBSRCustom *)A->spptr)->coo_nonzerostate) {
+    PetscCall(PetscObjectCompose((PetscObject)M, "MatMPIBSRCustomCOO", container));
+    ((Mat_MPIBSRCustom *)M->spptr)->coo_nonzerostate = M->nonzerostate;
+  }
   PetscFunctionReturn(0);
 }
 

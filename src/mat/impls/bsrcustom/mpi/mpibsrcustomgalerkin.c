@@ -841,7 +841,8 @@ static PetscErrorCode (*mpibaij_setoption)(Mat, MatOption, PetscBool);
 static PetscErrorCode MatSetOption_MPIBSRCustom(Mat A, MatOption op, PetscBool flg)
 {
   PetscFunctionBegin;
-  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) A->form_explicit_transpose = flg; /* read by the Galerkin product */
+  if (op == MAT_FORM_EXPLICIT_TRANSPOSE) A->form_explicit_transpose = flg;                                  /* read by the Galerkin product */
+  if (op == MAT_IGNORE_OFF_PROC_ENTRIES && A->spptr) ((Mat_MPIBSRCustom *)A->spptr)->ignore_off_proc = flg; /* read by COO assembly */
   if (op == MAT_FORM_EXPLICIT_TRANSPOSE || op == MAT_SPD || op == MAT_SPD_ETERNAL) PetscFunctionReturn(0);
   PetscCall((*mpibaij_setoption)(A, op, flg));
   PetscFunctionReturn(0);

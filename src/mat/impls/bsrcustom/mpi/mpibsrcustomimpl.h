@@ -34,6 +34,10 @@ typedef struct {
   PetscInt         recorded_local, recorded_ghost, recorded_nghost;
   PetscObjectState recorded_nonzerostate;
 
+  /* the nonzero structure this matrix's COO map is for (the map may be shared with MatDuplicate's copies) */
+  PetscObjectState coo_nonzerostate;
+  PetscBool        ignore_off_proc; /* MAT_IGNORE_OFF_PROC_ENTRIES, which MPIBAIJ keeps where we cannot read it */
+
   MatBSRCustomSettings          set;     /* handed to the local and ghost blocks */
   PetscBool                     bound;   /* MatBindToCPU(A, PETSC_TRUE): passed on to the blocks */
   const MatBSRCustomBackendOps *backend; /* where the products run: chosen from set and bound (MatBSRCustomHoldSettings_Private) */
@@ -85,6 +89,7 @@ PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocation_MPIBSRCustom(Mat A, PetscI
 PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocationCSR_MPIBSRCustom(Mat A, const PetscInt i[], const PetscInt j[], const PetscScalar v[]);
 /* COO assembly (mpibsrcustomcoo.c): MatSetPreallocationCOO / MatSetValuesCOO composed on A (install) or removed */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeCOO_Private(Mat A, PetscBool install);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomDuplicateCOO_Private(Mat A, Mat M);
 /* GAMG's block products A P and P^T A P on several ranks (mpibsrcustomgalerkin.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install);
 

@@ -179,6 +179,7 @@ static PetscErrorCode MatDuplicate_SeqBSRCustom(Mat A, MatDuplicateOption op, Ma
   PetscCall(MatConvert_SeqBAIJ_SeqBSRCustom(*M, MATSEQBSRCUSTOM, MAT_INPLACE_MATRIX, M));
   d = (Mat_SeqBSRCustom *)(*M)->spptr;
   PetscCall(MatBSRCustomHoldSettings_Private(*M, &b->set, b->bound, &d->set, &d->bound, &d->backend)); /* the copy goes to the device at its first product */
+  PetscCall(MatSeqBSRCustomDuplicateCOO_Private(A, *M));
   PetscFunctionReturn(0);
 }
 

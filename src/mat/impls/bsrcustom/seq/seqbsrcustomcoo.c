@@ -18,9 +18,8 @@
 
 /* what MatSetPreallocationCOO leaves on A for MatSetValuesCOO */
 typedef struct {
-  MatBSRCustomCOOScatter sc;           /* the coordinates' places in A's stored values, by thread */
-  PetscCount             ncoo;         /* coordinates given, the length of MatSetValuesCOO's array */
-  PetscObjectState       nonzerostate; /* A's nonzero structure the map is for */
+  MatBSRCustomCOOScatter sc;   /* the coordinates' places in A's stored values, by thread */
+  PetscCount             ncoo; /* coordinates given, the length of MatSetValuesCOO's array */
 } MatSeqBSRCustomCOO;
 
 static PetscErrorCode MatSeqBSRCustomCOODestroy(void *arg)
@@ -146,7 +145,7 @@ static PetscErrorCode MatSetPreallocationCOO_SeqBSRCustom(Mat A, PetscCount n, P
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[1])); /* empty: every column is local */
   coo->ncoo = n;
   /* MatSetPreallocationCOO() counts a new nonzero structure once this returns (PETSc 3.18 to 3.25) */
-  coo->nonzerostate = A->nonzerostate + 1;
+  ((Mat_SeqBSRCustom *)A->spptr)->coo_nonzerostate = A->nonzerostate + 1;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, coo));
   PetscCall(BSRCContainerSetDestroy(container, MatSeqBSRCustomCOODestroy));
@@ -166,11 +165,26 @@ static PetscErrorCode MatSetValuesCOO_SeqBSRCustom(Mat A, const PetscScalar v[],
   PetscCall(PetscObjectQuery((PetscObject)A, "MatSeqBSRCustomCOO", (PetscObject *)&container));
   PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() needs MatSetPreallocationCOO() on this matrix first");
   PetscCall(PetscContainerGetPointer(container, (void **)&coo));
-  PetscCheck(A->nonzerostate == coo->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero structure changed since MatSetPreallocationCOO(): call it again before MatSetValuesCOO()");
+  PetscCheck(A->nonzerostate == ((Mat_SeqBSRCustom *)A->spptr)->coo_nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero structure changed since MatSetPreallocationCOO(): call it again before MatSetValuesCOO()");
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO() takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
   {
     Mat B[2] = {A, NULL};
     PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, NULL, mode));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* MatDuplicate: the copy M has A's structure, so A's map (read-only) serves it too, as PETSc's own
+   MatDuplicate shares MATAIJ's */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomDuplicateCOO_Private(Mat A, Mat M)
+{
+  PetscObject container;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, "MatSeqBSRCustomCOO", &container));
+  if (container && A->nonzerostate == ((Mat_SeqBSRCustom *)A->spptr)->coo_nonzerostate) {
+    PetscCall(PetscObjectCompose((PetscObject)M, "MatSeqBSRCustomCOO", container));
+    ((Mat_SeqBSRCustom *)M->spptr)->coo_nonzerostate = M->nonzerostate;
   }
   PetscFunctionReturn(0);
 }

@@ -38,6 +38,9 @@ typedef struct {
   PetscInt         recorded_blocks;
   PetscObjectState recorded_nonzerostate;
 
+  /* the nonzero structure this matrix's COO map is for (the map may be shared with MatDuplicate's copies) */
+  PetscObjectState coo_nonzerostate;
+
   MatBSRCustomSettings          set;     /* threads, chunks, shared rows, backend, kernel */
   PetscBool                     bound;   /* MatBindToCPU(A, PETSC_TRUE): the CPU kernel runs whatever the backend */
   const MatBSRCustomBackendOps *backend; /* where products run: chosen from set and bound (MatBSRCustomHoldSettings_Private) */
@@ -125,6 +128,7 @@ PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocationCSR_SeqBSRCustom(Mat A, con
    removed; the values of B[0] and B[1] (NULL on one rank; the MPI type's local and ghost blocks) from
    the coordinates' values through sc (sources q < nv: v[q], after: r[q - nv]), their states increased */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeCOO_Private(Mat A, PetscBool install);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomDuplicateCOO_Private(Mat A, Mat M);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], const PetscScalar r[], InsertMode mode);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 
