@@ -204,6 +204,22 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterFree_Private(MatBSRCustomCOOSc
   PetscFunctionReturn(0);
 }
 
+/* MatDuplicate: the copy M has A's structure, so the map composed on A as `name` (read-only, but for the
+   MPI type's receive buffer, scratch of one call) serves M too, as PETSc's own MatDuplicate shares
+   MATAIJ's. a_state: the structure A's map is for; *m_state: M's, set where M gets the map. */
+PETSC_INTERN PetscErrorCode MatBSRCustomCOODuplicate_Private(Mat A, Mat M, const char name[], PetscObjectState a_state, PetscObjectState *m_state)
+{
+  PetscObject container;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, name, &container));
+  if (container && A->nonzerostate == a_state) {
+    PetscCall(PetscObjectCompose((PetscObject)M, name, container));
+    *m_state = M->nonzerostate;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The coordinate (i, j) given at position k that lies outside the M x N matrix, found on this rank
    (*bad) or on another of comm (collective, so that every rank stops with an error). */
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOCheckRange_Private(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[])

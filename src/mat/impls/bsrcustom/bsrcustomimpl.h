@@ -157,6 +157,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFreeStructure_Private(MatBSRCusto
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFree_Private(MatBSRCustomCOOPart *part);
 /* a coordinate outside A (global indices; negative ones are ignored) is PETSC_ERR_ARG_OUTOFRANGE on
    every rank of A (collective) */
+PETSC_INTERN PetscErrorCode MatBSRCustomCOODuplicate_Private(Mat A, Mat M, const char name[], PetscObjectState a_state, PetscObjectState *m_state);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOCheckRange_Private(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[]);
 
 /* factorizations of (MPI)BAIJ registered under our type names (bsrcustomutils.c) */

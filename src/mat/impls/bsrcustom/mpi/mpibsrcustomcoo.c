@@ -276,18 +276,11 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
   PetscFunctionReturn(0);
 }
 
-/* MatDuplicate: the copy M has A's blocks and ghost columns, so A's map (read-only but for its scratch
-   buffer) serves it too, as PETSc's own MatDuplicate shares MATAIJ's */
+/* MatDuplicate: M, with A's blocks and ghost columns, shares A's map (bsrcustomcoo.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomDuplicateCOO_Private(Mat A, Mat M)
 {
-  PetscObject container;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)A, "MatMPIBSRCustomCOO", &container));
-  if (container && A->nonzerostate == ((Mat_MPIBSRCustom *)A->spptr)->coo_nonzerostate) {
-    PetscCall(PetscObjectCompose((PetscObject)M, "MatMPIBSRCustomCOO", container));
-    ((Mat_MPIBSRCustom *)M->spptr)->coo_nonzerostate = M->nonzerostate;
-  }
+  PetscCall(MatBSRCustomCOODuplicate_Private(A, M, "MatMPIBSRCustomCOO", ((Mat_MPIBSRCustom *)A->spptr)->coo_nonzerostate, &((Mat_MPIBSRCustom *)M->spptr)->coo_nonzerostate));
   PetscFunctionReturn(0);
 }
 

@@ -174,18 +174,11 @@ static PetscErrorCode MatSetValuesCOO_SeqBSRCustom(Mat A, const PetscScalar v[],
   PetscFunctionReturn(0);
 }
 
-/* MatDuplicate: the copy M has A's structure, so A's map (read-only) serves it too, as PETSc's own
-   MatDuplicate shares MATAIJ's */
+/* MatDuplicate: M shares A's map (bsrcustomcoo.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomDuplicateCOO_Private(Mat A, Mat M)
 {
-  PetscObject container;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)A, "MatSeqBSRCustomCOO", &container));
-  if (container && A->nonzerostate == ((Mat_SeqBSRCustom *)A->spptr)->coo_nonzerostate) {
-    PetscCall(PetscObjectCompose((PetscObject)M, "MatSeqBSRCustomCOO", container));
-    ((Mat_SeqBSRCustom *)M->spptr)->coo_nonzerostate = M->nonzerostate;
-  }
+  PetscCall(MatBSRCustomCOODuplicate_Private(A, M, "MatSeqBSRCustomCOO", ((Mat_SeqBSRCustom *)A->spptr)->coo_nonzerostate, &((Mat_SeqBSRCustom *)M->spptr)->coo_nonzerostate));
   PetscFunctionReturn(0);
 }
 
