@@ -135,10 +135,11 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   }
   /* MAT_IGNORE_OFF_PROC_ENTRIES: coordinates in other ranks' rows are ignored, as MATAIJ's COO does */
   ignore = (PetscBool)(A->spptr && ((Mat_MPIBSRCustom *)A->spptr)->ignore_off_proc);
-#define BSRC_COO_VALID(e) (coo_i[e] >= 0 && coo_j[e] >= 0 && !(ignore && !BSRC_COO_OWNED(coo_i[e])))
 #define BSRC_COO_OWNED(r) ((r) >= rstart && (r) < rend)
-  for (PetscCount e = 0; e < n; e++) nleaves += (coo_i[e] >= 0 && coo_j[e] >= 0 && !BSRC_COO_OWNED(coo_i[e]));
-  refused = (PetscBool)(A->nooffprocentries && nleaves > 0);
+#define BSRC_COO_GIVEN(e) (coo_i[e] >= 0 && coo_j[e] >= 0)
+#define BSRC_COO_VALID(e) (BSRC_COO_GIVEN(e) && (!ignore || BSRC_COO_OWNED(coo_i[e])))
+  for (PetscCount e = 0; e < n; e++) nleaves += (BSRC_COO_GIVEN(e) && !BSRC_COO_OWNED(coo_i[e]));
+  refused = (PetscBool)(A->nooffprocentries && nleaves > 0); /* refused even where they would be ignored, as MATAIJ does */
   if (ignore) nleaves = 0;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &refused, 1, BSRC_MPI_BOOL, MPI_LOR, comm));
   PetscCheck(!refused, comm, PETSC_ERR_USER_INPUT, "MAT_NO_OFF_PROC_ENTRIES is set, but COO coordinates lie in other ranks' rows");
@@ -190,6 +191,7 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
     cols[e] = key * bs + j % bs;
   }
 #undef BSRC_COO_VALID
+#undef BSRC_COO_GIVEN
 #undef BSRC_COO_OWNED
   PetscCall(PetscFree2(i2, j2));
   PetscCall(MatBSRCustomCOOBuild_Private(n + nrecv, rows, cols, bs, mbl, nbl + ng, nbl, part));
