@@ -21,10 +21,19 @@ static const char help[] = "COO assembly (MatSetPreallocationCOO / MatSetValuesC
      bad_structure       MatSetValuesCOO after a new block was added: PETSC_ERR_ARG_WRONGSTATE
      bad_no_preallocation MatSetValuesCOO on a matrix preallocated otherwise: PETSC_ERR_ARG_WRONGSTATE
      duplicate           MatDuplicate's copies (with and without values) take MatSetValuesCOO; the original keeps its values
-     ignore_off_proc     MAT_IGNORE_OFF_PROC_ENTRIES drops coordinates in other ranks' rows, as MATAIJ given them negative */
+     ignore_off_proc     MAT_IGNORE_OFF_PROC_ENTRIES drops coordinates in other ranks' rows, as MATAIJ given them negative
+     device_cuda         values in device memory (cudaMalloc, as a GPU code assembles them) on the cuda
+                         backend: summed into the device copy, the host values a copy (MatConvert, MatAXPY
+                         read them) and MatMult on the device copy with no upload after MatSetValuesCOO;
+                         INSERT, ADD, repeated INSERT, against MATAIJ given the same values from the host
+     device_cpu          the same on the cpu backend (the values copied to the host first)
+                         (both GPU cases: skipped, visibly, without CUDA in this build or a visible GPU) */
 
 #include "testutils.h"
 #include <petscksp.h>
+#if defined(BSRC_TEST_CUDA)
+  #include <cuda_runtime_api.h>
+#endif
 
 typedef struct {
   PetscCount   n;
@@ -594,6 +603,95 @@ static PetscErrorCode IgnoreOffProc(TestContext *ctx)
   PetscFunctionReturn(0);
 }
 
+#if defined(BSRC_TEST_CUDA)
+/* n values of v copied into device memory (cudaMalloc), and that memory given back */
+static PetscErrorCode DeviceCopy(const PetscScalar *v, PetscCount n, PetscScalar **d)
+{
+  PetscFunctionBegin;
+  *d = NULL;
+  PetscCheck(cudaMalloc((void **)d, (size_t)PetscMax(n, 1) * sizeof(PetscScalar)) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_MEM, "cudaMalloc of the test's values failed");
+  PetscCheck(cudaMemcpy(*d, v, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaMemcpy of the test's values failed");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DeviceFree(PetscScalar **d)
+{
+  PetscFunctionBegin;
+  PetscCheck(cudaFree(*d) == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_LIB, "cudaFree of the test's values failed");
+  *d = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* A's MatSetValuesCOO from device memory and R's from the host, the same values; then A against R and,
+   on the cuda backend, a MatMult that uploads nothing (the device copy holds the values already) */
+static PetscErrorCode DeviceStep(TestContext *ctx, Mat A, Mat R, const COOList *L, const PetscScalar *v, InsertMode mode, const char *what)
+{
+  PetscScalar   *d;
+  PetscLogDouble up0, up1;
+  Vec            x, y;
+
+  PetscFunctionBegin;
+  PetscCall(DeviceCopy(v, L->n, &d));
+  PetscCall(MatSetValuesCOO(A, d, mode));
+  PetscCall(MatSetValuesCOO(R, v, mode));
+  PetscCall(DeviceFree(&d)); /* A must not keep it */
+  if (ctx->param == 0) {
+    PetscCall(MatCreateVecs(A, &x, &y));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(TestEventCount("BSRCustomUpload", &up0));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(TestEventCount("BSRCustomUpload", &up1));
+    TEST_CHECK(ctx->comm, up1 == up0, ctx->failures, "%s: MatMult uploaded the matrix again (%g uploads) after MatSetValuesCOO filled its device copy", what, (double)(up1 - up0));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+  }
+  PetscCall(CompareWithAIJ(ctx, A, R, what));
+  PetscFunctionReturn(0);
+}
+#endif
+
+/* MatSetValuesCOO with values in device memory: param 0 on the cuda backend, 1 on the cpu backend */
+static PetscErrorCode DeviceValues(TestContext *ctx)
+{
+  PetscBool skip;
+
+  PetscFunctionBegin;
+  PetscCall(TestSkipWithoutGPU(ctx, &skip));
+  if (skip) PetscFunctionReturn(0);
+#if defined(BSRC_TEST_CUDA)
+  {
+    const PetscInt bs = 3, nx = 5;
+    COOList        L;
+    Mat            A, R;
+    PetscScalar   *v;
+    char           what[64];
+
+    PetscCall(MakeList(ctx, nx, bs, PETSC_FALSE, 3, &L));
+    PetscCall(MakeMatrix(ctx, MATBSRCUSTOM, nx, bs, &A));
+    PetscCall(MatBSRCustomSetBackend(A, ctx->param == 0 ? MAT_BSRCUSTOM_BACKEND_CUDA : MAT_BSRCUSTOM_BACKEND_CPU));
+    PetscCall(MakeMatrix(ctx, MATAIJ, nx, bs, &R));
+    PetscCall(PreallocateCOO(A, &L));
+    PetscCall(PreallocateCOO(R, &L));
+    PetscCall(DeviceStep(ctx, A, R, &L, L.v, INSERT_VALUES, "device insert"));
+    PetscCall(PetscMalloc1(L.n, &v));
+    PetscCall(NewValues(&L, 4, v));
+    PetscCall(DeviceStep(ctx, A, R, &L, v, ADD_VALUES, "device add"));
+    for (PetscInt rep = 0; rep < 2; rep++) {
+      PetscCall(NewValues(&L, 20 + rep, v));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "device insert again (%" PetscInt_FMT ")", rep));
+      PetscCall(DeviceStep(ctx, A, R, &L, v, INSERT_VALUES, what));
+    }
+    PetscCall(PetscFree(v));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&R));
+    PetscCall(COOListFree(&L));
+  }
+#else
+  PetscCall(TestSkip(ctx, "this build has no CUDA"));
+#endif
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   const TestCase cases[] = {
@@ -604,11 +702,13 @@ int main(int argc, char **argv)
     {"blocked_bs3", Blocked, 3},         {"bad_outside", BadOutside, 0},
     {"bad_structure", BadStructure, 0},  {"bad_no_preallocation", BadNoPreallocation, 0},
     {"duplicate", Duplicate, 0},         {"ignore_off_proc", IgnoreOffProc, 0},
+    {"device_cuda", DeviceValues, 0},    {"device_cpu", DeviceValues, 1},
   };
   int status;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
+  PetscCall(PetscLogDefaultBegin()); /* the device cases count uploads */
   PetscCall(TestRunCases("coo", PETSC_STATIC_ARRAY_LENGTH(cases), cases, NULL, &status));
   PetscCall(PetscFinalize());
   return status;

@@ -145,13 +145,15 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFree_Private(MatBSRCustomCOOPart 
 
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nthreads, MatBSRCustomCOOScatter *sc)
 {
-  const PetscCount nv   = part[0].nvals + part[1].nvals;
-  const PetscInt   ncoo = part[0].jmap[part[0].nvals] + part[1].jmap[part[1].nvals];
-  PetscInt        *dstof, *fill;
+  const PetscCount  nv   = part[0].nvals + part[1].nvals;
+  const PetscInt    ncoo = part[0].jmap[part[0].nvals] + part[1].jmap[part[1].nvals];
+  PetscInt         *dstof, *fill;
+  static PetscInt64 made = 0; /* scatters made in this process: their ids */
 
   PetscFunctionBegin;
   PetscCheck(nv <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscCount_FMT " stored values on one rank: at most %" PetscInt_FMT " (PetscInt) are supported by COO assembly", nv, (PetscInt)PETSC_MAX_INT);
   PetscCall(PetscMemzero(sc, sizeof(*sc)));
+  sc->id       = ++made;
   sc->nthreads = PetscMax(1, nthreads);
   sc->nvals[0] = (PetscInt)part[0].nvals;
   sc->nvals[1] = (PetscInt)part[1].nvals;

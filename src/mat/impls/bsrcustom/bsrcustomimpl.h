@@ -141,14 +141,15 @@ typedef struct {
    destination (thread t: values vbound[t] .. vbound[t + 1], about equal shares of the coordinates) and
    in the order given within a group, so that each thread reads the caller's values as a stream and adds
    them into values no other thread writes. Sources: positions in the caller's array (then, on several
-   ranks, in the received values). */
-typedef struct {
-  PetscInt  nthreads;
-  PetscInt *off;    /* nthreads + 1: thread t's pairs */
-  PetscInt *src;    /* the pairs' sources */
-  PetscInt *dst;    /* the pairs' destinations, in the values of part 0 then part 1 */
-  PetscInt *vbound; /* nthreads + 1 */
-  PetscInt  nvals[2];
+   ranks, in the received values). id: names this scatter among all made (a device copy of it follows). */
+typedef struct _MatBSRCustomCOOScatter {
+  PetscInt64 id;
+  PetscInt   nthreads;
+  PetscInt  *off;    /* nthreads + 1: thread t's pairs */
+  PetscInt  *src;    /* the pairs' sources */
+  PetscInt  *dst;    /* the pairs' destinations, in the values of part 0 then part 1 */
+  PetscInt  *vbound; /* nthreads + 1 */
+  PetscInt   nvals[2];
 } MatBSRCustomCOOScatter;
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nthreads, MatBSRCustomCOOScatter *sc);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterFree_Private(MatBSRCustomCOOScatter *sc);

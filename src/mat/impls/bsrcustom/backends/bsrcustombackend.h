@@ -44,6 +44,7 @@ typedef struct {
   MatSeqBSRCustomDeviceMatrix dev; /* GPU */
 } MatSeqBSRCustomKept;
 
+struct _MatBSRCustomCOOScatter; /* bsrcustomimpl.h */
 typedef struct _MatBSRCustomBackendOps MatBSRCustomBackendOps;
 struct _MatBSRCustomBackendOps {
   const char *name; /* in MatView and -info */
@@ -81,6 +82,13 @@ struct _MatBSRCustomBackendOps {
   /* gives back what this backend holds for A's own values (k NULL) or for its kept matrix k, e.g. when
      A's backend changes */
   PetscErrorCode (*release)(Mat A, MatSeqBSRCustomKept *k);
+  /* MatSetValuesCOO with the values in device memory (bsrcustomimpl.h's COO scatter sc, its part
+     `part` being A's values, M A's view; v: the nv values given, r: the nr an MPI rank received, host): A's device
+     copy's values from them there, and a (A's host values) a copy. NULL where the backend has no device
+     copy: the values then go through the host. coo_device_follow: A's state has increased for those
+     values, which its device copy already holds. */
+  PetscErrorCode (*coo_device_values)(Mat A, const bsrk_matrix *M, const struct _MatBSRCustomCOOScatter *sc, PetscInt part, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], InsertMode mode, PetscScalar a[]);
+  PetscErrorCode (*coo_device_follow)(Mat A);
 
   /* --- an MPI matrix A with its local block Ad (view M) and ghost block Ao (view G) --- */
   /* where this product's vectors live, decided once: *on_device (CUDA vectors); host vectors of a GPU

@@ -10,9 +10,10 @@
    and the ghost block's stored values.
 
    MatSetValuesCOO: the SF moves the off-rank values to their owners (a reduce with MPI_REPLACE, each
-   root has one leaf), then one parallel pass fills the local and ghost blocks' values
-   (seq/seqbsrcustomcoo.c), the sources being the caller's values followed by the received ones. A's
-   state and its blocks' increase.
+   root has one leaf) into host memory, then one parallel pass fills the local and ghost blocks' values
+   (seq/seqbsrcustomcoo.c), the sources being the caller's values followed by the received ones; with
+   values in device memory, on the device where the blocks are on a GPU backend (the received ones
+   copied up). A's state and its blocks' increase.
 */
 #include <petscsf.h>
 #include "mpibsrcustomimpl.h"
@@ -247,7 +248,9 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
   PetscContainer      container;
   MatMPIBSRCustomCOO *coo = NULL;
   PetscBool           wrong;
-  PetscScalar        *zeros = NULL;
+  PetscScalar        *zeros = NULL, *host = NULL;
+  const PetscScalar  *sent;
+  PetscBool           on_device;
   Mat                 Ad, Ao;
 
   PetscFunctionBegin;
@@ -264,13 +267,23 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
     PetscCall(PetscCalloc1(coo->ncoo, &zeros));
     v = zeros;
   }
-  PetscCall(PetscSFReduceBegin(coo->sf, MPIU_SCALAR, v, coo->recv, MPI_REPLACE));
-  PetscCall(PetscSFReduceEnd(coo->sf, MPIU_SCALAR, v, coo->recv, MPI_REPLACE));
+  PetscCall(MatBSRCustomCOOValuesOnDevice_Private(v, &on_device));
+  sent = v;
+#if !defined(BSRC_HAVE_PETSC_CUDA)
+  /* device values and a PETSc whose star forests read host memory only: they send a host copy */
+  if (on_device && coo->ncoo > 0) {
+    PetscCall(MatBSRCustomCOOHostCopy_Private(v, coo->ncoo, &host));
+    sent = host;
+  }
+#endif
+  PetscCall(PetscSFReduceBegin(coo->sf, MPIU_SCALAR, sent, coo->recv, MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(coo->sf, MPIU_SCALAR, sent, coo->recv, MPI_REPLACE));
   PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, &Ao, NULL, NULL, NULL, NULL));
   {
     Mat B[2] = {Ad, Ao};
-    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, coo->nrecv ? coo->recv : NULL, mode));
+    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, coo->nrecv, coo->nrecv ? coo->recv : NULL, mode));
   }
+  PetscCall(PetscFree(host));
   PetscCall(PetscFree(zeros));
   /* A's copies follow its state; the blocks are told, so that A does not count their change again */
   PetscCall(PetscObjectStateIncrease((PetscObject)A));

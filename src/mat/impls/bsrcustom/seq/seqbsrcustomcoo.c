@@ -47,19 +47,50 @@ static PetscErrorCode MatSeqBSRCustomCOOArray(Mat B, PetscBool get, PetscScalar 
   PetscFunctionReturn(0);
 }
 
+/* Whether B (a block given to the values pass) takes values in device memory on its backend */
+static PetscErrorCode MatSeqBSRCustomCOODeviceBlock(Mat B, PetscBool *device)
+{
+  PetscBool ours;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &ours));
+  *device = (PetscBool)(ours && ((Mat_SeqBSRCustom *)B->spptr)->backend->coo_device_values);
+  PetscFunctionReturn(0);
+}
+
 /* The stored values of B[0] and B[1] (a seqbsrcustom, or the SeqBAIJ blocks of an MPI matrix; B[1]
    NULL on one rank) from the coordinates' values: each value (ADD_VALUES: its value +) the sum of
    the values of the coordinates that land there, src[q] being v[q] for q < nv and r[q - nv] after
-   (what an MPI rank received); v NULL: zeros. Each thread of sc zeroes (INSERT_VALUES) and adds into
-   its own values only. Then the blocks' object states increase. */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], const PetscScalar r[], InsertMode mode)
+   (the nr values an MPI rank received, host memory); v NULL: zeros. Each thread of sc zeroes
+   (INSERT_VALUES) and adds into its own values only. v in device memory: summed on the device where
+   every block with values is on a GPU backend (its host values a copy), else copied to the host
+   first. Then the blocks' object states increase. */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], InsertMode mode)
 {
   const PetscInt *src = sc->src, *dst = sc->dst, *off = sc->off, *vbound = sc->vbound, n0 = sc->nvals[0];
   const PetscBool insert   = (PetscBool)(mode == INSERT_VALUES);
   PetscScalar    *a[2]     = {NULL, NULL};
   PetscInt        nthreads = sc->nthreads;
+  PetscBool       on_device;
 
   PetscFunctionBegin;
+  PetscCall(MatBSRCustomCOOValuesOnDevice_Private(v, &on_device));
+  if (on_device) {
+    PetscBool device_pass = PETSC_TRUE;
+    for (int k = 0; k < 2; k++) {
+      PetscBool here = PETSC_TRUE;
+      if (B[k] && sc->nvals[k] > 0) PetscCall(MatSeqBSRCustomCOODeviceBlock(B[k], &here));
+      device_pass = (PetscBool)(device_pass && here);
+    }
+    if (!device_pass) { /* a block whose values live on the host only: the host pass on a host copy */
+      PetscScalar *h;
+      PetscCall(PetscInfo(B[0], "MatSetValuesCOO(): values in device memory, the matrix's on the host (the cpu backend or bound to the CPU): copied to the host first\n"));
+      PetscCall(MatBSRCustomCOOHostCopy_Private(v, nv, &h));
+      PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, sc, nv, h, nr, r, mode));
+      PetscCall(PetscFree(h));
+      PetscFunctionReturn(0);
+    }
+  }
   for (int k = 0; k < 2; k++) {
     PetscInt        n, bs;
     const PetscInt *ia, *ja;
@@ -69,7 +100,14 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const 
     PetscCheck((PetscCount)ia[n] * bs * bs == sc->nvals[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map holds %" PetscInt_FMT " values, the matrix %" PetscCount_FMT, sc->nvals[k], (PetscCount)ia[n] * bs * bs);
     PetscCall(MatSeqBSRCustomCOOArray(B[k], PETSC_TRUE, &a[k]));
   }
-  if (!v && !r) {
+  if (on_device) {
+    for (int k = 0; k < 2; k++)
+      if (a[k] && sc->nvals[k] > 0) {
+        bsrk_matrix M;
+        PetscCall(MatSeqBSRCustomPrepare_Private(B[k], &M));
+        PetscCall((*((Mat_SeqBSRCustom *)B[k]->spptr)->backend->coo_device_values)(B[k], &M, sc, k, nv, v, nr, r, mode, a[k]));
+      }
+  } else if (!v && !r) {
     for (int k = 0; k < 2; k++)
       if (insert && a[k]) PetscCall(PetscArrayzero(a[k], sc->nvals[k]));
   } else {
@@ -112,8 +150,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const 
     if (!B[k]) continue;
     PetscCall(MatSeqBSRCustomCOOArray(B[k], PETSC_FALSE, &a[k]));
     PetscCall(PetscObjectStateIncrease((PetscObject)B[k]));
+    if (on_device && sc->nvals[k] > 0) PetscCall((*((Mat_SeqBSRCustom *)B[k]->spptr)->backend->coo_device_follow)(B[k]));
   }
-  PetscCall(PetscLogFlops((PetscLogDouble)off[nthreads]));
+  if (!on_device) PetscCall(PetscLogFlops((PetscLogDouble)off[nthreads]));
   PetscFunctionReturn(0);
 }
 
@@ -169,7 +208,7 @@ static PetscErrorCode MatSetValuesCOO_SeqBSRCustom(Mat A, const PetscScalar v[],
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO() takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
   {
     Mat B[2] = {A, NULL};
-    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, NULL, mode));
+    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, 0, NULL, mode));
   }
   PetscFunctionReturn(0);
 }

@@ -129,7 +129,7 @@ PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocationCSR_SeqBSRCustom(Mat A, con
    the coordinates' values through sc (sources q < nv: v[q], after: r[q - nv]), their states increased */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeCOO_Private(Mat A, PetscBool install);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomDuplicateCOO_Private(Mat A, Mat M);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], const PetscScalar r[], InsertMode mode);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], InsertMode mode);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 
 #endif

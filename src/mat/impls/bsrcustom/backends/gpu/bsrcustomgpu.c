@@ -58,6 +58,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer 
     .block_product_plan    = MatSeqBSRCustomCPUBlockProductPlan_Private, \
     .block_product_numeric = MatSeqBSRCustomGPUBlockProductNumeric_Private, \
     .release               = MatSeqBSRCustomGPURelease_Private, \
+    .coo_device_values     = MatSeqBSRCustomGPUCOODeviceValues_Private, \
+    .coo_device_follow     = MatSeqBSRCustomGPUCOODeviceFollow_Private, \
     .place_vectors         = MatMPIBSRCustomGPUPlaceVectors_Private, \
     .on_device             = MatBSRCustomGPUOnDevice_Private, \
     .between               = MatMPIBSRCustomGPUBetween_Private, \

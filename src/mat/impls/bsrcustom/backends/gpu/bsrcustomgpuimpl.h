@@ -5,6 +5,7 @@
      bsrcustomvecpin.c    - page-locking the arrays of host vectors that products move to the GPU
      bsrcustomdevice.c    - PETSc's own device support (CUDA vectors, device contexts)
      bsrcustomaijhostvectors.c - host vectors for the AIJ matrices the GPU backends make on the device
+     seqbsrcustomgpucoo.c - MatSetValuesCOO's values in device memory
 */
 #ifndef BSRCUSTOMGPUIMPL_H
 #define BSRCUSTOMGPUIMPL_H
@@ -49,6 +50,11 @@ PETSC_INTERN PetscErrorCode MatBSRCustomPETScStream_Private(void **stream);
 PETSC_INTERN PetscErrorCode MatBSRCustomPETScDeviceId_Private(PetscInt *id);
 PETSC_INTERN PetscErrorCode MatBSRCustomVecOnDevice_Private(Vec v, PetscBool *on_device);
 PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscViewer viewer);
+
+/* MatSetValuesCOO's values (seqbsrcustomgpucoo.c): whether v is device memory (asked of CUDA, so with
+   any PETSc; never in a build without CUDA), and a host copy of n of them (PetscFree it) */
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOValuesOnDevice_Private(const PetscScalar v[], PetscBool *device);
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOHostCopy_Private(const PetscScalar v[], PetscCount n, PetscScalar **host);
 
 /* A matrix of the GPU backends' AIJ type (MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE on a CUDA-enabled
    PETSc) made by ours: its products accept host vectors too (bsrcustomaijhostvectors.c). */

@@ -35,6 +35,10 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A,
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUOwnCopy_Private(Mat A, const bsrk_matrix *M, void **gpu, PetscInt *device);
 PETSC_INTERN PetscErrorCode MatBSRCustomCUDAStatusCheck_Private(int status, const char *msg, const char *what);
 PETSC_INTERN PetscErrorCode MatBSRCustomLogDeviceFlops_Private(PetscLogDouble flops);
+/* MatSetValuesCOO with values in device memory (seqbsrcustomgpucoo.c): the tables' coo_device_values
+   and coo_device_follow */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOODeviceValues_Private(Mat A, const bsrk_matrix *Mv, const MatBSRCustomCOOScatter *sc, PetscInt part, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], InsertMode mode, PetscScalar a[]);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOODeviceFollow_Private(Mat A);
 /* a matrix of a GPU backend bound to the CPU: MatView says so, then the cpu backend's lines */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer viewer);
 
