@@ -50,7 +50,7 @@ extern "C" bsrc_cuda_status bsrc_cuda_coo_create(bsrc_cuda_matrix *M, int64_t nv
   C->device              = M->device;
   C->nvals               = nvals;
   const size_t     njmap = ((size_t)nvals + 1) * sizeof(bsrk_idx), nperm = (size_t)jmap[nvals] * sizeof(bsrk_idx);
-  bsrc_cuda_status s     = dev_alloc(C->jmap, njmap, "COO plan: jmap", &C->bytes, sink(M));
+  bsrc_cuda_status s = dev_alloc(C->jmap, njmap, "COO plan: jmap", &C->bytes, sink(M));
   if (s == BSRC_CUDA_OK) s = dev_alloc(C->perm, nperm, "COO plan: perm", &C->bytes, sink(M));
   if (s == BSRC_CUDA_OK) s = upload(M, C->jmap, jmap, njmap, "COO plan: upload of jmap");
   if (s == BSRC_CUDA_OK) s = upload(M, C->perm, perm, nperm, "COO plan: upload of perm");
