@@ -129,6 +129,10 @@ petsc-cuda | build-325 | run-325 | gpu-325 | examples-cuda-325 | solve-325 | com
       [[ ${SANITIZE:-1} == 1 ]] && for tool in memcheck racecheck; do
         $S --tool $tool --kernel-name kns=bsrc "$B/tests/petsc/test_galerkin_products" -mat_bsrcustom_backend cuda -test_case products_bs1,products_bs3,products_bs6,new_structure,gamg_levels > "$OUT/$tool-325-galerkin.log" 2>&1 || true; echo "$tool test_galerkin_products (cuda): $(tail -1 "$OUT/$tool-325-galerkin.log")"
       done
+      # MatSetValuesCOO from device memory (the gather kernel into the device copy)
+      [[ ${SANITIZE:-1} == 1 ]] && for tool in memcheck racecheck; do
+        $S --tool $tool --kernel-name kns=bsrc "$B/tests/petsc/test_coo" -test_case device_cuda,device_cpu -use_gpu_aware_mpi 0 > "$OUT/$tool-325-coo.log" 2>&1 || true; echo "$tool test_coo (device values): $(tail -1 "$OUT/$tool-325-coo.log")"
+      done
       # the staged halo of several ranks on CUDA vectors (copies on a stream of its own)
       [[ ${SANITIZE:-1} == 1 ]] && { OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n 2 $S --tool memcheck "$B/tests/petsc/test_device_vectors" -use_gpu_aware_mpi 0 > "$OUT/memcheck-325-np2.log" 2>&1 || true; echo "memcheck test_device_vectors np2: $(grep -c "ERROR SUMMARY: 0 errors" "$OUT/memcheck-325-np2.log") of 2 ranks with 0 errors"; }
       "$B/tests/petsc/test_device_vectors" -info :mat > "$OUT/device-vectors-info.log" 2>&1 || true
