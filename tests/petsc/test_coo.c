@@ -25,7 +25,8 @@ static const char help[] = "COO assembly (MatSetPreallocationCOO / MatSetValuesC
      device_cuda         values in device memory (cudaMalloc, as a GPU code assembles them) on the cuda
                          backend: summed into the device copy, the host values a copy (MatConvert, MatAXPY
                          read them) and MatMult on the device copy with no upload after MatSetValuesCOO;
-                         INSERT, ADD, repeated INSERT, against MATAIJ given the same values from the host
+                         INSERT, ADD, repeated INSERT, against MATAIJ given the same values from the host;
+                         then MatSetValues in own and other ranks' rows: the device copy follows
      device_cpu          the same on the cpu backend (the values copied to the host first)
                          (both GPU cases: skipped, visibly, without CUDA in this build or a visible GPU) */
 
@@ -680,6 +681,26 @@ static PetscErrorCode DeviceValues(TestContext *ctx)
       PetscCall(NewValues(&L, 20 + rep, v));
       PetscCall(PetscSNPrintf(what, sizeof(what), "device insert again (%" PetscInt_FMT ")", rep));
       PetscCall(DeviceStep(ctx, A, R, &L, v, INSERT_VALUES, what));
+    }
+    /* then MatSetValues, in this rank's rows and the next rank's (MPIBAIJ writes those into the
+       blocks' arrays at assembly, unseen by them): the device copy must follow */
+    {
+      PetscInt    rstart, rend, N, row[2], col;
+      PetscScalar one = 1.0;
+      PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+      PetscCall(MatGetSize(A, &N, NULL));
+      row[0] = rstart;
+      row[1] = rend % N;
+      col    = (rstart + 1) % N;
+      for (int k = 0; k < 2; k++) {
+        PetscCall(MatSetValues(A, 1, &row[k], 1, &col, &one, ADD_VALUES));
+        PetscCall(MatSetValues(R, 1, &row[k], 1, &col, &one, ADD_VALUES));
+      }
+      PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyBegin(R, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(R, MAT_FINAL_ASSEMBLY));
+      PetscCall(CompareWithAIJ(ctx, A, R, "MatSetValues after device values"));
     }
     PetscCall(PetscFree(v));
     PetscCall(MatDestroy(&A));

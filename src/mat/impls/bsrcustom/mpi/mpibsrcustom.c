@@ -279,6 +279,9 @@ static PetscErrorCode MatAssemblyEnd_MPIBSRCustom(Mat A, MatAssemblyType mode)
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
+  /* values set on A since its last assembly reach its blocks unseen by them (MPIBAIJ writes their arrays) */
+  if (A->insertmode != NOT_SET_VALUES && c->local) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(c->local));
+  if (A->insertmode != NOT_SET_VALUES && c->ghost) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(c->ghost));
   PetscCall((*c->baij_assemblyend)(A, mode));
   if (mode == MAT_FINAL_ASSEMBLY) {
     PetscCall(MatMPIBSRCustomSetUp(A));

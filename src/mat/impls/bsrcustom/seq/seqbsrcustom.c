@@ -101,6 +101,7 @@ static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatSeqBSRCustomGPUCOOAssembly_Private(A));
   PetscCall((*b->baij_assemblyend)(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(MatSeqBSRCustomFollowStructure_Private(A));

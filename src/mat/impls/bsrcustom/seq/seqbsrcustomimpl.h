@@ -67,6 +67,7 @@ typedef struct {
   PetscInt         gpu_device;       /* the device it lives on */
   PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
   PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
+  PetscBool        gpu_coo_fresh;    /* MatSetValuesCOO filled the device copy, and its closing assembly may not have run (seqbsrcustomgpucoo.c) */
   PetscInt         gpu_spmms;        /* block SpMMs run on the GPU (MatProduct AB with a dense matrix), for MatView */
 
   /* SeqBAIJ's inverted diagonal blocks (MatInvertBlockDiagonal, MatSOR; seqbsrcustomdiaginv.c): made, for A's state */

@@ -55,6 +55,11 @@ PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscVi
    any PETSc; never in a build without CUDA), and a host copy of n of them (PetscFree it) */
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOValuesOnDevice_Private(const PetscScalar v[], PetscBool *device);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOHostCopy_Private(const PetscScalar v[], PetscCount n, PetscScalar **host);
+/* A seqbsrcustom's final assembly, before the base type's: where MatSetValuesCOO filled its device copy
+   and nothing was set or changed since, the state increase MatAssemblyEnd() makes changes no value and
+   the device copy stays current. Forget: B's values changed unseen (an MPI matrix's MatSetValues). */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOAssembly_Private(Mat A);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOForget_Private(Mat B);
 
 /* A matrix of the GPU backends' AIJ type (MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE on a CUDA-enabled
    PETSc) made by ours: its products accept host vectors too (bsrcustomaijhostvectors.c). */

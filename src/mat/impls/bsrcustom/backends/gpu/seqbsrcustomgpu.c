@@ -150,6 +150,7 @@ static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   PetscCall(MatSeqBSRCustomCUDASync(A, M, &b->gpu, &b->gpu_device, b->structure_generation, &b->gpu_structure, (PetscBool)(state != b->gpu_values_state), "The device matrix"));
   b->gpu_values_state = state;
+  b->gpu_coo_fresh    = PETSC_FALSE; /* seqbsrcustomgpucoo.c: the state it kept is superseded */
   PetscFunctionReturn(0);
 }
 

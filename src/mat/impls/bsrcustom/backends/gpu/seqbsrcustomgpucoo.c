@@ -138,6 +138,35 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOODeviceFollow_Private(Mat A)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &b->gpu_values_state));
+  b->gpu_coo_fresh = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* MatSetValuesCOO() ends with MatAssemblyBegin/End() (PETSc 3.25) or a bare state increase (3.18): after
+   the values pass, the state moves once more without a value changing. The assembly is seen here: no
+   MatSetValues since (insertmode) and no other change (the state) means the device copy still holds the
+   values once MatAssemblyEnd() has increased the state, as it does right after its type's method. A
+   later assembly (PETSc 3.18) sees the flag too: the same test holds there. */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOAssembly_Private(Mat A)
+{
+  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  PetscObjectState  state;
+
+  PetscFunctionBegin;
+  if (!b || !b->gpu_coo_fresh) PetscFunctionReturn(0);
+  b->gpu_coo_fresh = PETSC_FALSE;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (A->insertmode == NOT_SET_VALUES && state == b->gpu_values_state) b->gpu_values_state = state + 1;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOForget_Private(Mat B)
+{
+  PetscBool ours;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &ours));
+  if (ours && B->spptr) ((Mat_SeqBSRCustom *)B->spptr)->gpu_coo_fresh = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -170,6 +199,20 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOODeviceFollow_Private(Mat A)
 {
   PetscFunctionBegin;
   (void)A;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOAssembly_Private(Mat A)
+{
+  PetscFunctionBegin;
+  (void)A;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOForget_Private(Mat B)
+{
+  PetscFunctionBegin;
+  (void)B;
   PetscFunctionReturn(0);
 }
 
