@@ -685,14 +685,14 @@ static PetscErrorCode DeviceValues(TestContext *ctx)
     /* then MatSetValues, in this rank's rows and the next rank's (MPIBAIJ writes those into the
        blocks' arrays at assembly, unseen by them): the device copy must follow */
     {
-      PetscInt    rstart, rend, N, row[2], col;
+      PetscInt    rstart, rend, N, row[2];
       PetscScalar one = 1.0;
       PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
       PetscCall(MatGetSize(A, &N, NULL));
       row[0] = rstart;
       row[1] = rend % N;
-      col    = (rstart + 1) % N;
       for (int k = 0; k < 2; k++) {
+        const PetscInt col = row[k] + 1; /* the node's own block: in the pattern */
         PetscCall(MatSetValues(A, 1, &row[k], 1, &col, &one, ADD_VALUES));
         PetscCall(MatSetValues(R, 1, &row[k], 1, &col, &one, ADD_VALUES));
       }
