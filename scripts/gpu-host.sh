@@ -66,15 +66,16 @@ case "${1:-}" in
 prepare)
   ../shared/tools/gpu-kit
   grep -qx '/.gpu-extra/' .git/info/exclude || echo '/.gpu-extra/' >> .git/info/exclude
-  rm -rf .gpu-extra && mkdir -p .gpu-extra/examples/snes/tutorials .gpu-extra/examples/ksp/ksp/tutorials
+  rm -rf .gpu-extra && mkdir -p .gpu-extra/examples
   E=/usr/share/petsc/3.18/share/petsc/examples/src
-  cp $E/snes/tutorials/ex19.c $E/snes/tutorials/ex5.c .gpu-extra/examples/snes/tutorials/
-  cp $E/ksp/ksp/tutorials/ex2.c .gpu-extra/examples/ksp/ksp/tutorials/
+  # every example source tests/examples builds (bsrc_petsc_example(<target> <source>)), where it is
+  for f in $(sed -n 's/^bsrc_petsc_example([A-Za-z0-9_]* \([^ )]*\).*/\1/p' tests/examples/CMakeLists.txt); do
+    mkdir -p ".gpu-extra/examples/$(dirname "$f")" && cp "$E/$f" ".gpu-extra/examples/$f"
+  done
   tar -cf - /usr/include/gtest /usr/include/gmock /usr/lib/x86_64-linux-gnu/cmake/GTest \
     /usr/lib/x86_64-linux-gnu/libgtest*.a /usr/lib/x86_64-linux-gnu/libgmock*.a 2>/dev/null | xz -T0 > .gpu-extra/gtest.tar.xz
   # the kit's include/petsc is a relative link to share/petsc/3.18/include/petsc, which it does not carry
   tar -cf - /usr/share/petsc/3.18/include 2>/dev/null | xz -T0 > .gpu-extra/petsc-include.tar.xz
-  cp $E/ksp/ksp/tutorials/ex56.c .gpu-extra/examples/ksp/ksp/tutorials/
   # PETSc 3.25.4 with CUDA: prebuilt (prepare-cuda) or its source, for petsc-cuda
   if [[ -d /tmp/petsc-3.25.4-cuda/lib ]]; then
     tar -C /tmp -cf - petsc-3.25.4-cuda | xz -T0 > .gpu-extra/petsc-3.25.4-cuda.tar.xz

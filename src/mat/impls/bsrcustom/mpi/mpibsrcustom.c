@@ -273,15 +273,34 @@ static PetscErrorCode MatMPIBSRCustomSetUp(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* After MatSetValuesCOO from device memory (mpibsrcustomcoo.c), the assembly that closes it (PETSc
+   3.25) changes no value where nothing was set on A (insertmode) or changed (A's state) since: the
+   blocks need not be told of the state increase MatAssemblyEnd() then makes, so that their device
+   copies stay current. Values set on A reach its blocks unseen by them (MPIBAIJ writes their arrays):
+   their device copies then follow. */
+static PetscErrorCode MatMPIBSRCustomCOOAssembly(Mat A, Mat_MPIBSRCustom *c)
+{
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  if (A->insertmode != NOT_SET_VALUES) {
+    if (c->local) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(c->local));
+    if (c->ghost) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(c->ghost));
+  }
+  if (!c->coo_device_fresh) PetscFunctionReturn(0);
+  c->coo_device_fresh = PETSC_FALSE;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (A->insertmode == NOT_SET_VALUES && state == c->blocks_state) c->blocks_state = state + 1;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatAssemblyEnd_MPIBSRCustom(Mat A, MatAssemblyType mode)
 {
   Mat_MPIBSRCustom *c = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
-  /* values set on A since its last assembly reach its blocks unseen by them (MPIBAIJ writes their arrays) */
-  if (A->insertmode != NOT_SET_VALUES && c->local) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(c->local));
-  if (A->insertmode != NOT_SET_VALUES && c->ghost) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(c->ghost));
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIBSRCustomCOOAssembly(A, c));
   PetscCall((*c->baij_assemblyend)(A, mode));
   if (mode == MAT_FINAL_ASSEMBLY) {
     PetscCall(MatMPIBSRCustomSetUp(A));

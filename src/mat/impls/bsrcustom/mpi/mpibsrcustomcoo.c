@@ -279,15 +279,17 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
   PetscCall(PetscSFReduceBegin(coo->sf, MPIU_SCALAR, sent, coo->recv, MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(coo->sf, MPIU_SCALAR, sent, coo->recv, MPI_REPLACE));
   PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, &Ao, NULL, NULL, NULL, NULL));
+  /* A's copies follow its state; the blocks are told first, so that the states their device copies
+     keep (device values) are those after the values pass */
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
   {
     Mat B[2] = {Ad, Ao};
     PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, coo->nrecv, coo->nrecv ? coo->recv : NULL, mode));
   }
+  ((Mat_MPIBSRCustom *)A->spptr)->coo_device_fresh = on_device;
   PetscCall(PetscFree(host));
   PetscCall(PetscFree(zeros));
-  /* A's copies follow its state; the blocks are told, so that A does not count their change again */
-  PetscCall(PetscObjectStateIncrease((PetscObject)A));
-  PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
   PetscFunctionReturn(0);
 }
 

@@ -56,6 +56,7 @@ typedef struct {
   MatBSRCustomStagedHalo   staged;                 /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
   const char              *path;                   /* how the last product ran (MatView, -info) */
   PetscObjectState         blocks_state;           /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
+  PetscBool                coo_device_fresh;       /* MatSetValuesCOO filled the blocks' device copies; its closing assembly may not have run */
   PetscObjectState         seen_local, seen_ghost; /* the blocks' object states A's state last accounted for (MatBSRCustomValuesState_Private) */
   PetscBool                seen_valid;
   MatBSRCustomTransposeOps baij_transpose_ops; /* MPIBAIJ's, while ours are installed (mpibsrcustomproducts.c) */
