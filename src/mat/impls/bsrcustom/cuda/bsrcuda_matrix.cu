@@ -751,8 +751,9 @@ extern "C" bsrc_cuda_status bsrc_cuda_multadd_host(bsrc_cuda_matrix *M, bsrc_cud
    product queued behind them; nothing waits, so the caller's halo exchange runs while they move. */
 extern "C" bsrc_cuda_status bsrc_cuda_split_begin(bsrc_cuda_matrix *L, bsrc_cuda_kernel kl, double alpha, const double *x, double beta, const double *in)
 {
-  /* out is only known at split_end: check the rest here (x stands in for it) */
-  bsrc_cuda_status s = check_product_args(L, kl, x, beta, in, L && L->nbrows > 0 ? x : nullptr);
+  /* out is only known at split_end: check the rest here, any address standing in for it (x may be NULL
+     where L has no columns: a rank's block of a prolongator with no coarse points there) */
+  bsrc_cuda_status s = check_product_args(L, kl, x, beta, in, L && L->nbrows > 0 ? &alpha : nullptr);
   if (s != BSRC_CUDA_OK) return s;
   if (L->split_open) return fail(sink(L), BSRC_CUDA_ERR_ARG, "split_begin: the previous split product was not ended (bsrc_cuda_split_end)");
   device_scope ds(L->device);
