@@ -283,9 +283,11 @@ static PetscErrorCode MatMPIBSRCustomCOOAssembly(Mat A, Mat_MPIBSRCustom *c)
   PetscObjectState state;
 
   PetscFunctionBegin;
-  if (A->insertmode != NOT_SET_VALUES) {
-    if (c->local) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(c->local));
-    if (c->ghost) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(c->ghost));
+  if (A->insertmode != NOT_SET_VALUES && A->preallocated) {
+    Mat Ad, Ao; /* MPIBAIJ's blocks now: new off-rank blocks may have replaced the ghost block since c's record */
+    PetscCall(MatMPIBSRCustomQueryBlocks(A, &Ad, &Ao, NULL));
+    if (Ad) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(Ad));
+    if (Ao) PetscCall(MatSeqBSRCustomGPUCOOForget_Private(Ao));
   }
   if (!c->coo_device_fresh) PetscFunctionReturn(0);
   c->coo_device_fresh = PETSC_FALSE;
