@@ -1,7 +1,9 @@
 static const char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of bsrcustom against MATAIJ's:\n"
                            "the element-by-element list of Q1 elasticity (24 x 24 entries a hexahedron, 3 unknowns a node).\n"
                            "  -n <nodes per direction> (30)  -reps <timed MatSetValuesCOO calls and preallocations> (5)\n"
-                           "  -types <aij,bsrcustom,...> (aij,bsrcustom): the first is the reference of the ratios\n";
+                           "  -types <aij,bsrcustom,...> (aij,bsrcustom): the first is the reference of the ratios\n"
+                           "  -device_values: MatSetValuesCOO given the values in CUDA device memory (a PETSc with CUDA), each call timed to\n"
+                           "   the device's completion\n";
 
 /* Each rank gives the elements of a contiguous range (a z-slab, as a partitioned mesh would) and owns
    a contiguous range of nodes, so only the coordinates at the slabs' faces lie in other ranks' rows.
@@ -11,6 +13,9 @@ static const char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCO
 #include <petscmat.h>
 #include <petscmatbsrcustom.h>
 #include <stdlib.h>
+#if defined(PETSC_HAVE_CUDA)
+  #include <petscdevice.h>
+#endif
 
 static int CompareDouble(const void *a, const void *b)
 {
@@ -70,6 +75,41 @@ static PetscErrorCode CreateMatrix(MPI_Comm comm, const char *type, PetscInt n, 
   PetscFunctionReturn(0);
 }
 
+/* the values in device memory (a VECSEQCUDA holding a copy of cv) */
+static PetscErrorCode DeviceValues(PetscCount ncoo, const PetscScalar cv[], Vec *vdev, const PetscScalar **dv)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscScalar *h;
+  PetscInt     n;
+  PetscCall(PetscIntCast(ncoo, &n));
+  PetscCall(VecCreate(PETSC_COMM_SELF, vdev));
+  PetscCall(VecSetSizes(*vdev, n, n));
+  PetscCall(VecSetType(*vdev, VECSEQCUDA));
+  PetscCall(VecGetArrayWrite(*vdev, &h));
+  PetscCall(PetscArraycpy(h, cv, ncoo));
+  PetscCall(VecRestoreArrayWrite(*vdev, &h));
+  PetscCall(VecCUDAGetArrayRead(*vdev, dv));
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-device_values needs a PETSc configured with CUDA");
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* the device's work done (device values: MatSetValuesCOO may return before it is) */
+static PetscErrorCode DeviceWait(PetscBool device)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  if (device) {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
 /* the slowest rank's time of what ran since t0 */
 static PetscErrorCode Elapsed(MPI_Comm comm, double t0, double *t)
 {
@@ -82,17 +122,19 @@ static PetscErrorCode Elapsed(MPI_Comm comm, double t0, double *t)
 
 int main(int argc, char **argv)
 {
-  MPI_Comm     comm;
-  PetscInt     n = 30, reps = 5, ntypes = 8;
-  char        *types[8];
-  PetscBool    set;
-  PetscCount   ncoo;
-  PetscInt    *ci, *cj, *wi, *wj;
-  PetscScalar *cv;
-  double       prealloc[8], values[8], assembly[8], *t[8];
-  Mat          A[8] = {NULL};
-  Vec          x, yref = NULL, y;
-  PetscMPIInt  size;
+  MPI_Comm           comm;
+  PetscInt           n = 30, reps = 5, ntypes = 8;
+  char              *types[8];
+  PetscBool          set, device = PETSC_FALSE;
+  PetscCount         ncoo;
+  Vec                vdev = NULL;
+  const PetscScalar *vals;
+  PetscInt          *ci, *cj, *wi, *wj;
+  PetscScalar       *cv;
+  double             prealloc[8], values[8], assembly[8], *t[8];
+  Mat                A[8] = {NULL};
+  Vec                x, yref = NULL, y;
+  PetscMPIInt        size;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MatBSRCustomRegisterAll());
@@ -107,10 +149,13 @@ int main(int argc, char **argv)
     ntypes = 2;
   }
   PetscCheck(n >= 2 && reps >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 2 and -reps at least 1");
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-device_values", &device, NULL));
   PetscCall(ElementList(comm, n, &ncoo, &ci, &cj, &cv));
+  vals = cv;
+  if (device) PetscCall(DeviceValues(ncoo, cv, &vdev, &vals));
   PetscCall(PetscMalloc2(ncoo, &wi, ncoo, &wj));
   for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscMalloc1(reps, &t[k]));
-  PetscCall(PetscPrintf(comm, "COO assembly, Q1 elasticity: %" PetscInt_FMT "^3 nodes, %" PetscInt_FMT " unknowns, %" PetscInt_FMT " elements, 576 coordinates each, %d ranks, median of %" PetscInt_FMT "\n", n, 3 * n * n * n, (n - 1) * (n - 1) * (n - 1), size, reps));
+  PetscCall(PetscPrintf(comm, "COO assembly, Q1 elasticity: %" PetscInt_FMT "^3 nodes, %" PetscInt_FMT " unknowns, %" PetscInt_FMT " elements, 576 coordinates each, %d ranks, median of %" PetscInt_FMT ", values in %s memory\n", n, 3 * n * n * n, (n - 1) * (n - 1) * (n - 1), size, reps, device ? "device" : "host"));
   /* the types take turns in every repetition, so that the machine's other work falls on all alike */
   for (PetscInt r = 0; r < reps; r++) { /* preallocations of fresh matrices (the indices copied first: PETSc may change them) */
     for (PetscInt k = 0; k < ntypes; k++) {
@@ -127,14 +172,16 @@ int main(int argc, char **argv)
   }
   for (PetscInt k = 0; k < ntypes; k++) {
     prealloc[k] = Median((int)reps, t[k]);
-    PetscCall(MatSetValuesCOO(A[k], cv, INSERT_VALUES)); /* first touch, untimed */
+    PetscCall(MatSetValuesCOO(A[k], vals, INSERT_VALUES)); /* first touch, untimed */
+    PetscCall(DeviceWait(device));
   }
   for (PetscInt r = 0; r < reps; r++) {
     for (PetscInt k = 0; k < ntypes; k++) {
       double t0;
       PetscCallMPI(MPI_Barrier(comm));
       t0 = MPI_Wtime();
-      PetscCall(MatSetValuesCOO(A[k], cv, INSERT_VALUES));
+      PetscCall(MatSetValuesCOO(A[k], vals, INSERT_VALUES));
+      PetscCall(DeviceWait(device));
       PetscCall(Elapsed(comm, t0, &t[k][r]));
     }
   }
@@ -173,6 +220,10 @@ int main(int argc, char **argv)
   for (PetscInt k = 1; k < ntypes; k++) PetscCall(PetscPrintf(comm, "  %s / %s: MatSetPreallocationCOO %.2fx, MatSetValuesCOO %.2fx\n", types[k], types[0], prealloc[k] / prealloc[0], values[k] / values[0]));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&yref));
+#if defined(PETSC_HAVE_CUDA)
+  if (vdev) PetscCall(VecCUDARestoreArrayRead(vdev, &vals));
+#endif
+  PetscCall(VecDestroy(&vdev));
   PetscCall(PetscFree3(ci, cj, cv));
   PetscCall(PetscFree2(wi, wj));
   for (PetscInt k = 0; k < ntypes; k++) {
