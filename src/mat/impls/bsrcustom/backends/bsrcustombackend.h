@@ -45,6 +45,12 @@ typedef struct {
 } MatSeqBSRCustomKept;
 
 struct _MatBSRCustomCOOScatter; /* bsrcustomimpl.h */
+
+/* what the backends hold to run a block's own values (bsrcustomheld.h, theirs alone): made empty for a
+   new block, given back with it (after the backend's release) */
+typedef struct _MatBSRCustomHeld       MatBSRCustomHeld;
+PETSC_INTERN PetscErrorCode            MatBSRCustomHeldCreate_Private(MatBSRCustomHeld **held);
+PETSC_INTERN PetscErrorCode            MatBSRCustomHeldDestroy_Private(MatBSRCustomHeld **held);
 typedef struct _MatBSRCustomBackendOps MatBSRCustomBackendOps;
 struct _MatBSRCustomBackendOps {
   const char *name; /* in MatView and -info */
@@ -59,8 +65,10 @@ struct _MatBSRCustomBackendOps {
      bookkeeping (MatSeqBSRCustomPrepare_Private) --- */
   /* A's MatCreateVecs type and A->boundtocpu follow where its products run */
   PetscErrorCode (*vectors_follow)(Mat A);
-  /* A's task partition was built again for M (cpu: the values' pages) */
-  PetscErrorCode (*partition_built)(Mat A, const bsrk_matrix *M);
+  /* A is assembled or about to run a product on M: what the backend makes ahead of its products (cpu:
+     the task partition, cut again where A's block rows or the thread and chunk settings changed, and
+     the values' pages; the GPU backends upload at the product) */
+  PetscErrorCode (*ready)(Mat A, const bsrk_matrix *M);
   /* out = alpha*M*x + beta*in (in unread when beta == 0); between: the calling thread's work between
      its tasks (cpu; may be NULL) */
   PetscErrorCode (*apply)(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);

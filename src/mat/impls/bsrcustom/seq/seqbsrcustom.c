@@ -5,11 +5,13 @@
    A->spptr and renames the type; the reverse convert undoes exactly that.
 
    Everything about storage, assembly and preallocation stays SeqBAIJ's: the kernel reads BAIJ's
-   own arrays (column-major bs x bs blocks) in place. The task partition is rebuilt only when the
-   nonzero structure changes (A->nonzerostate) or the thread/chunk settings do.
+   own arrays (column-major bs x bs blocks) in place. What a backend needs to run them (the cpu
+   backend's task partition, a device copy) it holds in the block's held object, made again only when
+   the block structure or the settings it depends on change.
 */
 #include "seqbsrcustomimpl.h"
 #include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
 
 /* the options check the same limit the kernel layer does */
 _Static_assert(MATBSRCUSTOM_MAX_CPU_PREFETCH == BSRK_MAX_PREFETCH_BYTES, "prefetch limits of bsrcustomimpl.h and bsrkernels.h differ");
@@ -99,6 +101,7 @@ static PetscErrorCode MatSeqBSRCustomInstallMultOps(Mat A)
 static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  bsrk_matrix       M;
 
   PetscFunctionBegin;
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatSeqBSRCustomGPUCOOAssembly_Private(A));
@@ -107,7 +110,7 @@ static PetscErrorCode MatAssemblyEnd_SeqBSRCustom(Mat A, MatAssemblyType mode)
   PetscCall(MatSeqBSRCustomFollowStructure_Private(A));
   PetscCall(MatSeqBSRCustomInstallMultOps(A));
   PetscCall(MatSeqBSRCustomProductsInstall_Private(A, PETSC_TRUE));
-  PetscCall(MatSeqBSRCustomUpdateTasks_Private(A, PETSC_TRUE));
+  PetscCall(MatSeqBSRCustomUpdate_Private(A, PETSC_TRUE, &M));
   PetscFunctionReturn(0);
 }
 
@@ -136,7 +139,11 @@ static PetscErrorCode MatView_SeqBSRCustom(Mat A, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(0);
-  if (A->assembled) PetscCall(MatSeqBSRCustomUpdateTasks_Private(A, PETSC_FALSE));
+  if (A->assembled) {
+    bsrk_matrix M;
+
+    PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
+  }
   PetscCall((*b->backend->view)(A, viewer));
   PetscCall(MatSeqBSRCustomTransposeView_Private(A, viewer));
   PetscFunctionReturn(0);
@@ -239,12 +246,12 @@ static PetscErrorCode MatBSRCustomGetCUDAKernelUsed_SeqBSRCustom(Mat A, MatBSRCu
 
 static PetscErrorCode MatBSRCustomGetNumTasks_SeqBSRCustom(Mat A, PetscInt *ntasks)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  bsrk_matrix M;
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The tasks exist only once the matrix is assembled");
-  PetscCall(MatSeqBSRCustomUpdateTasks_Private(A, PETSC_FALSE));
-  *ntasks = b->tasks.ntasks;
+  PetscCall(MatSeqBSRCustomPrepare_Private(A, &M));
+  PetscCall(MatSeqBSRCustomCPUNumTasks_Private(A, &M, ntasks));
   PetscFunctionReturn(0);
 }
 
@@ -341,7 +348,7 @@ static PetscErrorCode MatSeqBSRCustomComposeMethods(Mat A, PetscBool install, Pe
 
 /*
    MatZeroRows: BAIJ compresses its arrays in place without calling ops->assemblyend, so we wrap it
-   to drop the partition (rebuilt at the next product).
+   to have the next product compare the block rows (the cpu backend then cuts its tasks again).
 */
 static PetscErrorCode MatZeroRows_SeqBSRCustom(Mat A, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
 {
@@ -349,7 +356,7 @@ static PetscErrorCode MatZeroRows_SeqBSRCustom(Mat A, PetscInt n, const PetscInt
 
   PetscFunctionBegin;
   PetscCall((*c->baij_zerorows)(A, n, rows, diag, x, b));
-  c->tasks_built = PETSC_FALSE;
+  c->rows_followed = PETSC_FALSE;                                         /* the next product compares the rows */
   if (A->assembled) PetscCall(MatSeqBSRCustomFollowStructure_Private(A)); /* rows without their blocks */
   PetscFunctionReturn(0);
 }
@@ -382,8 +389,7 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   b->baij_setvalues        = B->ops->setvalues;
   b->baij_bindtocpu        = B->ops->bindtocpu;
   b->block_preallocated    = B->preallocated;
-  b->gpu_structure         = -1;
-  bsrk_team_init(&b->team);
+  PetscCall(MatBSRCustomHeldCreate_Private(&b->held));
   PetscCall(MatBSRCustomSettingsDefault_Private(&b->set));
   b->backend = MatBSRCustomBackendOf_Private(&b->set, b->bound);
   B->spptr   = b;
@@ -414,8 +420,10 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqBAIJ_SeqBSRCustom(Mat A, MatType type,
   PetscCall(MatBSRCustomOptionsFromDatabase_Private(B, &b->set));
   PetscCall(MatBSRCustomHoldSettings_Private(B, &b->set, b->bound, &b->set, &b->bound, &b->backend));
   if (B->assembled) {
+    bsrk_matrix M;
+
     PetscCall(MatSeqBSRCustomFollowStructure_Private(B));
-    PetscCall(MatSeqBSRCustomUpdateTasks_Private(B, PETSC_TRUE));
+    PetscCall(MatSeqBSRCustomUpdate_Private(B, PETSC_TRUE, &M));
   }
   *newmat = B;
   PetscFunctionReturn(0);
@@ -449,9 +457,7 @@ static PetscErrorCode MatSeqBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(MatSeqBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(MatSeqBSRCustomProductsInstall_Private(B, PETSC_FALSE));
   PetscCall(MatSeqBSRCustomRelease_Private(B, MatBSRCustomBackendOf_Private(&b->set, PETSC_FALSE)));
-  bsrk_partition_free(&b->tasks);
-  PetscCall(PetscFree(b->workspace));
-  PetscCall(PetscFree(b->spmm_workspace));
+  PetscCall(MatBSRCustomHeldDestroy_Private(&b->held));
   PetscCall(PetscFree(b->rowptr_copy));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQBAIJ));

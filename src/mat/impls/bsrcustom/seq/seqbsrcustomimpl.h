@@ -46,29 +46,17 @@ typedef struct {
   const MatBSRCustomBackendOps *backend; /* where products run: chosen from set and bound (MatBSRCustomHoldSettings_Private) */
   PetscErrorCode (*baij_bindtocpu)(Mat, PetscBool);
 
-  /* the task partition and what it was built for: rebuilt only when one of these changes */
-  bsrk_partition   tasks;
-  PetscBool        tasks_built;
-  PetscBool        huge_granted; /* the kernel accepted the huge-page advice at the last partition build */
-  PetscObjectState tasks_nonzerostate;
-  PetscInt        *rowptr_copy; /* the row pointers the tasks were cut for */
+  /* A's block rows as the last product or assembly found them (seqbsrcustombsr.c): a copy of the row
+     pointers and the nonzero state then, to see changes PETSc 3.18's MatSetValuesBlocked() does not count */
+  PetscBool        rows_followed;
+  PetscObjectState rows_nonzerostate;
+  PetscInt        *rowptr_copy;
   PetscInt         rowptr_len;
-  PetscInt         tasks_wanted;
   PetscInt         nonzero_block_rows;   /* for flop counts */
-  PetscInt         structure_generation; /* counts changes of the block structure (rows or columns) */
-  void            *workspace;            /* carry buffers of the tasks */
-  bsrk_team        team;                 /* OpenMP or passive team, as the products measure (busy-core fallback) */
-  size_t           workspace_bytes;
-  void            *spmm_workspace; /* the cpu backend's block SpMM: carries, row-major copy of B; kept for the next product */
-  size_t           spmm_workspace_bytes;
+  PetscInt         row_generation;       /* counts changes of the block row pointers (the cpu backend's tasks follow it) */
+  PetscInt         structure_generation; /* counts changes of the block structure (rows or columns; device and transposed copies follow it) */
 
-  /* the device copy (GPU backends): a bsrc_cuda_matrix, and what it holds */
-  void            *gpu;
-  PetscInt         gpu_device;       /* the device it lives on */
-  PetscInt         gpu_structure;    /* structure_generation it was uploaded for, -1: none */
-  PetscObjectState gpu_values_state; /* A's object state when the values were uploaded */
-  PetscBool        gpu_coo_fresh;    /* MatSetValuesCOO filled the device copy, and its closing assembly may not have run (seqbsrcustomgpucoo.c) */
-  PetscInt         gpu_spmms;        /* block SpMMs run on the GPU (MatProduct AB with a dense matrix), for MatView */
+  MatBSRCustomHeld *held; /* what the backends hold to run A (backends/bsrcustomheld.h): theirs, made at the convert, given back at the detach */
 
   /* SeqBAIJ's inverted diagonal blocks (MatInvertBlockDiagonal, MatSOR; seqbsrcustomdiaginv.c): made, for A's state */
   PetscErrorCode (*baij_invertblockdiagonal)(Mat, const PetscScalar **);
@@ -111,11 +99,12 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomInstallInvertBlockDiagonal_Private(Ma
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomTransposeKept_Private(Mat A, MatSeqBSRCustomKept **k);
 /* what backend ops holds for A and its transposed copy, given back (seqbsrcustom.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomRelease_Private(Mat A, const MatBSRCustomBackendOps *ops);
-/* the BSR view of A after the bookkeeping a product does first: the task partition, rebuilt when the
-   block rows or the thread and chunk settings changed (compare_rows: compare the row pointers too, at
-   assembly), and the structure generation (seqbsrcustombsr.c) */
+/* the BSR view M of A after the bookkeeping a product does first (seqbsrcustombsr.c): A's block rows
+   followed (compare_rows: the row pointers compared with the copy too, at assembly; elsewhere O(1)
+   states) into the row and structure generations, then what A's backend makes ahead of its products
+   (its `ready`: the cpu backend's task partition) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomUpdate_Private(Mat A, PetscBool compare_rows, bsrk_matrix *M);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomPrepare_Private(Mat A, bsrk_matrix *M);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomUpdateTasks_Private(Mat A, PetscBool compare_rows);
 /* at a final assembly or after blocks were dropped: blocks added or dropped since the last record move
    A->nonzerostate on (PETSc 3.18's SeqBAIJ does not count blocks that MatSetValuesBlocked adds), and
    the structure is recorded (seqbsrcustombsr.c) */

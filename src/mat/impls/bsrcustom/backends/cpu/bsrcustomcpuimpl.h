@@ -13,13 +13,16 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat, bsrk_status,
 /* Y = alpha A X + beta Y for k columns (column-major, leading dimensions ldx, ldy), M A's view, one
    pass over the matrix on the task partition; flops logged */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUSpMM_Private(Mat A, const bsrk_matrix *M, PetscInt k, PetscScalar alpha, const PetscScalar *X, PetscInt ldx, PetscScalar beta, PetscScalar *Y, PetscInt ldy);
+/* the tasks of the partition the cpu backend holds for A (M its view), cut where missing: what
+   MatBSRCustomGetNumTasks() reports whatever A's backend */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUNumTasks_Private(Mat A, const bsrk_matrix *M, PetscInt *ntasks);
 /* frees the cpu part of a kept matrix (its partition and carry space) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUKeptFree_Private(MatSeqBSRCustomKept *k);
 
 /* the table's entries (see MatBSRCustomBackendOps) */
 PETSC_INTERN PetscErrorCode MatBSRCustomCPUVectorsFollow_Private(Mat A);
 PETSC_INTERN PetscErrorCode MatBSRCustomCPUAIJMade_Private(Mat M);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUReady_Private(Mat A, const bsrk_matrix *M);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUApply_Private(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUKeptApply_Private(Mat A, MatSeqBSRCustomKept *k, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUTransposeView_Private(Mat A, const MatSeqBSRCustomKept *k, PetscBool baij, PetscInt builds, PetscInt refreshes, PetscViewer viewer);
@@ -47,7 +50,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const char *pa
   .aij_mpi_type          = MATMPIAIJ, \
   .aij_made              = MatBSRCustomCPUAIJMade_Private, \
   .vectors_follow        = MatBSRCustomCPUVectorsFollow_Private, \
-  .partition_built       = MatSeqBSRCustomCPUPartitionBuilt_Private, \
+  .ready                 = MatSeqBSRCustomCPUReady_Private, \
   .apply                 = MatSeqBSRCustomCPUApply_Private, \
   .kept_apply            = MatSeqBSRCustomCPUKeptApply_Private, \
   .transpose_view        = MatSeqBSRCustomCPUTransposeView_Private, \

@@ -1,10 +1,12 @@
 /*
    The cpu backend of a seqbsrcustom matrix (and of an MPI matrix's blocks): products on the OpenMP
-   task kernel of kernels/ over the partition the type keeps (seqbsrcustombsr.c), the transposed
-   copy's products on a partition of its own, the block SpMM, and the backend's MatView lines.
+   task kernel of kernels/ over the task partition it holds for the block (bsrcustomheld.h), cut again
+   only when the block rows or the thread and chunk settings change; the transposed copy's products on
+   a partition of its own, the block SpMM, and the backend's MatView lines.
 */
 #include "seqbsrcustomimpl.h"
 #include "bsrk_products.h"
+#include <../src/mat/impls/bsrcustom/backends/bsrcustomheld.h>
 #include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
 
 /* Error from the PETSc-free kernel layer -> PETSc error naming what failed. */
@@ -13,6 +15,65 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat A, bsrk_statu
   PetscFunctionBegin;
   PetscCheck(st != BSRK_ERR_ALLOC, PetscObjectComm((PetscObject)A), PETSC_ERR_MEM, "Out of memory in %s", what);
   PetscCheck(st == BSRK_OK, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s rejected its arguments (status %d)", what, (int)st);
+  PetscFunctionReturn(0);
+}
+
+/* A's task partition for M (A's view), cut again where A's block rows (their generation) or the
+   thread and chunk settings changed; a new partition also asks for huge pages under the values and
+   starts the team's measurements again */
+static PetscErrorCode MatSeqBSRCustomCPUTasks(Mat A, const bsrk_matrix *M, MatBSRCustomCPUHeld **held)
+{
+  Mat_SeqBSRCustom    *b      = (Mat_SeqBSRCustom *)A->spptr;
+  MatBSRCustomCPUHeld *c      = &b->held->cpu;
+  const PetscInt       wanted = b->set.nthreads * b->set.chunks_per_thread;
+  size_t               bytes;
+
+  PetscFunctionBegin;
+  *held = c;
+  if (c->built && c->wanted == wanted && c->rows == b->row_generation) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
+  bsrk_partition_free(&c->tasks);
+  c->built = PETSC_FALSE;
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_partition_build(M->nbrows, M->rowptr, wanted, &c->tasks), "the task partition"));
+  bytes = bsrk_tasks_workspace_bytes(&c->tasks, M->bs);
+  if (bytes > c->workspace_bytes) {
+    PetscCall(PetscFree(c->workspace));
+    PetscCall(PetscMalloc(bytes, &c->workspace));
+    c->workspace_bytes = bytes;
+  }
+  c->huge_granted = PETSC_FALSE; /* the values the threads stream, onto huge pages (already huge pages stay) */
+  if (b->set.huge_pages) PetscCall(MatBSRCustomAdviseHugePages_Private(A, M->values, (size_t)M->rowptr[M->nbrows] * (size_t)(M->bs * M->bs) * sizeof(PetscScalar), &c->huge_granted));
+  bsrk_team_init(&c->team); /* new tasks, new times */
+  c->built  = PETSC_TRUE;
+  c->wanted = wanted;
+  c->rows   = b->row_generation;
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
+  {
+    char why[512];
+
+    PetscCall(MatBSRCustomThreadsWhy_Private(&b->set, why, sizeof(why)));
+    PetscCall(PetscInfo(A, "Partitioned %" PetscInt_FMT " blocks of %" PetscInt_FMT " block rows (bs %" PetscInt_FMT ") into %" PetscInt_FMT " tasks: %" PetscInt_FMT " threads (%s) x %" PetscInt_FMT " chunks per thread\n", (PetscInt)M->rowptr[M->nbrows],
+                        (PetscInt)M->nbrows, (PetscInt)M->bs, (PetscInt)c->tasks.ntasks, b->set.nthreads, why, b->set.chunks_per_thread));
+  }
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUReady_Private(Mat A, const bsrk_matrix *M)
+{
+  MatBSRCustomCPUHeld *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomCPUTasks(A, M, &c));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUNumTasks_Private(Mat A, const bsrk_matrix *M, PetscInt *ntasks)
+{
+  MatBSRCustomCPUHeld *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqBSRCustomCPUTasks(A, M, &c));
+  *ntasks = (PetscInt)c->tasks.ntasks;
   PetscFunctionReturn(0);
 }
 
@@ -70,10 +131,12 @@ static PetscErrorCode RunTasks(Mat A, const bsrk_matrix *M, const bsrk_partition
 
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUApply_Private(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  Mat_SeqBSRCustom    *b = (Mat_SeqBSRCustom *)A->spptr;
+  MatBSRCustomCPUHeld *c;
 
   PetscFunctionBegin;
-  PetscCall(RunTasks(A, M, &b->tasks, &b->team, b->workspace, b->nonzero_block_rows, alpha, x, beta, in, out, between, "the task kernel"));
+  PetscCall(MatSeqBSRCustomCPUTasks(A, M, &c));
+  PetscCall(RunTasks(A, M, &c->tasks, &c->team, c->workspace, b->nonzero_block_rows, alpha, x, beta, in, out, between, "the task kernel"));
   PetscFunctionReturn(0);
 }
 
@@ -136,25 +199,27 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUTransposeView_Private(Mat A, const
 
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUSpMM_Private(Mat A, const bsrk_matrix *M, PetscInt k, PetscScalar alpha, const PetscScalar *X, PetscInt ldx, PetscScalar beta, PetscScalar *Y, PetscInt ldy)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-  size_t            bytes;
-  bsrk_threads      kind;
+  Mat_SeqBSRCustom    *b = (Mat_SeqBSRCustom *)A->spptr;
+  MatBSRCustomCPUHeld *c;
+  size_t               bytes;
+  bsrk_threads         kind;
 
   PetscFunctionBegin;
   if (k < 1) PetscFunctionReturn(0);
+  PetscCall(MatSeqBSRCustomCPUTasks(A, M, &c));
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
   /* the threads MatMult's measurements chose (busy cores: the passive team); not timed into them */
-  kind = b->set.cpu_busy_fallback && b->set.nthreads > 1 ? (bsrk_threads)b->team.mode : BSRK_THREADS_OPENMP;
+  kind = b->set.cpu_busy_fallback && b->set.nthreads > 1 ? (bsrk_threads)c->team.mode : BSRK_THREADS_OPENMP;
   if (k == 1) { /* one column: MatMult's kernel with its settings and workspace */
-    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_multadd_on(M, &b->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, X, beta, Y, Y, b->workspace), "the task kernel"));
+    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_multadd_on(M, &c->tasks, kind, (int)b->set.nthreads, (int)MatBSRCustomCPUStreams_Private(&b->set), (int)b->set.cpu_prefetch, (bsrk_shared_rows)b->set.shared_rows, alpha, X, beta, Y, Y, c->workspace), "the task kernel"));
   } else {
-    bytes = bsrk_spmm_workspace_bytes(M, &b->tasks, (bsrk_idx)k);
-    if (bytes > b->spmm_workspace_bytes) { /* kept: a new allocation each product cost page faults on the copy of B */
-      PetscCall(PetscFree(b->spmm_workspace));
-      PetscCall(PetscMalloc(bytes, &b->spmm_workspace));
-      b->spmm_workspace_bytes = bytes;
+    bytes = bsrk_spmm_workspace_bytes(M, &c->tasks, (bsrk_idx)k);
+    if (bytes > c->spmm_workspace_bytes) { /* kept: a new allocation each product cost page faults on the copy of B */
+      PetscCall(PetscFree(c->spmm_workspace));
+      PetscCall(PetscMalloc(bytes, &c->spmm_workspace));
+      c->spmm_workspace_bytes = bytes;
     }
-    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_spmm_on(M, &b->tasks, kind, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, b->spmm_workspace), "the block SpMM"));
+    PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_tasks_spmm_on(M, &c->tasks, kind, (int)b->set.nthreads, (bsrk_idx)k, alpha, X, (bsrk_idx)ldx, beta, Y, (bsrk_idx)ldy, Y, (bsrk_idx)ldy, c->spmm_workspace), "the block SpMM"));
   }
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
   {
@@ -182,26 +247,16 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUProductDense_Private(Mat A, const 
   PetscFunctionReturn(0);
 }
 
-/* the values the threads stream, onto huge pages, once per partition (already huge pages stay) */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M)
-{
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
-
-  PetscFunctionBegin;
-  b->huge_granted = PETSC_FALSE;
-  if (b->set.huge_pages) PetscCall(MatBSRCustomAdviseHugePages_Private(A, M->values, (size_t)M->rowptr[M->nbrows] * (size_t)(M->bs * M->bs) * sizeof(PetscScalar), &b->huge_granted));
-  PetscFunctionReturn(0);
-}
-
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUView_Private(Mat A, PetscViewer viewer)
 {
-  Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
+  Mat_SeqBSRCustom          *b = (Mat_SeqBSRCustom *)A->spptr;
+  const MatBSRCustomCPUHeld *c = &b->held->cpu;
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend cpu (OpenMP fixed-size tasks), block size %" PetscInt_FMT ", %" PetscInt_FMT " threads x %" PetscInt_FMT " chunks per thread = %" PetscInt_FMT " tasks, %" PetscInt_FMT " walked at once by a thread, values prefetched %" PetscInt_FMT " bytes ahead (0: none), shared rows by %s, huge pages for the values %s, busy-core fallback %s\n",
-                                   A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, b->tasks_built ? (PetscInt)b->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch, b->set.shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC ? "atomic" : "carry",
+                                   A->rmap->bs, b->set.nthreads, b->set.chunks_per_thread, c->built ? (PetscInt)c->tasks.ntasks : 0, (PetscInt)bsrk_streams_used(A->rmap->bs, (int)MatBSRCustomCPUStreams_Private(&b->set)), b->set.cpu_prefetch, b->set.shared_rows == MAT_BSRCUSTOM_SHARED_ROWS_ATOMIC ? "atomic" : "carry",
                                    !b->set.huge_pages ? "not asked for"
-                                   : b->huge_granted  ? "granted"
+                                   : c->huge_granted  ? "granted"
                                                       : "asked for, not granted (-info says why)",
                                    b->set.cpu_busy_fallback ? "on" : "off"));
   {
@@ -211,13 +266,13 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUView_Private(Mat A, PetscViewer vi
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: %" PetscInt_FMT " threads: %s\n", b->set.nthreads, why));
   }
   if (b->set.cpu_busy_fallback && b->set.nthreads > 1)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", b->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP",
-                                     1e3 * b->team.mean[BSRK_THREADS_OPENMP], 1e3 * b->team.mean[BSRK_THREADS_PASSIVE], b->team.switches));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: products now on the %s team (measured %.3g ms a product on the OpenMP team, %.3g ms on the passive team; %ld change(s))\n", c->team.mode == BSRK_THREADS_PASSIVE ? "passive" : "OpenMP",
+                                     1e3 * c->team.mean[BSRK_THREADS_OPENMP], 1e3 * c->team.mean[BSRK_THREADS_PASSIVE], c->team.switches));
   PetscFunctionReturn(0);
 }
 
-/* what the cpu backend holds beyond the type's own partition: nothing to give back when the backend
-   changes (the kept copy's partition goes with the copy) */
+/* nothing to give back when the backend changes: the partition it holds stays with the block (a later
+   return to the cpu backend finds it current), the kept copy's partition goes with the copy */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPURelease_Private(Mat A, MatSeqBSRCustomKept *k)
 {
   PetscFunctionBegin;

@@ -15,8 +15,9 @@ PETSC_INTERN PetscErrorCode MatBSRCustomGPUVectorsFollow_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* the device copy follows the structure generation at its next product */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M)
+/* nothing ahead of the product (no host task partition): the device copy follows the structure and
+   values at its next product */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUReady_Private(Mat A, const bsrk_matrix *M)
 {
   PetscFunctionBegin;
   (void)A, (void)M;
@@ -48,7 +49,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomBoundView_Private(Mat A, PetscViewer 
     .aij_mpi_type          = BSRC_GPU_AIJ_MPI, \
     .aij_made              = MatBSRCustomGPUAIJMade_Private, \
     .vectors_follow        = MatBSRCustomGPUVectorsFollow_Private, \
-    .partition_built       = MatSeqBSRCustomGPUPartitionBuilt_Private, \
+    .ready                 = MatSeqBSRCustomGPUReady_Private, \
     .apply                 = MatSeqBSRCustomGPUApply_Private, \
     .kept_apply            = MatSeqBSRCustomGPUKeptApply_Private, \
     .transpose_view        = MatSeqBSRCustomGPUTransposeView_Private, \

@@ -4,6 +4,7 @@
 #define BSRCUSTOMGPUSEQ_H
 
 #include "seqbsrcustomimpl.h"
+#include <../src/mat/impls/bsrcustom/backends/bsrcustomheld.h>
 #include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 
 /* how the GPU backends run transpose products (-info, MatView) */
@@ -27,7 +28,7 @@ PETSC_INTERN const char    *MatMPIBSRCustomGPUPath_Private(PetscBool on_device, 
 PETSC_INTERN const char    *MatMPIBSRCustomGPUTransposePath_Private(PetscBool on_device, PetscBool baij);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUView_Private(Mat A, const char *path, PetscViewer viewer);
 PETSC_INTERN PetscErrorCode MatBSRCustomGPUVectorsFollow_Private(Mat A);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUPartitionBuilt_Private(Mat A, const bsrk_matrix *M);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUReady_Private(Mat A, const bsrk_matrix *M);
 /* GAMG's block products: the numeric phase on the GPU (seqbsrcustomgpublockproduct.c) */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
 /* what seqbsrcustomgpu.c shares with it (CUDA builds only): A's own device copy (a bsrc_cuda_matrix)

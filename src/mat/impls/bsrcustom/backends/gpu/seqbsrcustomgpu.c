@@ -75,7 +75,7 @@ static PetscErrorCode BSRCudaCheckOn(const void *g, bsrc_cuda_status st, const c
 static PetscErrorCode BSRCudaCheck(Mat A, bsrc_cuda_status st, const char *what)
 {
   PetscFunctionBegin;
-  PetscCall(BSRCudaCheckOn(((Mat_SeqBSRCustom *)A->spptr)->gpu, st, what));
+  PetscCall(BSRCudaCheckOn(((Mat_SeqBSRCustom *)A->spptr)->held->gpu.matrix, st, what));
   PetscFunctionReturn(0);
 }
 
@@ -148,9 +148,9 @@ static PetscErrorCode MatSeqBSRCustomCUDAUpdate(Mat A, const bsrk_matrix *M)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  PetscCall(MatSeqBSRCustomCUDASync(A, M, &b->gpu, &b->gpu_device, b->structure_generation, &b->gpu_structure, (PetscBool)(state != b->gpu_values_state), "The device matrix"));
-  b->gpu_values_state = state;
-  b->gpu_coo_fresh    = PETSC_FALSE; /* seqbsrcustomgpucoo.c: the state it kept is superseded */
+  PetscCall(MatSeqBSRCustomCUDASync(A, M, &b->held->gpu.matrix, &b->held->gpu.device, b->structure_generation, &b->held->gpu.structure, (PetscBool)(state != b->held->gpu.values_state), "The device matrix"));
+  b->held->gpu.values_state = state;
+  b->held->gpu.coo_fresh    = PETSC_FALSE; /* seqbsrcustomgpucoo.c: the state it kept is superseded */
   PetscFunctionReturn(0);
 }
 
@@ -161,8 +161,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUOwnCopy_Private(Mat A, const bsrk_
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomCUDAUpdate(A, M));
-  *gpu    = b->gpu;
-  *device = b->gpu_device;
+  *gpu    = b->held->gpu.matrix;
+  *device = b->held->gpu.device;
   PetscFunctionReturn(0);
 }
 
@@ -255,7 +255,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUApply_Private(Mat A, const bsrk_ma
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomCUDAUpdate(A, M));
-  PetscCall(MatSeqBSRCustomCUDARun(A, b->gpu, b->gpu_device, M, b->nonzero_block_rows, alpha, x, beta, in, out));
+  PetscCall(MatSeqBSRCustomCUDARun(A, b->held->gpu.matrix, b->held->gpu.device, M, b->nonzero_block_rows, alpha, x, beta, in, out));
   PetscFunctionReturn(0);
 }
 
@@ -320,11 +320,12 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitBegin_Private(Mat Ad, const b
       PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, M));
       if (Ao->cmap->n > 0) {
         PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, G));
-        PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
+        PetscCheck(g->held->gpu.device == b->held->gpu.device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device",
+                   g->held->gpu.device, b->held->gpu.device);
       }
       PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->gpu, MatSeqBSRCustomCUDAKernelChoice(&b->set), 1.0, xa, beta, ina), "the GPU product of the local block"));
+      PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->held->gpu.matrix, MatSeqBSRCustomCUDAKernelChoice(&b->set), 1.0, xa, beta, ina), "the GPU product of the local block"));
       PetscCall(PetscLogGpuTimeEnd());
       PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
       *split = PETSC_TRUE;
@@ -346,7 +347,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsr
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
   const PetscScalar *ga     = NULL;
   PetscScalar       *outa   = NULL;
-  const PetscBool    ghosts = (PetscBool)(Ao->cmap->n > 0 && g->gpu);
+  const PetscBool    ghosts = (PetscBool)(Ao->cmap->n > 0 && g->held->gpu.matrix);
 
   PetscFunctionBegin;
   (void)M;
@@ -358,7 +359,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsr
   PetscCall(VecGetArrayWrite(out, &outa)); /* in (if any) was read at begin: out may alias it */
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, ghost_x, out, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_end((bsrc_cuda_matrix *)b->gpu, ghosts ? (bsrc_cuda_matrix *)g->gpu : NULL, MatSeqBSRCustomCUDAKernelChoice(&g->set), 1.0, ga, outa), "the GPU product of the ghost block"));
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_end((bsrc_cuda_matrix *)b->held->gpu.matrix, ghosts ? (bsrc_cuda_matrix *)g->held->gpu.matrix : NULL, MatSeqBSRCustomCUDAKernelChoice(&g->set), 1.0, ga, outa), "the GPU product of the ghost block"));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, ghost_x, out, 0));
   PetscCall(VecRestoreArrayWrite(out, &outa));
@@ -424,18 +425,19 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUProductDense_Private(Mat A, const 
     PetscInt petsc_device;
 
     PetscCall(MatBSRCustomPETScDeviceId_Private(&petsc_device));
-    PetscCheck(petsc_device < 0 || petsc_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The dense matrices live on CUDA device %" PetscInt_FMT " (PETSc's) and the matrix on device %" PetscInt_FMT " (-mat_bsrcustom_cuda_device): leave the option out or give PETSc the same device (-device_select_cuda)", petsc_device, b->gpu_device);
+    PetscCheck(petsc_device < 0 || petsc_device == b->held->gpu.device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The dense matrices live on CUDA device %" PetscInt_FMT " (PETSc's) and the matrix on device %" PetscInt_FMT " (-mat_bsrcustom_cuda_device): leave the option out or give PETSc the same device (-device_select_cuda)", petsc_device,
+               b->held->gpu.device);
     PetscCall(MatBSRCustomPETScStream_Private(&stream));
-    PetscCall(BSRCudaCheck(A, bsrc_cuda_spmm_device_on((bsrc_cuda_matrix *)b->gpu, one, stream, (bsrk_idx)k, 1.0, x, (bsrk_idx)ldx, 0.0, y, (bsrk_idx)ldy), "the block SpMM on the GPU"));
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_spmm_device_on((bsrc_cuda_matrix *)b->held->gpu.matrix, one, stream, (bsrk_idx)k, 1.0, x, (bsrk_idx)ldx, 0.0, y, (bsrk_idx)ldy), "the block SpMM on the GPU"));
   } else {
-    PetscCall(BSRCudaCheck(A, bsrc_cuda_spmm_host((bsrc_cuda_matrix *)b->gpu, one, (bsrk_idx)k, 1.0, x, (bsrk_idx)ldx, 0.0, y, (bsrk_idx)ldy), "the block SpMM on the GPU (host arrays)"));
+    PetscCall(BSRCudaCheck(A, bsrc_cuda_spmm_host((bsrc_cuda_matrix *)b->held->gpu.matrix, one, (bsrk_idx)k, 1.0, x, (bsrk_idx)ldx, 0.0, y, (bsrk_idx)ldy), "the block SpMM on the GPU (host arrays)"));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * M.nbcols * M.bs * sizeof(PetscScalar)));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)k * M.nbrows * M.bs * sizeof(PetscScalar)));
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, A, B, C, 0));
   PetscCall(LogSpMMFlops(A, &M, k, PETSC_TRUE));
-  b->gpu_spmms++;
+  b->held->gpu.spmms++;
   PetscCall(PetscInfo(A, "Block SpMM on the GPU, one pass for all %" PetscInt_FMT " columns, on %s arrays\n", k, device ? "device (queued on PETSc's stream)" : "host (copied through the device)"));
   if (plain) {
     PetscCall(MatDenseRestoreArrayRead(B, &x));
@@ -462,35 +464,36 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitBegin_Private(Mat Ad, con
   PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, M));
   if (Ao->cmap->n > 0) {
     PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, G));
-    PetscCheck(g->gpu_device == b->gpu_device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device", g->gpu_device, b->gpu_device);
+    PetscCheck(g->held->gpu.device == b->held->gpu.device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device",
+               g->held->gpu.device, b->held->gpu.device);
   }
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_spmm_split_begin((bsrc_cuda_matrix *)b->gpu, (bsrk_idx)k, 1.0, X, (bsrk_idx)ldx), "the block SpMM on the GPU of the local block"));
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_spmm_split_begin((bsrc_cuda_matrix *)b->held->gpu.matrix, (bsrk_idx)k, 1.0, X, (bsrk_idx)ldx), "the block SpMM on the GPU of the local block"));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, 0, 0, 0));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * M->nbcols * M->bs * sizeof(PetscScalar)));
   PetscCall(LogSpMMFlops(Ad, M, k, PETSC_TRUE));
-  b->gpu_spmms++;
+  b->held->gpu.spmms++;
   PetscFunctionReturn(0);
 }
 
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
-  const PetscBool   ghosts = (PetscBool)(Ao->cmap->n > 0 && g->gpu);
+  const PetscBool   ghosts = (PetscBool)(Ao->cmap->n > 0 && g->held->gpu.matrix);
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ao, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_spmm_split_end((bsrc_cuda_matrix *)b->gpu, ghosts ? (bsrc_cuda_matrix *)g->gpu : NULL, (bsrk_idx)k, 1.0, Xg, (bsrk_idx)ldg, Y, (bsrk_idx)ldy), "the block SpMM on the GPU of the ghost block"));
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_spmm_split_end((bsrc_cuda_matrix *)b->held->gpu.matrix, ghosts ? (bsrc_cuda_matrix *)g->held->gpu.matrix : NULL, (bsrk_idx)k, 1.0, Xg, (bsrk_idx)ldg, Y, (bsrk_idx)ldy), "the block SpMM on the GPU of the ghost block"));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ao, 0, 0, 0));
   (void)M;
   if (ghosts) {
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)k * Ao->cmap->n * sizeof(PetscScalar)));
     PetscCall(LogSpMMFlops(Ao, G, k, PETSC_FALSE));
-    g->gpu_spmms++;
+    g->held->gpu.spmms++;
   }
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)k * Ad->rmap->n * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
@@ -502,9 +505,9 @@ static PetscErrorCode MatSeqBSRCustomCUDASpMMView(Mat A, char *text, size_t len)
   int               lanes = 0, tile = 0;
 
   PetscFunctionBegin;
-  if (b->gpu && bsrc_cuda_spmm_launch_info((bsrc_cuda_matrix *)b->gpu, &lanes, &tile, NULL, NULL) != BSRC_CUDA_OK) lanes = 0; /* no structure on the device: the short line */
-  if (lanes) PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (%d lanes a block row, tiles of %d columns; %" PetscInt_FMT " product(s) so far)", lanes, tile, b->gpu_spmms));
-  else PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (not on the device yet; %" PetscInt_FMT " product(s) so far)", b->gpu_spmms));
+  if (b->held->gpu.matrix && bsrc_cuda_spmm_launch_info((bsrc_cuda_matrix *)b->held->gpu.matrix, &lanes, &tile, NULL, NULL) != BSRC_CUDA_OK) lanes = 0; /* no structure on the device: the short line */
+  if (lanes) PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (%d lanes a block row, tiles of %d columns; %" PetscInt_FMT " product(s) so far)", lanes, tile, b->held->gpu.spmms));
+  else PetscCall(PetscSNPrintf(text, len, "block SpMM on the GPU, one pass for all columns (not on the device yet; %" PetscInt_FMT " product(s) so far)", b->held->gpu.spmms));
   PetscFunctionReturn(0);
 }
 
@@ -515,8 +518,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPURelease_Private(Mat A, MatSeqBSRCu
   PetscFunctionBegin;
   if (k) PetscCall(MatSeqBSRCustomCUDAKeptFree(&k->dev));
   else {
-    bsrc_cuda_destroy((bsrc_cuda_matrix *)b->gpu);
-    b->gpu = NULL;
+    bsrc_cuda_destroy((bsrc_cuda_matrix *)b->held->gpu.matrix);
+    b->held->gpu.matrix = NULL;
   }
   PetscFunctionReturn(0);
 }
@@ -527,7 +530,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUKernelUsed_Private(Mat A, MatBSRCu
   bsrc_cuda_kernel  k = MatSeqBSRCustomCUDAKernelChoice(&b->set);
 
   PetscFunctionBegin;
-  if (k == BSRC_CUDA_KERNEL_AUTO && b->gpu) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
+  if (k == BSRC_CUDA_KERNEL_AUTO && b->held->gpu.matrix) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->held->gpu.matrix);
   *used = k <= BSRC_CUDA_KERNEL_LAST_OWN ? (MatBSRCustomCUDAKernel)k : MAT_BSRCUSTOM_CUDA_KERNEL_AUTO;
   PetscFunctionReturn(0);
 }
@@ -540,16 +543,16 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUView_Private(Mat A, PetscViewer vi
 
   PetscFunctionBegin;
   PetscCall(MatBSRCustomViewDeviceVectors_Private(A, viewer));
-  if (!b->gpu) {
+  if (!b->held->gpu.matrix) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s, not on the device yet (uploaded at the first product)\n", b->backend->name));
     PetscCall(MatBSRCustomCUDAViewHostVectors_Private(b->set.cuda_pin_vectors, viewer));
     PetscFunctionReturn(0);
   }
-  if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->gpu);
-  if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->gpu, k, &threads, &grid, NULL, NULL), "launch info"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%s; %d threads per block, grid %d), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", b->backend->name, (int)b->gpu_device, bsrc_cuda_kernel_names[k],
+  if (k == BSRC_CUDA_KERNEL_AUTO) k = bsrc_cuda_auto_kernel((bsrc_cuda_matrix *)b->held->gpu.matrix);
+  if (k <= BSRC_CUDA_KERNEL_LAST_OWN) PetscCall(BSRCudaCheck(A, bsrc_cuda_launch_info((bsrc_cuda_matrix *)b->held->gpu.matrix, k, &threads, &grid, NULL, NULL), "launch info"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: backend %s on CUDA device %d, kernel %s%s (%s; %d threads per block, grid %d), %" PetscInt_FMT " tasks, %.1f MiB on the device\n", b->backend->name, (int)b->held->gpu.device, bsrc_cuda_kernel_names[k],
                                    (b->set.backend == MAT_BSRCUSTOM_BACKEND_CUDA && b->set.cuda_kernel == MAT_BSRCUSTOM_CUDA_KERNEL_AUTO) ? " (chosen by auto)" : "", BSRCKernelLayouts[k], threads, grid,
-                                   (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->gpu), bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->gpu) / 1048576.0));
+                                   (PetscInt)bsrc_cuda_task_count((bsrc_cuda_matrix *)b->held->gpu.matrix), bsrc_cuda_device_bytes((bsrc_cuda_matrix *)b->held->gpu.matrix) / 1048576.0));
   PetscCall(MatBSRCustomCUDAViewHostVectors_Private(b->set.cuda_pin_vectors, viewer));
   PetscFunctionReturn(0);
 }

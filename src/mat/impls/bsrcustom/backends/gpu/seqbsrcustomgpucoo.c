@@ -137,8 +137,8 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOODeviceFollow_Private(Mat A)
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)A, &b->gpu_values_state));
-  b->gpu_coo_fresh = PETSC_TRUE;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &b->held->gpu.values_state));
+  b->held->gpu.coo_fresh = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -153,10 +153,10 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOAssembly_Private(Mat A)
   PetscObjectState  state;
 
   PetscFunctionBegin;
-  if (!b || !b->gpu_coo_fresh) PetscFunctionReturn(0);
-  b->gpu_coo_fresh = PETSC_FALSE;
+  if (!b || !b->held->gpu.coo_fresh) PetscFunctionReturn(0);
+  b->held->gpu.coo_fresh = PETSC_FALSE;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (A->insertmode == NOT_SET_VALUES && state == b->gpu_values_state) b->gpu_values_state = state + 1;
+  if (A->insertmode == NOT_SET_VALUES && state == b->held->gpu.values_state) b->held->gpu.values_state = state + 1;
   PetscFunctionReturn(0);
 }
 
@@ -166,7 +166,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOForget_Private(Mat B)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQBSRCUSTOM, &ours));
-  if (ours && B->spptr) ((Mat_SeqBSRCustom *)B->spptr)->gpu_coo_fresh = PETSC_FALSE;
+  if (ours && B->spptr) ((Mat_SeqBSRCustom *)B->spptr)->held->gpu.coo_fresh = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
