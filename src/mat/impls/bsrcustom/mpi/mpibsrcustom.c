@@ -49,19 +49,6 @@ static PetscErrorCode MatMPIBSRCustomQueryBlocks(Mat A, Mat *local, Mat *ghost, 
   PetscFunctionReturn(0);
 }
 
-/* The blocks as of the last assembly (MPIBAIJ replaces them only in steps that end in an assembly). */
-static PetscErrorCode MatMPIBSRCustomGetBlocks(Mat A, Mat *local, Mat *ghost, const PetscInt **ghost_cols)
-{
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCheck(c->local && c->ghost, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
-  *local = c->local;
-  *ghost = c->ghost;
-  if (ghost_cols) *ghost_cols = c->ghost_cols;
-  PetscFunctionReturn(0);
-}
-
 /* Both blocks as seqbsrcustom with this matrix's settings. */
 static PetscErrorCode MatMPIBSRCustomConvertBlocks(Mat A)
 {
@@ -155,7 +142,7 @@ static PetscErrorCode MatBSRCustomSyncState_MPIBSRCustom(Mat A)
 
   PetscFunctionBegin;
   if (!A->assembled) PetscFunctionReturn(0);
-  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
   PetscCall(PetscObjectStateGet((PetscObject)Ad, &sd));
   if (Ao) PetscCall(PetscObjectStateGet((PetscObject)Ao, &so));
   if (c->seen_valid && (sd != c->seen_local || so != c->seen_ghost)) {
@@ -201,7 +188,7 @@ static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec i
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
   be = c->backend;
-  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
   PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours[0]));
   PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQBSRCUSTOM, &ours[1]));
   if (!ours[0] || !ours[1]) { /* blocks a MatHeaderMerge left as MPIBAIJ's until the next assembly: their own products */
@@ -352,7 +339,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "bsrcustom: %" PetscInt_FMT " threads a rank (rank 0: %s)\n", c->set.nthreads, why));
   }
   if (!A->assembled) PetscFunctionReturn(0);
-  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   {
     MatInfo  il, ig;
@@ -404,77 +391,14 @@ static PetscErrorCode MatSetValues_MPIBSRCustom(Mat A, PetscInt m, const PetscIn
   PetscFunctionReturn(0);
 }
 
-/*
-   PETSc 3.18's MatSetValuesBlocked_MPIBAIJ, once assembled, maps a block column it has no ghost for to
-   (0 - 1) / bs, which is 0 for bs > 1: the block lands in ghost column 0 (wrong values, or a crash when
-   there are no ghosts) instead of triggering the disassembly that adds the ghost. Its scalar
-   MatSetValues tests the sign before dividing and is right. So after the first assembly, a blocked
-   insertion that may bring a new ghost (into another rank's rows, whose ghosts we cannot see, or into
-   ours with an off-rank column we have no ghost for) goes through the scalar path: the same values, as
-   the blocked layout of v is the scalar layout of the expanded indices (for either orientation).
-*/
-static PetscBool MatMPIBSRCustomMayAddGhost(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[])
-{
-  Mat_MPIBSRCustom *c  = (Mat_MPIBSRCustom *)A->spptr;
-  const PetscInt    bs = A->rmap->bs, rs = A->rmap->rstart / bs, re = A->rmap->rend / bs;
-  const PetscInt    cs = A->cmap->rstart / bs, ce = A->cmap->rend / bs;
-
-  for (PetscInt i = 0; i < m; i++) {
-    if (im[i] < 0) continue;
-    if (im[i] < rs || im[i] >= re) return PETSC_TRUE;
-    for (PetscInt j = 0; j < n; j++) {
-      PetscInt loc;
-      if (in[j] < 0 || (in[j] >= cs && in[j] < ce)) continue;
-      if (PetscFindInt(in[j], c->nghost, c->ghost_cols, &loc) || loc < 0) return PETSC_TRUE;
-    }
-  }
-  return PETSC_FALSE;
-}
-
+/* through the scalar path where a new ghost may come (mpibsrcustomsetvalues.c) */
 static PetscErrorCode MatSetValuesBlocked_MPIBSRCustom(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode)
 {
-  Mat_MPIBSRCustom *c  = NULL;
-  const PetscInt    bs = A->rmap->bs;
-  PetscInt         *rows, *cols;
+  Mat_MPIBSRCustom *c = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
-  if (!A->was_assembled || bs == 1 || !MatMPIBSRCustomMayAddGhost(A, m, im, n, in)) {
-    PetscCall((*c->baij_setvaluesblocked)(A, m, im, n, in, v, mode));
-    PetscFunctionReturn(0);
-  }
-  /* out-of-range block indices get MatSetValuesBlocked_MPIBAIJ's errors, which name the block index,
-     not the scalar path's (for another rank's row MPIBAIJ would raise it on the owner at assembly) */
-  for (PetscInt i = 0; i < m; i++) PetscCheck(im[i] < A->rmap->N / bs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block indexed row too large %" PetscInt_FMT " max %" PetscInt_FMT, im[i], A->rmap->N / bs - 1);
-  for (PetscInt j = 0; j < n; j++) PetscCheck(in[j] < A->cmap->N / bs, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block indexed column too large %" PetscInt_FMT " max %" PetscInt_FMT, in[j], A->cmap->N / bs - 1);
-  PetscCall(PetscMalloc2(m * bs, &rows, n * bs, &cols));
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt r = 0; r < bs; r++) rows[i * bs + r] = im[i] < 0 ? -1 : im[i] * bs + r;
-  for (PetscInt j = 0; j < n; j++)
-    for (PetscInt r = 0; r < bs; r++) cols[j * bs + r] = in[j] < 0 ? -1 : in[j] * bs + r;
-  PetscCall(MatSetValues_MPIBSRCustom(A, m * bs, rows, n * bs, cols, v, mode));
-  PetscCall(PetscFree2(rows, cols));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[])
-{
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
-
-  PetscFunctionBegin;
-  if (c->aij_bs1 && PetscAbs(bs) > 1 && !A->assembled && !A->was_assembled) {
-    MatBSRCustomSettings set = c->set;
-    /* as for seqbsrcustom: AIJ-style preallocation fixed block size 1; start again from a fresh matrix */
-    PetscCall(PetscInfo(A, "Block size %" PetscInt_FMT " asked for after AIJ-style preallocation fixed 1: the matrix is made again\n", PetscAbs(bs)));
-    PetscCall(MatSetType(A, MATMPIBAIJ));
-    PetscCall(MatSetType(A, MATMPIBSRCUSTOM));
-    ((Mat_MPIBSRCustom *)A->spptr)->set = set;
-    PetscCall(MatMPIBAIJSetPreallocation(A, bs, d_nz, d_nnz, o_nz, o_nnz));
-    PetscFunctionReturn(0);
-  }
-  PetscCall((*c->baij_mpibaijsetpreallocation)(A, bs, d_nz, d_nnz, o_nz, o_nnz));
-  c->aij_bs1 = PETSC_FALSE;
-  if (d_nnz || o_nnz || (d_nz != PETSC_DEFAULT && d_nz != PETSC_DECIDE)) c->block_preallocated = PETSC_TRUE;
+  PetscCall(MatMPIBSRCustomSetValuesBlocked_Private(A, c, m, im, n, in, v, mode));
   PetscFunctionReturn(0);
 }
 
@@ -512,7 +436,7 @@ static PetscErrorCode MatBSRCustomGetCUDAKernelUsed_MPIBSRCustom(Mat A, MatBSRCu
   Mat Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, NULL));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, NULL));
   PetscCall(MatBSRCustomGetCUDAKernel(Ad, NULL, used));
   PetscFunctionReturn(0);
 }
@@ -524,7 +448,7 @@ static PetscErrorCode MatBSRCustomGetNumTasks_MPIBSRCustom(Mat A, PetscInt *ntas
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The tasks exist only once the matrix is assembled");
-  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
   PetscCall(MatBSRCustomGetNumTasks(Ad, ntasks));
   PetscFunctionReturn(0);
 }
@@ -537,7 +461,7 @@ static PetscErrorCode MatBSRCustomGetLocalAndGhost_MPIBSRCustom(Mat A, Mat *loca
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
-  PetscCall(MatMPIBSRCustomGetBlocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
   if (local) *local = Ad;
   if (ghost) *ghost = Ao;
   if (nghost) *nghost = c->nghost;

@@ -1,7 +1,8 @@
 /*
    The local and ghost blocks of a MATMPIBSRCUSTOM as its products and its users see them: the public
-   query of the pieces, the blocks' object states following the matrix's, and the ghost vector a
-   product fills (host, or device for CUDA vectors).
+   query of the pieces, the blocks as of the last assembly (how the type's other files reach them),
+   the blocks' object states following the matrix's, and the ghost vector a product fills (host, or
+   device for CUDA vectors).
 */
 #include "mpibsrcustomimpl.h"
 
@@ -105,5 +106,19 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomFollowStructure_Private(Mat A, Mat Ad
   c->recorded_ghost        = no;
   c->recorded_nghost       = c->nghost;
   c->recorded_nonzerostate = A->nonzerostate;
+  PetscFunctionReturn(0);
+}
+
+/* The blocks as of the last assembly (MPIBAIJ replaces them only in steps that end in an assembly);
+   any output may be NULL. */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGetBlocks_Private(Mat A, Mat *local, Mat *ghost, const PetscInt **ghost_cols)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(c && c->local && c->ghost, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
+  if (local) *local = c->local;
+  if (ghost) *ghost = c->ghost;
+  if (ghost_cols) *ghost_cols = c->ghost_cols;
   PetscFunctionReturn(0);
 }

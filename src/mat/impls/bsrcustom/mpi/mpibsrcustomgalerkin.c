@@ -5,9 +5,8 @@
    through the local block's backend table.
 
    Each rank gathers the rows of P its rows of A reach, its own and those of A's ghost block columns,
-   with P's global columns, through PetscSFs from their owners (an mpibsrcustom P's blocks; an AIJ P's
-   scalar rows, read into rectangular blocks as on one rank), the structure once and the values at
-   every numeric phase. Over the sorted union of those block rows ("comb") the rank builds Â: A's local rows with
+   with P's global columns, from their owners (P_comb, mpibsrcustomgatheredrows.c): the structure once
+   and the values at every numeric phase. Over the sorted union of those block rows ("comb") the rank builds Â: A's local rows with
    the local and ghost block columns renumbered into comb (for P^T A P, square over comb: the rows not
    owned are empty). Then this rank's rows of A P are Â P_comb, and its part of P^T A P is
    P_comb^T Â P_comb = P_loc^T (A P)_loc, whose rows are global coarse block rows, partly owned by
@@ -25,53 +24,31 @@
 #include "mpibsrcustomimpl.h"
 #include "seqbsrcustomimpl.h"
 #include "bsrk_blockproducts.h"
-#include <petscsf.h>
 #include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
 
 typedef struct {
-  PetscInt            bs, c;                          /* A's block size; P's blocks are bs x c */
-  PetscBool           p_ours, c_is_aij;               /* P mpibsrcustom; C = A P a MATMPIAIJ (c != bs) */
-  bsrk_product_kind   kind;                           /* A P or P^T A P */
-  bsrk_block_product *plan;                           /* on Â and P_comb */
-  PetscInt            nlow, nlocal_cols;              /* comb: nlow ghost rows, then A's local block columns, then the other ghosts */
-  PetscInt            ahat_rows, ncomb;               /* Â: ahat_rows x ncomb blocks */
-  PetscInt           *ah_rowptr, *ah_colidx, *ah_src; /* Â's structure; its block k is Ad's block ah_src[k] (>= 0) or Ao's block -1 - ah_src[k] */
-  PetscScalar        *ah_values;
-  PetscInt           *comb;                              /* the global block rows of P this rank needs, increasing */
-  PetscSF             entry_sf;                          /* P's entries of comb's rows (an mpibsrcustom's blocks, an AIJ's scalars), from their owners' loc arrays */
-  MPI_Datatype        entry_type;                        /* an entry: bs x c scalars (ours) or one */
-  PetscInt           *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows (block rows of ours, scalar rows of AIJ) with global columns in
-                                                            those units; entry k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
-  PetscScalar        *loc_values;
-  PetscScalar        *gathered;                       /* an AIJ P: the values of comb's scalar rows as they arrive (p_nnz), read into p_values */
-  PetscInt           *p_rowptr, *p_colidx, *p_offset; /* P_comb in bs x c blocks; an AIJ P's entry k -> p_values[p_offset[k]] */
-  PetscScalar        *p_values;
-  PetscInt            p_nnz;                     /* stored entries of the AIJ P_comb */
-  PetscInt            row_offset;                /* A P: the global block row of the local result's row 0 */
-  PetscScalar        *c_values;                  /* the local result's block values */
-  PetscInt           *fingerprint, nfingerprint; /* A's and P's local structures at the plan */
-  PetscObjectState    direct_state;              /* A P: C's nonzero state when its rows were checked to hold the plan's blocks */
-  PetscBool           direct;                    /* ... and whether they do (WriteAPDirect) */
+  PetscInt                     bs, c;                          /* A's block size; P's blocks are bs x c */
+  PetscBool                    p_ours, c_is_aij;               /* P mpibsrcustom; C = A P a MATMPIAIJ (c != bs) */
+  bsrk_product_kind            kind;                           /* A P or P^T A P */
+  bsrk_block_product          *plan;                           /* on Â and P_comb */
+  PetscInt                     nlow, nlocal_cols;              /* comb: nlow ghost rows, then A's local block columns, then the other ghosts */
+  PetscInt                     ahat_rows, ncomb;               /* Â: ahat_rows x ncomb blocks */
+  PetscInt                    *ah_rowptr, *ah_colidx, *ah_src; /* Â's structure; its block k is Ad's block ah_src[k] (>= 0) or Ao's block -1 - ah_src[k] */
+  PetscScalar                 *ah_values;
+  PetscInt                    *comb;                      /* the global block rows of P this rank needs, increasing */
+  MatMPIBSRCustomGatheredRows *prows;                     /* P_comb: P's block rows of comb, gathered from their owners (mpibsrcustomgatheredrows.c) */
+  PetscInt                     row_offset;                /* A P: the global block row of the local result's row 0 */
+  PetscScalar                 *c_values;                  /* the local result's block values */
+  PetscInt                    *fingerprint, nfingerprint; /* A's and P's local structures at the plan */
+  PetscObjectState             direct_state;              /* A P: C's nonzero state when its rows were checked to hold the plan's blocks */
+  PetscBool                    direct;                    /* ... and whether they do (WriteAPDirect) */
 } MPIGalerkin;
 
-/* an mpibsrcustom's local and ghost blocks and the global block columns of the ghost's, as of its last
-   assembly (Ad: the backend table the products run through) */
-static PetscErrorCode Blocks(Mat A, Mat *Ad, Mat *Ao, const PetscInt **ghost_cols)
-{
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCheck(c && c->local && c->ghost, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The mpibsrcustom matrix has not been assembled");
-  if (Ad) *Ad = c->local;
-  if (Ao) *Ao = c->ghost;
-  if (ghost_cols) *ghost_cols = c->ghost_cols;
-  PetscFunctionReturn(0);
-}
-
+/* an mpibsrcustom's local block (the backend table the products run through) */
 static PetscErrorCode LocalBlock(Mat A, Mat *Ad)
 {
   PetscFunctionBegin;
-  PetscCall(Blocks(A, Ad, NULL, NULL));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, Ad, NULL, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -83,14 +60,7 @@ static PetscErrorCode GalerkinFree(MPIGalerkin *g)
   PetscCall(PetscFree3(g->ah_rowptr, g->ah_colidx, g->ah_src));
   PetscCall(PetscFree(g->ah_values));
   PetscCall(PetscFree(g->comb));
-  PetscCall(PetscSFDestroy(&g->entry_sf));
-  if (g->entry_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&g->entry_type));
-  g->entry_type = MPI_DATATYPE_NULL;
-  PetscCall(PetscFree(g->gathered));
-  PetscCall(PetscFree3(g->loc_rowptr, g->loc_colidx, g->loc_src));
-  PetscCall(PetscFree(g->loc_values));
-  PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
-  PetscCall(PetscFree(g->p_values));
+  PetscCall(MatMPIBSRCustomGatheredRowsDestroy_Private(&g->prows));
   PetscCall(PetscFree(g->c_values));
   PetscCall(PetscFree(g->fingerprint));
   g->direct_state = 0; /* a C made anew is checked again */
@@ -133,8 +103,8 @@ static PetscErrorCode Fingerprint(MPIGalerkin *g, Mat A, Mat P, PetscInt **list,
   PetscInt        nghosts[2];
 
   PetscFunctionBegin;
-  PetscCall(Blocks(A, &part[0], &part[1], &ghosts[0]));
-  if (g->p_ours) PetscCall(Blocks(P, &part[2], &part[3], &ghosts[1]));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &part[0], &part[1], &ghosts[0]));
+  if (g->p_ours) PetscCall(MatMPIBSRCustomGetBlocks_Private(P, &part[2], &part[3], &ghosts[1]));
   else PetscCall(MatMPIAIJGetSeqAIJ(P, &part[2], &part[3], &ghosts[1]));
   nghosts[0] = part[1]->cmap->n / g->bs;
   nghosts[1] = part[3]->cmap->n / (g->p_ours ? g->bs : 1);
@@ -159,7 +129,7 @@ static PetscErrorCode CombRows(MPIGalerkin *g, Mat A, Mat P)
   PetscInt        nghost, cstart = A->cmap->rstart / g->bs, *comb;
 
   PetscFunctionBegin;
-  PetscCall(Blocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
   nghost         = Ao->cmap->n / g->bs;
   g->nlocal_cols = Ad->cmap->n / g->bs;
   g->ncomb       = g->nlocal_cols + nghost;
@@ -182,7 +152,7 @@ static PetscErrorCode BuildAhat(MPIGalerkin *g, Mat A)
   PetscInt        nrows, n, first, nz = 0;
 
   PetscFunctionBegin;
-  PetscCall(Blocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
   PetscCall(MatBSRCustomGetStructure_Private(Ad, PETSC_TRUE, &nrows, &di, &dj));
   PetscCall(MatBSRCustomGetStructure_Private(Ao, PETSC_TRUE, &n, &oi, &oj));
   first        = g->kind == BSRK_PRODUCT_PTAP ? g->nlow : 0;
@@ -218,7 +188,7 @@ static PetscErrorCode AhatValues(MPIGalerkin *g, Mat A, bsrk_rect_matrix *R)
   const PetscScalar *dv, *ov;
 
   PetscFunctionBegin;
-  PetscCall(Blocks(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
   PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ad, &dv));
   PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ao, &ov));
   for (PetscInt k = 0; k < g->ah_rowptr[g->ahat_rows]; k++) {
@@ -234,167 +204,6 @@ static PetscErrorCode AhatValues(MPIGalerkin *g, Mat A, bsrk_rect_matrix *R)
   R->colidx       = g->ah_colidx;
   R->values       = g->ah_values;
   PetscFunctionReturn(0);
-}
-
-/* P's local rows with global columns in P's stored units (block rows and block columns of an
-   mpibsrcustom P, scalar rows and columns of an AIJ one), ghosts before the local columns, then after
-   (the ghost columns are sorted); *unit: the scalars an entry holds */
-static PetscErrorCode LocalRowsStructure(MPIGalerkin *g, Mat P, PetscInt *unit)
-{
-  Mat             Pd, Po;
-  const PetscInt *di, *dj, *oi, *oj, *pg;
-  PetscInt        nrows, n, cstart, nz = 0;
-
-  PetscFunctionBegin;
-  if (g->p_ours) PetscCall(Blocks(P, &Pd, &Po, &pg));
-  else PetscCall(MatMPIAIJGetSeqAIJ(P, &Pd, &Po, &pg));
-  *unit  = g->p_ours ? g->bs * g->c : 1;
-  cstart = P->cmap->rstart / (g->p_ours ? g->c : 1);
-  PetscCall(MatBSRCustomGetStructure_Private(Pd, g->p_ours, &nrows, &di, &dj));
-  PetscCall(MatBSRCustomGetStructure_Private(Po, g->p_ours, &n, &oi, &oj));
-  PetscCall(PetscMalloc3(nrows + 1, &g->loc_rowptr, di[nrows] + oi[nrows], &g->loc_colidx, di[nrows] + oi[nrows], &g->loc_src));
-  PetscCall(PetscMalloc1((size_t)(di[nrows] + oi[nrows]) * *unit + 1, &g->loc_values));
-  g->loc_rowptr[0] = 0;
-  for (PetscInt i = 0; i < nrows; i++) {
-    PetscInt k = oi[i];
-    for (; k < oi[i + 1] && pg[oj[k]] < cstart; k++, nz++) {
-      g->loc_colidx[nz] = pg[oj[k]];
-      g->loc_src[nz]    = -1 - k;
-    }
-    for (PetscInt l = di[i]; l < di[i + 1]; l++, nz++) {
-      g->loc_colidx[nz] = cstart + dj[l];
-      g->loc_src[nz]    = l;
-    }
-    for (; k < oi[i + 1]; k++, nz++) {
-      g->loc_colidx[nz] = pg[oj[k]];
-      g->loc_src[nz]    = -1 - k;
-    }
-    g->loc_rowptr[i + 1] = nz;
-  }
-  PetscFunctionReturn(0);
-}
-
-/*
-   P's rows of comb from their owners, without a MatCreateSubMatrices (which would build a whole matrix
-   and its column maps): a star forest over P's rows brings each needed row's span in the owner's loc
-   arrays, then one over the entries brings their global columns here and, at every numeric phase,
-   their values. An mpibsrcustom P's block rows arrive as they are (P_comb's structure, one bs x c
-   unit an entry); an AIJ P's scalar rows (the bs rows of each block row of comb) arrive as scalars and
-   are read into bs x c blocks (MatBSRCustomAIJBlockStructure_Private, as on one rank).
-*/
-static PetscErrorCode GatherStructure(MPIGalerkin *g, Mat P)
-{
-  MPI_Comm           comm = PetscObjectComm((PetscObject)P);
-  PetscSF            row_sf;
-  PetscLayout        rows;
-  const PetscSFNode *owners;
-  PetscSFNode       *remote;
-  const PetscInt     per  = g->p_ours ? 1 : g->bs; /* P's stored rows a block row of comb */
-  PetscInt           unit = 1, nloc = P->rmap->n / (g->p_ours ? g->bs : 1), nleaf = g->ncomb * per, *want, *root_span, *leaf_span, *ai, *aj, nentries = 0, nblocks;
-
-  PetscFunctionBegin;
-  PetscCall(LocalRowsStructure(g, P, &unit));
-  PetscCall(PetscMalloc1(nleaf + 1, &want));
-  for (PetscInt k = 0; k < g->ncomb; k++)
-    for (PetscInt r = 0; r < per; r++) want[k * per + r] = g->comb[k] * per + r;
-  PetscCall(PetscLayoutCreate(comm, &rows));
-  PetscCall(PetscLayoutSetLocalSize(rows, nloc));
-  PetscCall(PetscLayoutSetUp(rows));
-  PetscCall(PetscSFCreate(comm, &row_sf));
-  PetscCall(PetscSFSetGraphLayout(row_sf, rows, nleaf, NULL, PETSC_COPY_VALUES, want));
-  PetscCall(PetscLayoutDestroy(&rows));
-  PetscCall(PetscFree(want));
-  PetscCall(PetscMalloc2(2 * nloc + 1, &root_span, 2 * nleaf + 1, &leaf_span));
-  for (PetscInt i = 0; i < nloc; i++) {
-    root_span[2 * i]     = g->loc_rowptr[i];
-    root_span[2 * i + 1] = g->loc_rowptr[i + 1] - g->loc_rowptr[i];
-  }
-  PetscCall(PetscSFBcastBegin(row_sf, MPIU_2INT, root_span, leaf_span, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(row_sf, MPIU_2INT, root_span, leaf_span, MPI_REPLACE));
-  PetscCall(PetscSFGetGraph(row_sf, NULL, NULL, NULL, &owners));
-  PetscCall(PetscMalloc1(nleaf + 1, &ai));
-  ai[0] = 0;
-  for (PetscInt i = 0; i < nleaf; i++) ai[i + 1] = ai[i] + leaf_span[2 * i + 1];
-  nentries = ai[nleaf];
-  PetscCall(PetscMalloc1(nentries + 1, &remote)); /* the star forest takes it */
-  PetscCall(PetscMalloc1(nentries + 1, &aj));
-  for (PetscInt i = 0; i < nleaf; i++)
-    for (PetscInt j = 0; j < leaf_span[2 * i + 1]; j++) {
-      remote[ai[i] + j].rank  = owners[i].rank;
-      remote[ai[i] + j].index = leaf_span[2 * i] + j;
-    }
-  PetscCall(PetscSFDestroy(&row_sf));
-  PetscCall(PetscFree2(root_span, leaf_span));
-  PetscCall(PetscSFCreate(comm, &g->entry_sf));
-  PetscCall(PetscSFSetGraph(g->entry_sf, g->loc_rowptr[nloc], nentries, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
-  PetscCall(PetscSFBcastBegin(g->entry_sf, MPIU_INT, g->loc_colidx, aj, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(g->entry_sf, MPIU_INT, g->loc_colidx, aj, MPI_REPLACE));
-  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)unit, MPIU_SCALAR, &g->entry_type));
-  PetscCallMPI(MPI_Type_commit(&g->entry_type));
-  if (g->p_ours) { /* P_comb's block structure as it arrived */
-    PetscCall(PetscMalloc3(g->ncomb + 1, &g->p_rowptr, nentries + 1, &g->p_colidx, 1, &g->p_offset));
-    PetscCall(PetscArraycpy(g->p_rowptr, ai, g->ncomb + 1));
-    PetscCall(PetscArraycpy(g->p_colidx, aj, nentries));
-    nblocks = nentries;
-  } else {
-    PetscCall(MatBSRCustomAIJBlockStructure_Private(nleaf, ai, aj, g->bs, g->c, P->cmap->N / g->c, &g->p_rowptr, &g->p_colidx, &g->p_offset, &nblocks));
-    PetscCall(PetscMalloc1(nentries + 1, &g->gathered));
-    g->p_nnz = nentries;
-  }
-  PetscCall(PetscFree(ai));
-  PetscCall(PetscFree(aj));
-  PetscCall(PetscMalloc1((size_t)nblocks * g->bs * g->c + 1, &g->p_values));
-  PetscFunctionReturn(0);
-}
-
-/* P_comb's current values: P's local entries copied to loc_values and brought from their owners, an
-   AIJ P's scalars then read into their blocks (zeros where nothing is stored) */
-static PetscErrorCode GatherValues(MPIGalerkin *g, Mat P)
-{
-  Mat                Pd, Po;
-  const PetscScalar *dv, *ov;
-  const PetscInt     unit = g->p_ours ? g->bs * g->c : 1, nloc = P->rmap->n / (g->p_ours ? g->bs : 1);
-
-  PetscFunctionBegin;
-  if (g->p_ours) {
-    PetscCall(Blocks(P, &Pd, &Po, NULL));
-    PetscCall(MatSeqBSRCustomGetArrayRead_Private(Pd, &dv));
-    PetscCall(MatSeqBSRCustomGetArrayRead_Private(Po, &ov));
-  } else {
-    PetscCall(MatMPIAIJGetSeqAIJ(P, &Pd, &Po, NULL));
-    PetscCall(MatSeqAIJGetArrayRead(Pd, &dv));
-    PetscCall(MatSeqAIJGetArrayRead(Po, &ov));
-  }
-  for (PetscInt k = 0; k < g->loc_rowptr[nloc]; k++) {
-    const PetscScalar *from = g->loc_src[k] >= 0 ? dv + (size_t)g->loc_src[k] * unit : ov + (size_t)(-1 - g->loc_src[k]) * unit;
-    PetscCall(PetscArraycpy(g->loc_values + (size_t)k * unit, from, unit));
-  }
-  if (g->p_ours) {
-    PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Pd, &dv));
-    PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Po, &ov));
-  } else {
-    PetscCall(MatSeqAIJRestoreArrayRead(Pd, &dv));
-    PetscCall(MatSeqAIJRestoreArrayRead(Po, &ov));
-  }
-  PetscCall(PetscSFBcastBegin(g->entry_sf, g->entry_type, g->loc_values, g->p_ours ? g->p_values : g->gathered, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(g->entry_sf, g->entry_type, g->loc_values, g->p_ours ? g->p_values : g->gathered, MPI_REPLACE));
-  if (!g->p_ours) {
-    PetscCall(PetscArrayzero(g->p_values, (size_t)g->p_rowptr[g->ncomb] * g->bs * g->c));
-    for (PetscInt k = 0; k < g->p_nnz; k++) g->p_values[g->p_offset[k]] = g->gathered[k];
-  }
-  PetscFunctionReturn(0);
-}
-
-/* P_comb as the kernel takes it (values NULL) */
-static void ViewPComb(MPIGalerkin *g, Mat P, bsrk_rect_matrix *R)
-{
-  R->nbrows = g->ncomb;
-  R->nbcols = P->cmap->N / g->c;
-  R->rbs    = g->bs;
-  R->cbs    = g->c;
-  R->rowptr = g->p_rowptr;
-  R->colidx = g->p_colidx;
-  R->values = NULL;
 }
 
 /* the local result's blocks added (inserted) into C with their global block indices; the rows of other
@@ -439,7 +248,7 @@ static PetscErrorCode WriteAPDirect(MPIGalerkin *g, Mat Ad, Mat C, PetscBool *do
   *done = PETSC_FALSE;
   PetscCall(MatSeqBSRCustomKernelCheck_Private(Ad, bsrk_block_product_result(g->plan, &R), "the block product's result"));
   if (g->c_is_aij) PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, &ghost));
-  else PetscCall(Blocks(C, &Cd, &Co, &ghost));
+  else PetscCall(MatMPIBSRCustomGetBlocks_Private(C, &Cd, &Co, &ghost));
   cstart = C->cmap->rstart / w;
   cend   = C->cmap->rend / w;
   rows   = g->c_is_aij ? R.rbs : 1; /* of C a block row of the result spans */
@@ -527,7 +336,7 @@ static PetscErrorCode AddPtAPDirect(MPIGalerkin *g, Mat Ad, Mat C, PetscBool *do
 
   PetscFunctionBegin;
   PetscCall(MatSeqBSRCustomKernelCheck_Private(Ad, bsrk_block_product_result(g->plan, &R), "the block product's result"));
-  PetscCall(Blocks(C, &Cd, &Co, &ghost));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(C, &Cd, &Co, &ghost));
   bsize  = (size_t)R.rbs * R.cbs;
   rstart = C->rmap->rstart / R.rbs;
   rend   = C->rmap->rend / R.rbs;
@@ -671,7 +480,7 @@ static PetscErrorCode Setup(MPIGalerkin *g, Mat_Product *product, Mat X)
   PetscCall(GalerkinFree(g));
   PetscCall(LocalBlock(A, &Ad));
   PetscCall(CombRows(g, A, P));
-  PetscCall(GatherStructure(g, P));
+  PetscCall(MatMPIBSRCustomGatheredRowsCreate_Private(P, g->p_ours, g->bs, g->c, g->ncomb, g->comb, &g->prows));
   PetscCall(BuildAhat(g, A));
   RA.nbrows = g->ahat_rows;
   RA.nbcols = g->ncomb;
@@ -679,7 +488,7 @@ static PetscErrorCode Setup(MPIGalerkin *g, Mat_Product *product, Mat X)
   RA.rowptr       = g->ah_rowptr;
   RA.colidx       = g->ah_colidx;
   RA.values       = NULL;
-  ViewPComb(g, P, &RP);
+  MatMPIBSRCustomGatheredRowsView_Private(g->prows, PETSC_FALSE, &RP);
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
   PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_plan)(Ad, g->kind, &RA, &RP, &g->plan));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
@@ -756,9 +565,8 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   }
   PetscCall(LocalBlock(A, &Ad));
   PetscCall(AhatValues(g, A, &RA));
-  PetscCall(GatherValues(g, P));
-  ViewPComb(g, P, &RP);
-  RP.values = g->p_values;
+  PetscCall(MatMPIBSRCustomGatheredRowsUpdateValues_Private(g->prows, P));
+  MatMPIBSRCustomGatheredRowsView_Private(g->prows, PETSC_TRUE, &RP);
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
   PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, NULL, g->plan, &RA, &RP, g->c_values));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
@@ -784,8 +592,7 @@ static PetscErrorCode GalerkinSymbolic(Mat C)
   PetscCall(PetscNew(&g));
   product->data    = g;
   product->destroy = GalerkinDestroy;
-  g->bs = g->c  = -1;
-  g->entry_type = MPI_DATATYPE_NULL;
+  g->bs = g->c = -1;
   PetscCall(SetShape(g, product, C, &changed));
   PetscCall(Setup(g, product, C));
   C->ops->productsymbolic = GalerkinSymbolic;

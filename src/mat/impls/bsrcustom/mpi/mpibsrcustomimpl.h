@@ -7,6 +7,7 @@
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomproducts.h>
+#include "bsrk_blockproducts.h"
 
 typedef struct {
   MatBSRCustomMakers makers; /* first (see MatBSRCustomMakers): MPIBAIJ's sub-matrix and permutation operations, wrapped */
@@ -73,6 +74,12 @@ typedef struct {
 _Static_assert(offsetof(Mat_MPIBSRCustom, makers) == 0, "bsrcustomderived.c finds the makers at the start of A->spptr");
 
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIBAIJ(Mat, MatType, MatReuse, Mat *);
+/* the local and ghost blocks and the ghost block columns as of the last assembly (any may be NULL;
+   mpibsrcustomblocks.c) */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGetBlocks_Private(Mat A, Mat *local, Mat *ghost, const PetscInt **ghost_cols);
+/* blocked entries (MatSetValuesBlocked of A, context c) and block preallocation (mpibsrcustomsetvalues.c) */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomSetValuesBlocked_Private(Mat A, Mat_MPIBSRCustom *c, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode mode);
+PETSC_INTERN PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[]);
 /* to MATMPIAIJ from the local and ghost blocks, A left as it is (mpibsrcustomaij.c) */
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIAIJ(Mat, MatType, MatReuse, Mat *);
 /* the blocks' object states follow A's; the ghost vector of a product on host or device vectors
@@ -91,6 +98,14 @@ PETSC_INTERN PetscErrorCode MatMPIAIJSetPreallocationCSR_MPIBSRCustom(Mat A, con
 /* COO assembly (mpibsrcustomcoo.c): MatSetPreallocationCOO / MatSetValuesCOO composed on A (install) or removed */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeCOO_Private(Mat A, PetscBool install);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomDuplicateCOO_Private(Mat A, Mat M);
+/* a prolongator's block rows that this rank's rows of A reach, gathered from their owners with their
+   global columns (mpibsrcustomgatheredrows.c): made for P's structure, its values brought again at each
+   update, viewed as the block-product kernels take a bs x c matrix */
+typedef struct _MatMPIBSRCustomGatheredRows MatMPIBSRCustomGatheredRows;
+PETSC_INTERN PetscErrorCode                 MatMPIBSRCustomGatheredRowsCreate_Private(Mat P, PetscBool p_ours, PetscInt bs, PetscInt c, PetscInt nrows, const PetscInt rows[], MatMPIBSRCustomGatheredRows **G);
+PETSC_INTERN PetscErrorCode                 MatMPIBSRCustomGatheredRowsUpdateValues_Private(MatMPIBSRCustomGatheredRows *G, Mat P);
+PETSC_INTERN void                           MatMPIBSRCustomGatheredRowsView_Private(const MatMPIBSRCustomGatheredRows *G, PetscBool with_values, bsrk_rect_matrix *R);
+PETSC_INTERN PetscErrorCode                 MatMPIBSRCustomGatheredRowsDestroy_Private(MatMPIBSRCustomGatheredRows **G);
 /* GAMG's block products A P and P^T A P on several ranks (mpibsrcustomgalerkin.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomComposeGalerkinProducts_Private(Mat A, PetscBool install);
 
