@@ -1,6 +1,7 @@
 /*
    Private interface of the CUDA layer's parts (not installed, not for C callers):
-     bsrcuda_matrix.cu       device storage, the C API of bsrcuda.h, staging of host vectors;
+     bsrcuda_matrix.cu       device storage, the C API of bsrcuda.h on device arrays;
+     bsrcuda_hostentry.cu    its entry points on host arrays, staged through pinned buffers;
      bsrcuda_plan.cu         the kernels' work plans (bsrcuda_plan.cuh);
      bsrcuda_kernels_tasks.cu  the thesis's task kernels (ch. 8);
      bsrcuda_kernels_warp.cu   WARP_ROW, HYBRID, SEGMENTED (lanes or warps per row, pieces of long rows);

@@ -1,7 +1,8 @@
 /*
    One matrix on the device (struct bsrc_cuda_matrix) and the helpers the CUDA layer's files share on
    it. Private: not installed, not for C callers. Included by
-     bsrcuda_matrix.cu       device storage, the C interface of bsrcuda.h, staging of host vectors;
+     bsrcuda_matrix.cu       device storage, the C interface of bsrcuda.h on device arrays;
+     bsrcuda_hostentry.cu    its entry points on host arrays, staged through pinned buffers;
      bsrcuda_plan.cu         the kernels' work plans (task partition, pieces, strips, slices);
      bsrcuda_kernel_table.cu the kernel descriptors;
    and, outside the production library, by the benchmark baselines (bench/bench_cuda_baselines.cu)
@@ -193,6 +194,16 @@ bsrc_cuda_status join_caller(bsrc_cuda_matrix *M, const char *what);
 bsrc_cuda_status join_own(bsrc_cuda_matrix *M, cudaStream_t s, const char *what);
 /* After a product queued on a caller's stream s: records it, so that M's later work waits for it. */
 bsrc_cuda_status mark_caller(bsrc_cuda_matrix *M, cudaStream_t s, const char *what);
+/* bsrcuda_matrix.cu's, for the host entry points (bsrcuda_hostentry.cu): a pinned buffer given back
+   (p null after); the staging buffers given back; the download ring's events and stream, made on
+   first use; M->cfg[k] up to date; the product queued on stream s (M's own when null) on device
+   arrays; M's own stream waited for (what names a failure). */
+void             free_pinned(double *&p);
+void             release_staging(bsrc_cuda_matrix *M);
+bsrc_cuda_status ensure_events(bsrc_cuda_matrix *M);
+bsrc_cuda_status configured(bsrc_cuda_matrix *M, bsrc_cuda_kernel k);
+bsrc_cuda_status queue_product(bsrc_cuda_matrix *M, bsrc_cuda_kernel k, double alpha, const double *x, double beta, const double *in, double *out, cudaStream_t s = nullptr);
+bsrc_cuda_status finish(bsrc_cuda_matrix *M, const char *what);
 /* The block SpMM's host arrays (bsrcuda_spmm.cu), as bsrc_cuda_multadd_host stages its vectors:
    through pinned buffers of M in pieces, the host copies overlapping the DMAs (a page-locked array
    goes by one DMA; pageable copies where page-locked memory is refused). up: rows x k doubles of
