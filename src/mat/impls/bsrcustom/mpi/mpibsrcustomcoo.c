@@ -111,15 +111,98 @@ static PetscErrorCode MatMPIBSRCustomCOOCheckBlocks(Mat A, const MatBSRCustomCOO
   PetscFunctionReturn(0);
 }
 
+/* a coordinate that counts: given, and owned here where MAT_IGNORE_OFF_PROC_ENTRIES is set */
+static inline PetscBool Kept(PetscInt i, PetscInt j, PetscBool ignore, PetscInt rstart, PetscInt rend)
+{
+  return (PetscBool)(i >= 0 && j >= 0 && (!ignore || (i >= rstart && i < rend)));
+}
+
+/* the ghost block columns: the block columns outside this rank's of the owned coordinates (the
+   caller's and the nrecv received, columns j2), ascending */
+static PetscErrorCode MatMPIBSRCustomCOOGhostColumns(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[], PetscBool ignore, PetscInt nrecv, const PetscInt j2[], PetscInt *ng, PetscInt **ghosts)
+{
+  const PetscInt bs = A->rmap->bs, rstart = A->rmap->rstart, rend = A->rmap->rend, cbstart = A->cmap->rstart / bs, cbend = A->cmap->rend / bs;
+  PetscInt       noff = 0;
+
+  PetscFunctionBegin;
+  for (PetscCount e = 0; e < n; e++) noff += (Kept(coo_i[e], coo_j[e], ignore, rstart, rend) && coo_i[e] >= rstart && coo_i[e] < rend && (coo_j[e] / bs < cbstart || coo_j[e] / bs >= cbend));
+  for (PetscInt q = 0; q < nrecv; q++) noff += (j2[q] / bs < cbstart || j2[q] / bs >= cbend);
+  PetscCall(PetscMalloc1(noff, ghosts));
+  *ng = 0;
+  for (PetscCount e = 0; e < n; e++)
+    if (Kept(coo_i[e], coo_j[e], ignore, rstart, rend) && coo_i[e] >= rstart && coo_i[e] < rend && (coo_j[e] / bs < cbstart || coo_j[e] / bs >= cbend)) (*ghosts)[(*ng)++] = coo_j[e] / bs;
+  for (PetscInt q = 0; q < nrecv; q++)
+    if (j2[q] / bs < cbstart || j2[q] / bs >= cbend) (*ghosts)[(*ng)++] = j2[q] / bs;
+  PetscCall(PetscSortRemoveDupsInt(ng, *ghosts));
+  PetscFunctionReturn(0);
+}
+
+/* MPIBAIJ's block preallocation from the map's parts: global block columns, ascending in each row
+   (the ghosts before this rank's columns, its own, the ghosts after); then the check that it kept them */
+static PetscErrorCode MatMPIBSRCustomCOOPreallocate(Mat A, PetscInt bs, const MatBSRCustomCOOPart part[2], PetscInt ng, const PetscInt ghosts[])
+{
+  const PetscInt mbl = A->rmap->n / bs, cbstart = A->cmap->rstart / bs;
+  PetscInt      *ii, *jj;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(mbl + 1, &ii, part[0].ia[mbl] + part[1].ia[mbl], &jj));
+  ii[0] = 0;
+  for (PetscInt r = 0; r < mbl; r++) {
+    PetscInt k = ii[r], g = part[1].ia[r];
+    for (; g < part[1].ia[r + 1] && ghosts[part[1].ja[g]] < cbstart; g++) jj[k++] = ghosts[part[1].ja[g]];
+    for (PetscInt d = part[0].ia[r]; d < part[0].ia[r + 1]; d++) jj[k++] = part[0].ja[d] + cbstart;
+    for (; g < part[1].ia[r + 1]; g++) jj[k++] = ghosts[part[1].ja[g]];
+    ii[r + 1] = k;
+  }
+  PetscCall(MatMPIBAIJSetPreallocationCSR(A, bs, ii, jj, NULL));
+  PetscCall(PetscFree2(ii, jj));
+  PetscCall(MatMPIBSRCustomCOOCheckBlocks(A, &part[0], &part[1], ng, ghosts));
+  PetscFunctionReturn(0);
+}
+
+/* the map (the parts' scatter, the star forest of the off-rank coordinates, their receive buffer)
+   composed on A; the parts given back */
+static PetscErrorCode MatMPIBSRCustomCOOAttach(Mat A, MatBSRCustomCOOPart part[2], PetscCount n, PetscInt nrecv, PetscSF sf)
+{
+  MatMPIBSRCustomCOO *coo;
+  PetscContainer      container;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&coo));
+  {
+    Mat       Ad;
+    PetscBool ours;
+    PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours));
+    /* the threads of the local block's products (the matrix's -mat_bsrcustom_threads) */
+    PetscInt nthreads;
+    if (ours) nthreads = ((Mat_SeqBSRCustom *)Ad->spptr)->set.nthreads;
+    else PetscCall(MatBSRCustomDefaultThreads_Private(&nthreads, NULL, 0));
+    PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), nthreads, &coo->sc));
+  }
+  PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
+  PetscCall(MatBSRCustomCOOPartFree_Private(&part[1]));
+  coo->ncoo  = n;
+  coo->sf    = sf;
+  coo->nrecv = nrecv;
+  PetscCall(PetscMalloc1(nrecv, &coo->recv));
+  /* MatSetPreallocationCOO() counts a new nonzero structure once this returns (PETSc 3.18 to 3.25) */
+  ((Mat_MPIBSRCustom *)A->spptr)->coo_nonzerostate = A->nonzerostate + 1;
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, coo));
+  PetscCall(BSRCContainerSetDestroy(container, MatMPIBSRCustomCOODestroy));
+  PetscCall(PetscObjectCompose((PetscObject)A, "MatMPIBSRCustomCOO", (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
 {
   MPI_Comm            comm = PetscObjectComm((PetscObject)A);
-  PetscInt            bs, rstart, rend, cbstart, cbend, mbl, nbl, nleaves = 0, nrecv = 0, noff = 0, ng, *leaf, *i2, *j2, *rows, *cols, *ghosts, *ii, *jj;
+  PetscInt            bs, rstart, rend, cbstart, cbend, mbl, nbl, nleaves = 0, nrecv = 0, ng, *leaf, *i2, *j2, *rows, *cols, *ghosts;
   PetscMPIInt        *owner;
   PetscBool           refused, ignore;
   MatBSRCustomCOOPart part[2];
-  MatMPIBSRCustomCOO *coo;
-  PetscContainer      container;
   PetscSF             sf;
 
   PetscFunctionBegin;
@@ -161,16 +244,7 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   PetscCall(PetscSFReduceBegin(sf, MPIU_INT, coo_j, j2, MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(sf, MPIU_INT, coo_j, j2, MPI_REPLACE));
 
-  /* the ghost block columns: the owned coordinates' block columns outside this rank's, ascending */
-  for (PetscCount e = 0; e < n; e++) noff += (BSRC_COO_VALID(e) && BSRC_COO_OWNED(coo_i[e]) && (coo_j[e] / bs < cbstart || coo_j[e] / bs >= cbend));
-  for (PetscInt q = 0; q < nrecv; q++) noff += (j2[q] / bs < cbstart || j2[q] / bs >= cbend);
-  PetscCall(PetscMalloc1(noff, &ghosts));
-  ng = 0;
-  for (PetscCount e = 0; e < n; e++)
-    if (BSRC_COO_VALID(e) && BSRC_COO_OWNED(coo_i[e]) && (coo_j[e] / bs < cbstart || coo_j[e] / bs >= cbend)) ghosts[ng++] = coo_j[e] / bs;
-  for (PetscInt q = 0; q < nrecv; q++)
-    if (j2[q] / bs < cbstart || j2[q] / bs >= cbend) ghosts[ng++] = j2[q] / bs;
-  PetscCall(PetscSortRemoveDupsInt(&ng, ghosts));
+  PetscCall(MatMPIBSRCustomCOOGhostColumns(A, n, coo_i, coo_j, ignore, nrecv, j2, &ng, &ghosts));
 
   /* the owned coordinates in local rows and compact columns: own ones at their positions, received ones after */
   PetscCall(PetscMalloc2(n + nrecv, &rows, n + nrecv, &cols));
@@ -198,46 +272,9 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   PetscCall(MatBSRCustomCOOBuild_Private(n + nrecv, rows, cols, bs, mbl, nbl + ng, nbl, part));
   PetscCall(PetscFree2(rows, cols));
 
-  /* MPIBAIJ's preallocation takes global block columns, ascending in each row: the ghosts before this
-     rank's columns, its own, the ghosts after */
-  PetscCall(PetscMalloc2(mbl + 1, &ii, part[0].ia[mbl] + part[1].ia[mbl], &jj));
-  ii[0] = 0;
-  for (PetscInt r = 0; r < mbl; r++) {
-    PetscInt k = ii[r], g = part[1].ia[r];
-    for (; g < part[1].ia[r + 1] && ghosts[part[1].ja[g]] < cbstart; g++) jj[k++] = ghosts[part[1].ja[g]];
-    for (PetscInt d = part[0].ia[r]; d < part[0].ia[r + 1]; d++) jj[k++] = part[0].ja[d] + cbstart;
-    for (; g < part[1].ia[r + 1]; g++) jj[k++] = ghosts[part[1].ja[g]];
-    ii[r + 1] = k;
-  }
-  PetscCall(MatMPIBAIJSetPreallocationCSR(A, bs, ii, jj, NULL));
-  PetscCall(PetscFree2(ii, jj));
-  PetscCall(MatMPIBSRCustomCOOCheckBlocks(A, &part[0], &part[1], ng, ghosts));
+  PetscCall(MatMPIBSRCustomCOOPreallocate(A, bs, part, ng, ghosts));
   PetscCall(PetscFree(ghosts));
-  PetscCall(PetscNew(&coo));
-  {
-    Mat       Ad;
-    PetscBool ours;
-    PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, NULL, NULL, NULL, NULL, NULL));
-    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours));
-    /* the threads of the local block's products (the matrix's -mat_bsrcustom_threads) */
-    PetscInt nthreads;
-    if (ours) nthreads = ((Mat_SeqBSRCustom *)Ad->spptr)->set.nthreads;
-    else PetscCall(MatBSRCustomDefaultThreads_Private(&nthreads, NULL, 0));
-    PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), nthreads, &coo->sc));
-  }
-  PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
-  PetscCall(MatBSRCustomCOOPartFree_Private(&part[1]));
-  coo->ncoo  = n;
-  coo->sf    = sf;
-  coo->nrecv = nrecv;
-  PetscCall(PetscMalloc1(nrecv, &coo->recv));
-  /* MatSetPreallocationCOO() counts a new nonzero structure once this returns (PETSc 3.18 to 3.25) */
-  ((Mat_MPIBSRCustom *)A->spptr)->coo_nonzerostate = A->nonzerostate + 1;
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
-  PetscCall(PetscContainerSetPointer(container, coo));
-  PetscCall(BSRCContainerSetDestroy(container, MatMPIBSRCustomCOODestroy));
-  PetscCall(PetscObjectCompose((PetscObject)A, "MatMPIBSRCustomCOO", (PetscObject)container));
-  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(MatMPIBSRCustomCOOAttach(A, part, n, nrecv, sf));
   PetscCall(PetscInfo(A, "COO preallocation: %" PetscCount_FMT " coordinates, %" PetscInt_FMT " sent to other ranks, %" PetscInt_FMT " received; %" PetscInt_FMT " ghost block columns\n", n, nleaves, nrecv, ng));
   PetscFunctionReturn(0);
 }
