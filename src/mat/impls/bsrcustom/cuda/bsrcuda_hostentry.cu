@@ -437,4 +437,3 @@ extern "C" bsrc_cuda_status bsrc_cuda_host_unregister(void *ptr)
   BSRC_CUDA_CHECK_OR(cudaHostUnregister(ptr), unregister_failed(bsrc_err, ptr));
   return BSRC_CUDA_OK;
 }
-

@@ -13,17 +13,17 @@
 #include <petscsf.h>
 
 struct _MatMPIBSRCustomGatheredRows {
-  PetscBool    p_ours;                             /* P mpibsrcustom (else AIJ) */
-  PetscInt     bs, c;                              /* P's blocks are bs x c */
-  PetscInt     nrows, nbcols;                      /* the gathered block rows; P's global block columns */
-  PetscSF      entry_sf;                           /* the wanted rows' entries, from their owners' loc arrays */
-  MPI_Datatype entry_type;                         /* an entry: bs x c scalars (ours) or one */
-  PetscInt    *loc_rowptr, *loc_colidx, *loc_src;  /* P's local rows (block rows of ours, scalar rows of AIJ) with global columns in
+  PetscBool    p_ours;                            /* P mpibsrcustom (else AIJ) */
+  PetscInt     bs, c;                             /* P's blocks are bs x c */
+  PetscInt     nrows, nbcols;                     /* the gathered block rows; P's global block columns */
+  PetscSF      entry_sf;                          /* the wanted rows' entries, from their owners' loc arrays */
+  MPI_Datatype entry_type;                        /* an entry: bs x c scalars (ours) or one */
+  PetscInt    *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows (block rows of ours, scalar rows of AIJ) with global columns in
                                                       those units; entry k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
   PetscScalar *loc_values;
-  PetscScalar *gathered;                           /* an AIJ P: the values of the wanted scalar rows as they arrive (nnz), read into values */
-  PetscInt     nnz;                                /* stored entries of an AIJ P's gathered rows */
-  PetscInt    *rowptr, *colidx, *offset;           /* the gathered rows in bs x c blocks; an AIJ P's entry k -> values[offset[k]] */
+  PetscScalar *gathered;                 /* an AIJ P: the values of the wanted scalar rows as they arrive (nnz), read into values */
+  PetscInt     nnz;                      /* stored entries of an AIJ P's gathered rows */
+  PetscInt    *rowptr, *colidx, *offset; /* the gathered rows in bs x c blocks; an AIJ P's entry k -> values[offset[k]] */
   PetscScalar *values;
 };
 
@@ -124,9 +124,9 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsCreate_Private(Mat P, Pet
 {
   MatMPIBSRCustomGatheredRows *G;
   PetscSFNode                 *remote = NULL;
-  PetscInt                    *ai = NULL, *aj, nentries, nblocks;
-  const PetscInt               per  = p_ours ? 1 : bs;
-  const PetscInt               nloc = P->rmap->n / (p_ours ? bs : 1);
+  PetscInt                    *ai     = NULL, *aj, nentries, nblocks;
+  const PetscInt               per    = p_ours ? 1 : bs;
+  const PetscInt               nloc   = P->rmap->n / (p_ours ? bs : 1);
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&G));
