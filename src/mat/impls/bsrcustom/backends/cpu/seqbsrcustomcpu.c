@@ -20,8 +20,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomKernelCheck_Private(Mat A, bsrk_statu
 
 /* A's task partition for M (A's view), cut again where A's block rows (their generation) or the
    thread and chunk settings changed; a new partition also asks for huge pages under the values and
-   starts the team's measurements again */
-static PetscErrorCode MatSeqBSRCustomCPUTasks(Mat A, const bsrk_matrix *M, MatBSRCustomCPUHeld **held)
+   starts the team's measurements again. The table's `ready`, and the first step of every product of
+   this backend's (a GPU backend's fallback to it, too) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUReady_Private(Mat A, const bsrk_matrix *M)
 {
   Mat_SeqBSRCustom    *b      = (Mat_SeqBSRCustom *)A->spptr;
   MatBSRCustomCPUHeld *c      = &b->held->cpu;
@@ -29,7 +30,6 @@ static PetscErrorCode MatSeqBSRCustomCPUTasks(Mat A, const bsrk_matrix *M, MatBS
   size_t               bytes;
 
   PetscFunctionBegin;
-  *held = c;
   if (c->built && c->wanted == wanted && c->rows == b->row_generation) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_PartitionBuild, A, 0, 0, 0));
   bsrk_partition_free(&c->tasks);
@@ -58,22 +58,11 @@ static PetscErrorCode MatSeqBSRCustomCPUTasks(Mat A, const bsrk_matrix *M, MatBS
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUReady_Private(Mat A, const bsrk_matrix *M)
-{
-  MatBSRCustomCPUHeld *c;
-
-  PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomCPUTasks(A, M, &c));
-  PetscFunctionReturn(0);
-}
-
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUNumTasks_Private(Mat A, const bsrk_matrix *M, PetscInt *ntasks)
 {
-  MatBSRCustomCPUHeld *c;
-
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomCPUTasks(A, M, &c));
-  *ntasks = (PetscInt)c->tasks.ntasks;
+  PetscCall(MatSeqBSRCustomCPUReady_Private(A, M));
+  *ntasks = (PetscInt)((Mat_SeqBSRCustom *)A->spptr)->held->cpu.tasks.ntasks;
   PetscFunctionReturn(0);
 }
 
@@ -132,10 +121,10 @@ static PetscErrorCode RunTasks(Mat A, const bsrk_matrix *M, const bsrk_partition
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUApply_Private(Mat A, const bsrk_matrix *M, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between)
 {
   Mat_SeqBSRCustom    *b = (Mat_SeqBSRCustom *)A->spptr;
-  MatBSRCustomCPUHeld *c;
+  MatBSRCustomCPUHeld *c = &b->held->cpu;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqBSRCustomCPUTasks(A, M, &c));
+  PetscCall(MatSeqBSRCustomCPUReady_Private(A, M));
   PetscCall(RunTasks(A, M, &c->tasks, &c->team, c->workspace, b->nonzero_block_rows, alpha, x, beta, in, out, between, "the task kernel"));
   PetscFunctionReturn(0);
 }
@@ -200,13 +189,13 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUTransposeView_Private(Mat A, const
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUSpMM_Private(Mat A, const bsrk_matrix *M, PetscInt k, PetscScalar alpha, const PetscScalar *X, PetscInt ldx, PetscScalar beta, PetscScalar *Y, PetscInt ldy)
 {
   Mat_SeqBSRCustom    *b = (Mat_SeqBSRCustom *)A->spptr;
-  MatBSRCustomCPUHeld *c;
+  MatBSRCustomCPUHeld *c = &b->held->cpu;
   size_t               bytes;
   bsrk_threads         kind;
 
   PetscFunctionBegin;
   if (k < 1) PetscFunctionReturn(0);
-  PetscCall(MatSeqBSRCustomCPUTasks(A, M, &c));
+  PetscCall(MatSeqBSRCustomCPUReady_Private(A, M));
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, A, 0, 0, 0));
   /* the threads MatMult's measurements chose (busy cores: the passive team); not timed into them */
   kind = b->set.cpu_busy_fallback && b->set.nthreads > 1 ? (bsrk_threads)c->team.mode : BSRK_THREADS_OPENMP;
