@@ -111,28 +111,26 @@ static PetscErrorCode MatMPIBSRCustomCOOCheckBlocks(Mat A, const MatBSRCustomCOO
   PetscFunctionReturn(0);
 }
 
-/* a coordinate that counts: given, and owned here where MAT_IGNORE_OFF_PROC_ENTRIES is set */
-static inline PetscBool Kept(PetscInt i, PetscInt j, PetscBool ignore, PetscInt rstart, PetscInt rend)
-{
-  return (PetscBool)(i >= 0 && j >= 0 && (!ignore || (i >= rstart && i < rend)));
-}
-
-/* the ghost block columns: the block columns outside this rank's of the owned coordinates (the
-   caller's and the nrecv received, columns j2), ascending */
-static PetscErrorCode MatMPIBSRCustomCOOGhostColumns(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[], PetscBool ignore, PetscInt nrecv, const PetscInt j2[], PetscInt *ng, PetscInt **ghosts)
+/* the ghost block columns: the block columns outside this rank's of the coordinates given in its own
+   rows (the caller's, and the nrecv received with columns j2), ascending */
+static PetscErrorCode MatMPIBSRCustomCOOGhostColumns(Mat A, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[], PetscInt nrecv, const PetscInt j2[], PetscInt *ng, PetscInt **ghosts)
 {
   const PetscInt bs = A->rmap->bs, rstart = A->rmap->rstart, rend = A->rmap->rend, cbstart = A->cmap->rstart / bs, cbend = A->cmap->rend / bs;
   PetscInt       noff = 0;
 
   PetscFunctionBegin;
-  for (PetscCount e = 0; e < n; e++) noff += (Kept(coo_i[e], coo_j[e], ignore, rstart, rend) && coo_i[e] >= rstart && coo_i[e] < rend && (coo_j[e] / bs < cbstart || coo_j[e] / bs >= cbend));
-  for (PetscInt q = 0; q < nrecv; q++) noff += (j2[q] / bs < cbstart || j2[q] / bs >= cbend);
+#define BSRC_COO_GHOST(j)     ((j) / bs < cbstart || (j) / bs >= cbend)
+#define BSRC_COO_OWN_GHOST(e) (coo_i[e] >= rstart && coo_i[e] < rend && coo_j[e] >= 0 && BSRC_COO_GHOST(coo_j[e]))
+  for (PetscCount e = 0; e < n; e++) noff += BSRC_COO_OWN_GHOST(e);
+  for (PetscInt q = 0; q < nrecv; q++) noff += BSRC_COO_GHOST(j2[q]);
   PetscCall(PetscMalloc1(noff, ghosts));
   *ng = 0;
   for (PetscCount e = 0; e < n; e++)
-    if (Kept(coo_i[e], coo_j[e], ignore, rstart, rend) && coo_i[e] >= rstart && coo_i[e] < rend && (coo_j[e] / bs < cbstart || coo_j[e] / bs >= cbend)) (*ghosts)[(*ng)++] = coo_j[e] / bs;
+    if (BSRC_COO_OWN_GHOST(e)) (*ghosts)[(*ng)++] = coo_j[e] / bs;
   for (PetscInt q = 0; q < nrecv; q++)
-    if (j2[q] / bs < cbstart || j2[q] / bs >= cbend) (*ghosts)[(*ng)++] = j2[q] / bs;
+    if (BSRC_COO_GHOST(j2[q])) (*ghosts)[(*ng)++] = j2[q] / bs;
+#undef BSRC_COO_OWN_GHOST
+#undef BSRC_COO_GHOST
   PetscCall(PetscSortRemoveDupsInt(ng, *ghosts));
   PetscFunctionReturn(0);
 }
@@ -166,20 +164,18 @@ static PetscErrorCode MatMPIBSRCustomCOOAttach(Mat A, MatBSRCustomCOOPart part[2
 {
   MatMPIBSRCustomCOO *coo;
   PetscContainer      container;
+  Mat                 Ad;
+  PetscBool           ours;
+  PetscInt            nthreads;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&coo));
-  {
-    Mat       Ad;
-    PetscBool ours;
-    PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, NULL, NULL, NULL, NULL, NULL));
-    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours));
-    /* the threads of the local block's products (the matrix's -mat_bsrcustom_threads) */
-    PetscInt nthreads;
-    if (ours) nthreads = ((Mat_SeqBSRCustom *)Ad->spptr)->set.nthreads;
-    else PetscCall(MatBSRCustomDefaultThreads_Private(&nthreads, NULL, 0));
-    PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), nthreads, &coo->sc));
-  }
+  PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours));
+  /* the threads of the local block's products (the matrix's -mat_bsrcustom_threads) */
+  if (ours) nthreads = ((Mat_SeqBSRCustom *)Ad->spptr)->set.nthreads;
+  else PetscCall(MatBSRCustomDefaultThreads_Private(&nthreads, NULL, 0));
+  PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), nthreads, &coo->sc));
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[1]));
   coo->ncoo  = n;
@@ -244,7 +240,7 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   PetscCall(PetscSFReduceBegin(sf, MPIU_INT, coo_j, j2, MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(sf, MPIU_INT, coo_j, j2, MPI_REPLACE));
 
-  PetscCall(MatMPIBSRCustomCOOGhostColumns(A, n, coo_i, coo_j, ignore, nrecv, j2, &ng, &ghosts));
+  PetscCall(MatMPIBSRCustomCOOGhostColumns(A, n, coo_i, coo_j, nrecv, j2, &ng, &ghosts));
 
   /* the owned coordinates in local rows and compact columns: own ones at their positions, received ones after */
   PetscCall(PetscMalloc2(n + nrecv, &rows, n + nrecv, &cols));
