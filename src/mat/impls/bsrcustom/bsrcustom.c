@@ -24,6 +24,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void)
   PetscCall(PetscLogEventRegister("BSRCustomTasks", MAT_CLASSID, &MATBSRCUSTOM_PartitionBuild));
   PetscCall(PetscLogEventRegister("BSRCustomKernel", MAT_CLASSID, &MATBSRCUSTOM_Kernel));
   PetscCall(PetscLogEventRegister("BSRCustomUpload", MAT_CLASSID, &MATBSRCUSTOM_Upload));
+  PetscCall(PetscLogEventRegister("BSRCustomUpStruct", MAT_CLASSID, &MATBSRCUSTOM_UploadStructure)); /* inside BSRCustomUpload: the structure part */
   PetscCall(PetscLogEventRegister("BSRCustomGraph", MAT_CLASSID, &MATBSRCUSTOM_Graph));
   PetscCall(PetscLogEventRegister("BSRCustomBlkProd", MAT_CLASSID, &MATBSRCUSTOM_BlockProduct));
   PetscCall(MatRegister(MATSEQBSRCUSTOM, MatCreate_SeqBSRCustom));

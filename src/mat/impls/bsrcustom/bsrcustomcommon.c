@@ -5,4 +5,4 @@
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 
-PetscLogEvent MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0, MATBSRCUSTOM_Graph = 0, MATBSRCUSTOM_BlockProduct = 0;
+PetscLogEvent MATBSRCUSTOM_PartitionBuild = 0, MATBSRCUSTOM_Kernel = 0, MATBSRCUSTOM_Upload = 0, MATBSRCUSTOM_UploadStructure = 0, MATBSRCUSTOM_Graph = 0, MATBSRCUSTOM_BlockProduct = 0;

@@ -175,7 +175,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIBAIJ_MPIBSRCustom(Mat, MatType, MatReu
 
 /* log events and registration */
 /* BlockProduct: the block products' kernels alone (plan and numeric phase), inside PETSc's MatProduct events */
-PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload, MATBSRCUSTOM_Graph, MATBSRCUSTOM_BlockProduct;
+PETSC_INTERN PetscLogEvent  MATBSRCUSTOM_PartitionBuild, MATBSRCUSTOM_Kernel, MATBSRCUSTOM_Upload, MATBSRCUSTOM_UploadStructure, MATBSRCUSTOM_Graph, MATBSRCUSTOM_BlockProduct;
 PETSC_INTERN PetscErrorCode MatBSRCustomInitializePackage(void);
 /* The node this process runs on and the default thread count (bsrcustomnode.c). Learn: collective on
    comm, once per process, and only on a communicator congruent to PETSC_COMM_WORLD (elsewhere the

@@ -121,8 +121,10 @@ static PetscErrorCode MatSeqBSRCustomCUDASync(Mat A, const bsrk_matrix *M, void 
   }
   if (*uploaded != structure) {
     PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Upload, A, 0, 0, 0));
+    PetscCall(PetscLogEventBegin(MATBSRCUSTOM_UploadStructure, A, 0, 0, 0));
     PetscCall(BSRCudaCheckOn(*gpu, bsrc_cuda_set_structure((bsrc_cuda_matrix *)*gpu, M->nbrows, M->nbcols, M->bs, M->rowptr, M->colidx), "uploading the block structure"));
     PetscCall(PetscLogCpuToGpu((M->nbrows + 1.0 + M->rowptr[M->nbrows]) * sizeof(bsrk_idx)));
+    PetscCall(PetscLogEventEnd(MATBSRCUSTOM_UploadStructure, A, 0, 0, 0));
     PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Upload, A, 0, 0, 0));
     *uploaded = structure;
     values    = PETSC_TRUE;
