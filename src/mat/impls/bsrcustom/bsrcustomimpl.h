@@ -17,7 +17,7 @@
 #define MATBSRCUSTOM_MAX_CPU_PREFETCH          (1 << 20) /* = BSRK_MAX_PREFETCH_BYTES of the kernel layer */
 
 /* What a user sets on a matrix; the seq and mpi types (and an mpi matrix's local and ghost blocks) share it. */
-typedef struct {
+typedef struct _MatBSRCustomSettings {
   PetscInt                  nthreads;          /* OpenMP threads of the CPU kernel */
   PetscBool                 nthreads_default;  /* nthreads is MatBSRCustomDefaultThreads_Private()'s (no option or setter chose it) */
   PetscInt                  chunks_per_thread; /* fixed-size tasks per thread */

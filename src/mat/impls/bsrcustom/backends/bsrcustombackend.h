@@ -45,12 +45,22 @@ typedef struct {
 } MatSeqBSRCustomKept;
 
 struct _MatBSRCustomCOOScatter; /* bsrcustomimpl.h */
+struct _MatBSRCustomSettings;   /* bsrcustomimpl.h */
+
+/* one product of an MPI matrix (bsrcustommpiproduct.h) */
+typedef struct _MatBSRCustomMPIProduct MatBSRCustomMPIProduct;
 
 /* what the backends hold to run a block's own values (bsrcustomheld.h, theirs alone): made empty for a
    new block, given back with it (after the backend's release) */
-typedef struct _MatBSRCustomHeld       MatBSRCustomHeld;
-PETSC_INTERN PetscErrorCode            MatBSRCustomHeldCreate_Private(MatBSRCustomHeld **held);
-PETSC_INTERN PetscErrorCode            MatBSRCustomHeldDestroy_Private(MatBSRCustomHeld **held);
+typedef struct _MatBSRCustomHeld MatBSRCustomHeld;
+PETSC_INTERN PetscErrorCode      MatBSRCustomHeldCreate_Private(MatBSRCustomHeld **held);
+PETSC_INTERN PetscErrorCode      MatBSRCustomHeldDestroy_Private(MatBSRCustomHeld **held);
+/* what the backends hold for an MPI matrix's products beyond its blocks' (bsrcustomheld.h): made empty
+   with the matrix, emptied when its ghost columns change, given back with it */
+typedef struct _MatBSRCustomMPIHeld    MatBSRCustomMPIHeld;
+PETSC_INTERN PetscErrorCode            MatBSRCustomMPIHeldCreate_Private(MatBSRCustomMPIHeld **held);
+PETSC_INTERN PetscErrorCode            MatBSRCustomMPIHeldReset_Private(MatBSRCustomMPIHeld *held);
+PETSC_INTERN PetscErrorCode            MatBSRCustomMPIHeldDestroy_Private(MatBSRCustomMPIHeld **held);
 typedef struct _MatBSRCustomBackendOps MatBSRCustomBackendOps;
 struct _MatBSRCustomBackendOps {
   const char *name; /* in MatView and -info */
@@ -98,26 +108,25 @@ struct _MatBSRCustomBackendOps {
   PetscErrorCode (*coo_device_values)(Mat A, const bsrk_matrix *M, const struct _MatBSRCustomCOOScatter *sc, PetscInt part, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], InsertMode mode, PetscScalar a[]);
   PetscErrorCode (*coo_device_follow)(Mat A);
 
-  /* --- an MPI matrix A with its local block Ad (view M) and ghost block Ao (view G) --- */
-  /* where this product's vectors live, decided once: *on_device (CUDA vectors); host vectors of a GPU
-     product are page-locked on their second use (ghost_x too) */
-  PetscErrorCode (*place_vectors)(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device);
-  /* whether x's arrays are device memory the products use in place (a transpose product's vectors) */
-  PetscErrorCode (*on_device)(Vec x, PetscBool *on_device);
-  /* the work the local product's calling thread does between its tasks (cpu: MPI progress) */
-  PetscErrorCode (*between)(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
-  /* out = Ad x + beta in, begun while the halo exchange runs; ended with the ghosts: out += Ao ghost */
-  PetscErrorCode (*split_begin)(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split);
-  PetscErrorCode (*split_end)(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost, Vec out);
+  /* --- an MPI matrix A (bsrcustommpiproduct.h: p, one product's operands and the backend's choices) --- */
+  /* where p's vectors live (p->on_device), its ghost vector (p->ghost) and the work of the local
+     product's calling thread between its tasks (p->between, cpu: MPI progress), decided once a product */
+  PetscErrorCode (*mpi_place)(MatBSRCustomMPIProduct *p);
+  /* out = Ad x + beta in + Ao ghost(x), as MPIAIJ's MatMult: the halo begun (after mpi_place; host
+     vectors of a GPU product are page-locked on their second use), the local block's product (which
+     may return before it is done), the halo ended, the ghost block's product added; p->path: how it ran */
+  PetscErrorCode (*mpi_halo_begin)(MatBSRCustomMPIProduct *p);
+  PetscErrorCode (*mpi_local_mult)(MatBSRCustomMPIProduct *p);
+  PetscErrorCode (*mpi_halo_end)(MatBSRCustomMPIProduct *p);
+  PetscErrorCode (*mpi_ghost_multadd)(MatBSRCustomMPIProduct *p);
   /* Y = Ad X (k columns) begun while B's ghost rows move, ended with them: Y += Ao Xg */
   PetscErrorCode (*spmm_split_begin)(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy);
   PetscErrorCode (*spmm_split_end)(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy);
-  /* -info and MatView: the path a product took */
-  const char *(*mpi_path)(PetscBool on_device, PetscBool staged, PetscBool split, PetscBool between);
+  /* -info and MatView: the path a transpose product took */
   const char *(*mpi_transpose_path)(PetscBool on_device, PetscBool baij);
   const char *mpi_transpose_text, *mpi_spmm_text;
-  /* MatView (ascii_info) of an MPI matrix: the backend's lines, path: its last product's */
-  PetscErrorCode (*mpi_view)(Mat A, const char *path, PetscViewer viewer);
+  /* MatView (ascii_info) of an MPI matrix with settings set: the backend's lines, path: its last product's */
+  PetscErrorCode (*mpi_view)(Mat A, const struct _MatBSRCustomSettings *set, const char *path, PetscViewer viewer);
 };
 
 /* the three backends, and the cpu one for a matrix bound to the CPU whose backend is a GPU one */

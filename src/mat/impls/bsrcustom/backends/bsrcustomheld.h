@@ -10,6 +10,7 @@
 #define BSRCUSTOMHELD_H
 
 #include <../src/mat/impls/bsrcustom/backends/bsrcustombackend.h>
+#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 
 /* the cpu backend's (seqbsrcustomcpu.c): the task partition, cut for `wanted` tasks and the block rows
    of the block's row generation `rows`; its carry space; the thread team and what it measured; whether
@@ -39,6 +40,14 @@ typedef struct {
 struct _MatBSRCustomHeld {
   MatBSRCustomCPUHeld cpu;
   MatBSRCustomGPUHeld gpu;
+};
+
+/* an MPI matrix's, beyond its blocks' (mpibsrcustomgpu.c): for products on CUDA vectors, the ghost
+   vector on the device, and the staged halo where MPI reads host memory only; made on first use, for
+   the ghost columns of the matrix's halo */
+struct _MatBSRCustomMPIHeld {
+  Vec                    ghost_dev;
+  MatBSRCustomStagedHalo staged;
 };
 
 #endif

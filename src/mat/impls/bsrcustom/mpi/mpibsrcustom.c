@@ -11,7 +11,6 @@
    Like seqbsrcustom: create = MPIBAIJ create + in-place convert; the reverse convert undoes it.
 */
 #include "mpibsrcustomimpl.h"
-#include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuimpl.h>
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
 
 static PetscErrorCode MatMPIBSRCustomAttach(Mat);
@@ -95,11 +94,8 @@ static PetscErrorCode MatMPIBSRCustomSetUpHalo(Mat A)
   if (same) PetscFunctionReturn(0);
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
-  PetscCall(VecDestroy(&c->ghost_x_dev));
+  PetscCall(MatBSRCustomMPIHeldReset_Private(c->held));
   PetscCall(MatMPIBSRCustomTransposeHaloFree_Private(c));
-#if defined(BSRCUSTOM_HAVE_CUDA)
-  PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
-#endif
   PetscCall(PetscFree(c->ghost_cols));
   PetscCall(PetscMalloc1(nghost, &c->ghost_cols));
   PetscCall(PetscArraycpy(c->ghost_cols, garray, nghost));
@@ -156,77 +152,66 @@ static PetscErrorCode MatBSRCustomSyncState_MPIBSRCustom(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* blocks a MatHeaderMerge left as MPIBAIJ's until the next assembly: their own products around the halo */
+static PetscErrorCode MatMPIBSRCustomApplyBase(MatBSRCustomMPIProduct *p)
+{
+  PetscFunctionBegin;
+  p->ghost = p->ghost_x;
+  PetscCall(MatBSRCustomMPIScatterBegin_Private(p));
+  if (p->beta == (PetscScalar)0.0) PetscCall((*p->Ad->ops->mult)(p->Ad, p->x, p->out));
+  else PetscCall((*p->Ad->ops->multadd)(p->Ad, p->x, p->in, p->out));
+  PetscCall(MatBSRCustomMPIScatterEnd_Private(p));
+  PetscCall((*p->Ao->ops->multadd)(p->Ao, p->ghost, p->out, p->out));
+  p->path = "MPIBAIJ's (blocks that are not " MATSEQBSRCUSTOM ")";
+  PetscFunctionReturn(0);
+}
+
+/* the product's record, with the blocks' views where both blocks are ours (*ours) */
+static PetscErrorCode MatMPIBSRCustomProductBegin(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, MatBSRCustomMPIProduct *p, PetscBool *ours)
+{
+  PetscBool ao_ours;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomProductInit_Private(A, x, beta, in, out, p));
+  PetscCall(PetscObjectTypeCompare((PetscObject)p->Ad, MATSEQBSRCUSTOM, ours));
+  PetscCall(PetscObjectTypeCompare((PetscObject)p->Ao, MATSEQBSRCUSTOM, &ao_ours));
+  *ours = (PetscBool)(*ours && ao_ours);
+  if (!*ours) PetscFunctionReturn(0);
+  PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, p->Ad, p->Ao));
+  PetscCall(MatSeqBSRCustomPrepare_Private(p->Ad, &p->M));
+  PetscCall(MatSeqBSRCustomPrepare_Private(p->Ao, &p->G));
+  PetscFunctionReturn(0);
+}
+
 /*
-   out = A x + beta in (beta 0 or 1), on A's backend around the halo exchange:
-
-       where the vectors live (backend) -> exchange begun -> local block's product begun (backend)
-         -> exchange ended -> ghost block's product (backend)
-
+   out = A x + beta in (beta 0 or 1) as MPIAIJ's MatMult, each step A's backend's
+   (bsrcustommpiproduct.h): halo begun, the local block's product, halo ended, the ghost block's added.
    cpu: the local product on the task kernel, its calling thread letting MPI progress between tasks
-   (-mat_bsrcustom_mpi_progress), the ghost product after. GPU backends with host vectors: x uploaded
-   and the local kernel queued without waiting while the exchange runs on the host, then the ghosts
-   uploaded, the ghost kernel accumulating into the device y, and y downloaded once. GPU backends with
-   CUDA vectors (a CUDA-enabled PETSc): the ghost vector is a CUDA vector too; with an MPI that reads
-   device memory PetscSF packs and unpacks x's ghost entries on the GPU, otherwise our staged halo
-   (backends/gpu/bsrcustomstagedhalo.c) gathers them ahead of the local kernel and moves them through
-   page-locked host buffers on a stream of its own while that kernel runs.
+   (-mat_bsrcustom_mpi_progress). GPU backends, host vectors: x uploaded and the local kernel queued
+   without waiting while the exchange runs on the host, the ghost kernel into the same device y, y
+   downloaded once; CUDA vectors: a device ghost vector, filled by PetscSF on the GPU or, where MPI reads
+   host memory only, by our staged halo (backends/gpu/bsrcustomstagedhalo.c) while the local kernel runs.
 */
 static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
   Mat_MPIBSRCustom             *c = NULL;
   const MatBSRCustomBackendOps *be;
-  Mat                           Ad, Ao;
-  const PetscInt               *garray;
-  bsrk_matrix                   M, G;
-  PetscBool                     split = PETSC_FALSE, on_device = PETSC_FALSE, staged = PETSC_FALSE, ours[2];
-  void                         *stream = NULL;
-  Vec                           ghost;
-  const char                   *path;
-  bsrk_between                  hook;
-  const bsrk_between           *between = NULL;
+  MatBSRCustomMPIProduct        p;
+  PetscBool                     ours;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
   be = c->backend;
-  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
-  PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQBSRCUSTOM, &ours[0]));
-  PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQBSRCUSTOM, &ours[1]));
-  if (!ours[0] || !ours[1]) { /* blocks a MatHeaderMerge left as MPIBAIJ's until the next assembly: their own products */
-    PetscCall(VecScatterBegin(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
-    if (beta == (PetscScalar)0.0) PetscCall((*Ad->ops->mult)(Ad, x, out));
-    else PetscCall((*Ad->ops->multadd)(Ad, x, in, out));
-    PetscCall(VecScatterEnd(c->halo, x, c->ghost_x, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall((*Ao->ops->multadd)(Ao, c->ghost_x, out, out));
-    PetscFunctionReturn(0);
+  PetscCall(MatMPIBSRCustomProductBegin(A, x, beta, in, out, &p, &ours));
+  if (!ours) PetscCall(MatMPIBSRCustomApplyBase(&p));
+  else {
+    PetscCall((*be->mpi_halo_begin)(&p));
+    PetscCall((*be->mpi_local_mult)(&p));
+    PetscCall((*be->mpi_halo_end)(&p));
+    PetscCall((*be->mpi_ghost_multadd)(&p));
   }
-  PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
-  PetscCall(MatSeqBSRCustomPrepare_Private(Ad, &M));
-  PetscCall(MatSeqBSRCustomPrepare_Private(Ao, &G));
-  PetscCall((*be->place_vectors)(A, x, beta, in, out, c->ghost_x, &on_device));
-  PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
-#if defined(BSRCUSTOM_HAVE_CUDA) && defined(BSRC_HAVE_PETSC_CUDA)
-  if (on_device && !use_gpu_aware_mpi) { /* MPI takes host memory only: our staged halo */
-    if (!c->staged) {
-      PetscInt device;
-      PetscCall(MatBSRCustomPETScDeviceId_Private(&device));
-      PetscCall(MatBSRCustomStagedHaloCreate(A, c->nghost, c->ghost_cols, device, &c->staged));
-    }
-    PetscCall(MatBSRCustomPETScStream_Private(&stream));
-    staged = PETSC_TRUE;
-  }
-#endif
-  if (staged) PetscCall(MatBSRCustomStagedHaloBegin(c->staged, x, stream));
-  else PetscCall(VecScatterBegin(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall((*be->between)(A, Ad, &hook, &between));
-  PetscCall((*be->split_begin)(Ad, &M, Ao, &G, on_device, beta, x, in, out, between, &split));
-  if (staged) PetscCall(MatBSRCustomStagedHaloEnd(c->staged, ghost, stream));
-  else PetscCall(VecScatterEnd(c->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall((*be->split_end)(Ad, &M, Ao, &G, split, ghost, out));
-  path = be->mpi_path(on_device, staged, split, (PetscBool)(between != NULL));
-  if (path != c->path) { /* say once which path runs */
-    c->path = path;
-    PetscCall(PetscInfo(A, "MatMult path: %s\n", path));
-  }
+  if (p.path != c->path) PetscCall(PetscInfo(A, "MatMult path: %s\n", p.path)); /* said once a path */
+  c->path = p.path;
   PetscFunctionReturn(0);
 }
 
@@ -348,7 +333,7 @@ static PetscErrorCode MatView_MPIBSRCustom(Mat A, PetscViewer viewer)
     PetscCall(MatGetInfo(Ao, MAT_LOCAL, &ig));
     PetscCall(MatBSRCustomGetNumTasks(Ad, &tl));
     PetscCall(MatBSRCustomGetNumTasks(Ao, &tg));
-    PetscCall((*c->backend->mpi_view)(A, c->path, viewer));
+    PetscCall((*c->backend->mpi_view)(A, &c->set, c->path, viewer));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] local block: %" PetscInt_FMT " x %" PetscInt_FMT " block rows/cols, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks; ghost block: %" PetscInt_FMT " ghost block columns, %" PetscInt_FMT " blocks, %" PetscInt_FMT " tasks\n", rank,
                                                  Ad->rmap->n / A->rmap->bs, Ad->cmap->n / A->rmap->bs, (PetscInt)(il.nz_used / bs2), tl, c->nghost, (PetscInt)(ig.nz_used / bs2), tg));
@@ -594,6 +579,7 @@ static PetscErrorCode MatMPIBSRCustomAttach(Mat B)
   PetscFunctionBegin;
   PetscCheck(MPIBAIJBaseOpsSet, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIBAIJ's operations were never recorded");
   PetscCall(PetscNew(&c));
+  PetscCall(MatBSRCustomMPIHeldCreate_Private(&c->held));
   c->baij_destroy                                 = MPIBAIJBaseOps.destroy;
   c->baij_duplicate                               = MPIBAIJBaseOps.duplicate;
   c->baij_assemblyend                             = MPIBAIJBaseOps.assemblyend;
@@ -711,11 +697,8 @@ static PetscErrorCode MatMPIBSRCustomDetach(Mat B, PetscBool restore)
   PetscCall(MatMPIBSRCustomComposeMethods(B, PETSC_FALSE, restore));
   PetscCall(VecScatterDestroy(&c->halo));
   PetscCall(VecDestroy(&c->ghost_x));
-  PetscCall(VecDestroy(&c->ghost_x_dev));
+  PetscCall(MatBSRCustomMPIHeldDestroy_Private(&c->held));
   PetscCall(MatMPIBSRCustomTransposeHaloFree_Private(c));
-#if defined(BSRCUSTOM_HAVE_CUDA)
-  PetscCall(MatBSRCustomStagedHaloDestroy(&c->staged));
-#endif
   PetscCall(PetscFree(c->ghost_cols));
   PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIBAIJ));

@@ -1,8 +1,8 @@
 /*
    The local and ghost blocks of a MATMPIBSRCUSTOM as its products and its users see them: the public
    query of the pieces, the blocks as of the last assembly (how the type's other files reach them),
-   the blocks' object states following the matrix's, and the ghost vector a product fills (host, or
-   device for CUDA vectors).
+   the blocks' object states following the matrix's, and the record of one product that the backend's
+   steps take (bsrcustommpiproduct.h).
 */
 #include "mpibsrcustomimpl.h"
 
@@ -61,23 +61,24 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat 
   PetscFunctionReturn(0);
 }
 
-/* the ghost vector for products on x: the host one, or on_device (x a CUDA vector) the device one,
-   made at its first use */
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomProductInit_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, MatBSRCustomMPIProduct *p)
 {
   Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
-  if (on_device) {
-    if (!c->ghost_x_dev) {
-      PetscInt n;
-      PetscCall(VecGetLocalSize(c->ghost_x, &n));
-      PetscCall(VecCreate(PETSC_COMM_SELF, &c->ghost_x_dev));
-      PetscCall(VecSetSizes(c->ghost_x_dev, n, n));
-      PetscCall(VecSetType(c->ghost_x_dev, VECSEQCUDA));
-    }
-    *ghost = c->ghost_x_dev;
-  } else *ghost = c->ghost_x;
+  PetscCall(PetscMemzero(p, sizeof(*p)));
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &p->Ad, &p->Ao, NULL));
+  p->A          = A;
+  p->set        = &c->set;
+  p->held       = c->held;
+  p->halo       = c->halo;
+  p->ghost_x    = c->ghost_x;
+  p->nghost     = c->nghost;
+  p->ghost_cols = c->ghost_cols;
+  p->x          = x;
+  p->beta       = beta;
+  p->in         = in;
+  p->out        = out;
   PetscFunctionReturn(0);
 }
 

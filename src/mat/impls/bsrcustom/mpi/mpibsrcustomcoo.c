@@ -281,7 +281,7 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
   PetscContainer      container;
   MatMPIBSRCustomCOO *coo = NULL;
   PetscBool           wrong;
-  PetscScalar        *zeros = NULL, *host = NULL;
+  PetscScalar        *zeros = NULL, *host;
   const PetscScalar  *sent;
   PetscBool           on_device;
   Mat                 Ad, Ao;
@@ -301,14 +301,7 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
     v = zeros;
   }
   PetscCall(MatBSRCustomCOOValuesOnDevice_Private(v, &on_device));
-  sent = v;
-#if !defined(BSRC_HAVE_PETSC_CUDA)
-  /* device values and a PETSc whose star forests read host memory only: they send a host copy */
-  if (on_device && coo->ncoo > 0) {
-    PetscCall(MatBSRCustomCOOHostCopy_Private(v, coo->ncoo, &host));
-    sent = host;
-  }
-#endif
+  PetscCall(MatBSRCustomCOOValuesForSF_Private(v, on_device, coo->ncoo, &sent, &host));
   PetscCall(PetscSFReduceBegin(coo->sf, MPIU_SCALAR, sent, coo->recv, MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(coo->sf, MPIU_SCALAR, sent, coo->recv, MPI_REPLACE));
   PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, &Ao, NULL, NULL, NULL, NULL));

@@ -7,6 +7,7 @@
 #include <petscmatbsrcustom.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
 #include <../src/mat/impls/bsrcustom/bsrcustomproducts.h>
+#include <../src/mat/impls/bsrcustom/backends/bsrcustommpiproduct.h>
 #include "bsrk_blockproducts.h"
 
 typedef struct {
@@ -52,9 +53,8 @@ typedef struct {
   PetscInt                *ghost_cols;
   PetscInt                 nghost;
   Vec                      ghost_x;
-  Vec                      ghost_x_dev; /* the same on the device (a CUDA vector), for products on CUDA vectors; made on first use */
   VecScatter               halo;
-  MatBSRCustomStagedHalo   staged;                 /* CUDA vectors without GPU-aware MPI: the halo moved by us; made on first use */
+  MatBSRCustomMPIHeld     *held;                   /* what A's backends hold for its products (a device ghost vector, a staged halo) */
   const char              *path;                   /* how the last product ran (MatView, -info) */
   PetscObjectState         blocks_state;           /* A's object state when the blocks were last told (see MatMPIBSRCustomApply) */
   PetscBool                coo_device_fresh;       /* MatSetValuesCOO filled the blocks' device copies; its closing assembly may not have run */
@@ -82,10 +82,10 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomSetValuesBlocked_Private(Mat A, Mat_M
 PETSC_INTERN PetscErrorCode MatMPIBAIJSetPreallocation_MPIBSRCustom(Mat A, PetscInt bs, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[]);
 /* to MATMPIAIJ from the local and ghost blocks, A left as it is (mpibsrcustomaij.c) */
 PETSC_INTERN PetscErrorCode MatConvert_MPIBSRCustom_MPIAIJ(Mat, MatType, MatReuse, Mat *);
-/* the blocks' object states follow A's; the ghost vector of a product on host or device vectors
-   (mpibsrcustomblocks.c) */
+/* the blocks' object states follow A's; a product's record with A's operands (blocks, settings, halo)
+   and out = Ad x + beta in + Ao ghost(x), ready for the backend's steps (mpibsrcustomblocks.c) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomBlocksFollowState_Private(Mat A, Mat Ad, Mat Ao);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGhostVec_Private(Mat A, PetscBool on_device, Vec *ghost);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomProductInit_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, MatBSRCustomMPIProduct *p);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomTransposeHaloFree_Private(Mat_MPIBSRCustom *c);
 /* at a final assembly (collective): blocks or ghosts added on any rank since the last record move
    A->nonzerostate on, on every rank (MPIBAIJ sums its blocks' counts, which PETSc 3.18 does not move

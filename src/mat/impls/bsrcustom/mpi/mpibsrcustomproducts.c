@@ -90,12 +90,11 @@ static PetscErrorCode MatMPIBSRCustomTransposeTouched(Mat A, Mat_MPIBSRCustom *c
 /* out = A^T x (+ in when in is given) */
 static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec out)
 {
-  Mat_MPIBSRCustom   *c       = (Mat_MPIBSRCustom *)A->spptr;
-  PetscBool           ours[2] = {PETSC_FALSE, PETSC_FALSE}, on_device = PETSC_FALSE, recv_on_device = PETSC_FALSE;
-  Vec                 ghost, recv;
-  const char         *path;
-  bsrk_between        hook;
-  const bsrk_between *between = NULL;
+  Mat_MPIBSRCustom      *c       = (Mat_MPIBSRCustom *)A->spptr;
+  PetscBool              ours[2] = {PETSC_FALSE, PETSC_FALSE}, recv_on_device = PETSC_FALSE;
+  Vec                    ghost, recv;
+  const char            *path;
+  MatBSRCustomMPIProduct p;
 
   PetscFunctionBegin;
   PetscCheck(c && c->local && c->ghost && c->halo, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The local/ghost split exists only once the matrix is assembled");
@@ -107,8 +106,9 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
     path = "MPIBAIJ's (blocks that are not " MATSEQBSRCUSTOM ")";
   } else {
     PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, c->local, c->ghost));
-    PetscCall((*c->backend->on_device)(x, &on_device));
-    PetscCall(MatMPIBSRCustomGhostVec_Private(A, on_device, &ghost));
+    PetscCall(MatMPIBSRCustomProductInit_Private(A, x, in ? 1.0 : 0.0, in, out, &p));
+    PetscCall((*c->backend->mpi_place)(&p)); /* where the vectors live, the ghost vector, the work between the local product's tasks */
+    ghost = p.ghost;
     PetscCall(MatMPIBSRCustomTransposeTouched(A, c));
     if (c->transpose_recv) { /* of y's type: a new one where y's differs */
       PetscBool same;
@@ -124,9 +124,9 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
     /* the seq blocks' products read and write the local parts of the MPI vectors, as in MatMult */
     if (c->ghost->cmap->n > 0) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->ghost, 1.0, x, 0.0, NULL, ghost, NULL));
     PetscCall(VecScatterBegin(c->halo, ghost, recv, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall((*c->backend->between)(A, c->local, &hook, &between)); /* the reverse exchange moves meanwhile */
-    if (in) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 1.0, in, out, between));
-    else PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 0.0, NULL, out, between));
+    /* the reverse exchange moves meanwhile */
+    if (in) PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 1.0, in, out, p.between));
+    else PetscCall(MatSeqBSRCustomTransposeApply_Private(c->local, 1.0, x, 0.0, NULL, out, p.between));
     PetscCall(VecScatterEnd(c->halo, ghost, recv, ADD_VALUES, SCATTER_REVERSE));
     if (recv_on_device) { /* on the device: a local scatter ADD of the touched entries (PetscSF logs these adds), then a zero pass */
       if (!c->transpose_fold) {
@@ -153,7 +153,7 @@ static PetscErrorCode MatMPIBSRCustomTransposeApply(Mat A, Vec x, Vec in, Vec ou
       PetscCall(VecRestoreArray(recv, &r));
       PetscCall(VecRestoreArray(out, &o));
     }
-    path = c->backend->mpi_transpose_path(on_device, (PetscBool)(((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ));
+    path = c->backend->mpi_transpose_path(p.on_device, (PetscBool)(((Mat_SeqBSRCustom *)c->local->spptr)->set.transpose == MAT_BSRCUSTOM_TRANSPOSE_BAIJ));
   }
   if (path != c->transpose_path) {
     c->transpose_path = path;

@@ -4,6 +4,7 @@
 #define BSRCUSTOMCPUIMPL_H
 
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/bsrcustommpiproduct.h> /* the halo step of the table's entries */
 
 /* how the cpu backend runs transpose products (-info, MatView) */
 #define MATBSRCUSTOM_CPU_TRANSPOSE_PATH "cached transposed copy, task kernel"
@@ -31,16 +32,14 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUView_Private(Mat A, PetscViewer vi
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPURelease_Private(Mat A, MatSeqBSRCustomKept *k);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductPlan_Private(Mat A, bsrk_product_kind kind, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, bsrk_block_product **plan);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlaceVectors_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device);
-PETSC_INTERN PetscErrorCode MatBSRCustomCPUOnDevice_Private(Vec x, PetscBool *on_device);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUBetween_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost, Vec out);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlace_Private(MatBSRCustomMPIProduct *p);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUHaloBegin_Private(MatBSRCustomMPIProduct *p);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPULocalMult_Private(MatBSRCustomMPIProduct *p);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUGhostMultAdd_Private(MatBSRCustomMPIProduct *p);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSpMMSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSpMMSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy);
-PETSC_INTERN const char    *MatMPIBSRCustomCPUPath_Private(PetscBool on_device, PetscBool staged, PetscBool split, PetscBool between);
 PETSC_INTERN const char    *MatMPIBSRCustomCPUTransposePath_Private(PetscBool on_device, PetscBool baij);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const char *path, PetscViewer viewer);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const MatBSRCustomSettings *set, const char *path, PetscViewer viewer);
 
 /* clang-format off */
 /* the entries of the cpu backend that the GPU backends' table of a matrix bound to the CPU shares
@@ -58,14 +57,13 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const char *pa
   .spmm                  = MatSeqBSRCustomCPUProductDense_Private, \
   .block_product_plan    = MatSeqBSRCustomCPUBlockProductPlan_Private, \
   .block_product_numeric = MatSeqBSRCustomCPUBlockProductNumeric_Private, \
-  .place_vectors         = MatMPIBSRCustomCPUPlaceVectors_Private, \
-  .on_device             = MatBSRCustomCPUOnDevice_Private, \
-  .between               = MatMPIBSRCustomCPUBetween_Private, \
-  .split_begin           = MatMPIBSRCustomCPUSplitBegin_Private, \
-  .split_end             = MatMPIBSRCustomCPUSplitEnd_Private, \
+  .mpi_place             = MatMPIBSRCustomCPUPlace_Private, \
+  .mpi_halo_begin        = MatMPIBSRCustomCPUHaloBegin_Private, \
+  .mpi_local_mult        = MatMPIBSRCustomCPULocalMult_Private, \
+  .mpi_halo_end          = MatBSRCustomMPIScatterEnd_Private, \
+  .mpi_ghost_multadd     = MatMPIBSRCustomCPUGhostMultAdd_Private, \
   .spmm_split_begin      = MatMPIBSRCustomCPUSpMMSplitBegin_Private, \
   .spmm_split_end        = MatMPIBSRCustomCPUSpMMSplitEnd_Private, \
-  .mpi_path              = MatMPIBSRCustomCPUPath_Private, \
   .mpi_transpose_path    = MatMPIBSRCustomCPUTransposePath_Private, \
   .mpi_transpose_text    = "ghost block's transpose, reverse scatter ADD of the ghost part while the local block's transpose runs", \
   .mpi_spmm_text         = "block SpMM of the local rows while B's ghost rows arrive, then the ghost block's"

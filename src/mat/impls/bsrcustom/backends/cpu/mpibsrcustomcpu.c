@@ -2,8 +2,8 @@
    The cpu backend of an MPI matrix's products: the local block's task kernel runs while the halo
    exchange moves (its calling thread letting MPI progress between tasks), the ghost block's after.
 */
-#include "mpibsrcustomimpl.h"
 #include <../src/mat/impls/bsrcustom/seq/seqbsrcustomimpl.h>
+#include <../src/mat/impls/bsrcustom/backends/bsrcustommpiproduct.h>
 #include <../src/mat/impls/bsrcustom/backends/cpu/bsrcustomcpuimpl.h>
 
 /* MPI progress (see MatBSRCustomSetMPIProgress()): one MPI_Iprobe lets the library move the halo's
@@ -17,62 +17,53 @@ static void MatMPIBSRCustomProgress(void *ctx)
   (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, PetscObjectComm((PetscObject)ctx), &flag, MPI_STATUS_IGNORE);
 }
 
-/* *use = hook, filled with MPI progress on A's communicator, where A's settings ask for it and the
-   block's product may call MPI (several ranks; one thread, or MPI_THREAD_FUNNELED from the main
-   thread); else NULL */
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUBetween_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use)
+/* host vectors, the host ghost vector; p->between: MPI progress on A's communicator, where A's
+   settings ask for it and the local block's product may call MPI (several ranks; one thread, or
+   MPI_THREAD_FUNNELED from the main thread) */
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlace_Private(MatBSRCustomMPIProduct *p)
 {
-  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
-  PetscMPIInt       size;
-  PetscBool         ours;
+  PetscMPIInt size;
+  PetscBool   ours;
 
   PetscFunctionBegin;
-  *use = NULL;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(PetscObjectTypeCompare((PetscObject)block, MATSEQBSRCUSTOM, &ours));
-  if (!c->set.mpi_progress || size == 1 || !ours) PetscFunctionReturn(0);
-  if (((Mat_SeqBSRCustom *)block->spptr)->set.nthreads > 1) { /* thread 0 of the team calls MPI while the others compute */
+  p->on_device = PETSC_FALSE;
+  p->ghost     = p->ghost_x;
+  p->between   = NULL;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)p->A), &size));
+  PetscCall(PetscObjectTypeCompare((PetscObject)p->Ad, MATSEQBSRCUSTOM, &ours));
+  if (!p->set->mpi_progress || size == 1 || !ours) PetscFunctionReturn(0);
+  if (((Mat_SeqBSRCustom *)p->Ad->spptr)->set.nthreads > 1) { /* thread 0 of the team calls MPI while the others compute */
     int provided, is_main;
     PetscCallMPI(MPI_Query_thread(&provided));
     PetscCallMPI(MPI_Is_thread_main(&is_main));
     if (provided < MPI_THREAD_FUNNELED || !is_main) PetscFunctionReturn(0);
   }
-  hook->fn  = MatMPIBSRCustomProgress;
-  hook->ctx = (void *)A;
-  *use      = hook;
+  p->hook.fn  = MatMPIBSRCustomProgress;
+  p->hook.ctx = (void *)p->A;
+  p->between  = &p->hook;
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlaceVectors_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUHaloBegin_Private(MatBSRCustomMPIProduct *p)
 {
   PetscFunctionBegin;
-  (void)A, (void)x, (void)beta, (void)in, (void)out, (void)ghost_x;
-  *on_device = PETSC_FALSE;
+  PetscCall(MatMPIBSRCustomCPUPlace_Private(p));
+  PetscCall(MatBSRCustomMPIScatterBegin_Private(p));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomCPUOnDevice_Private(Vec x, PetscBool *on_device)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPULocalMult_Private(MatBSRCustomMPIProduct *p)
 {
   PetscFunctionBegin;
-  (void)x;
-  *on_device = PETSC_FALSE;
+  PetscCall(MatSeqBSRCustomCPUApply_Private(p->Ad, &p->M, 1.0, p->x, p->beta, p->beta == (PetscScalar)0.0 ? NULL : p->in, p->out, p->between));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUGhostMultAdd_Private(MatBSRCustomMPIProduct *p)
 {
   PetscFunctionBegin;
-  (void)Ao, (void)G, (void)on_device;
-  PetscCall(MatSeqBSRCustomCPUApply_Private(Ad, M, 1.0, x, beta, beta == (PetscScalar)0.0 ? NULL : in, out, between));
-  *split = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost, Vec out)
-{
-  PetscFunctionBegin;
-  (void)Ad, (void)M, (void)split;
-  PetscCall(MatSeqBSRCustomCPUApply_Private(Ao, G, 1.0, ghost, 1.0, out, out, NULL));
+  PetscCall(MatSeqBSRCustomCPUApply_Private(p->Ao, &p->G, 1.0, p->ghost, 1.0, p->out, p->out, NULL));
+  p->path = p->between ? "CPU kernels, MPI progress between the local product's tasks" : "CPU kernels";
   PetscFunctionReturn(0);
 }
 
@@ -92,21 +83,15 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUSpMMSplitEnd_Private(Mat Ad, const
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN const char *MatMPIBSRCustomCPUPath_Private(PetscBool on_device, PetscBool staged, PetscBool split, PetscBool between)
-{
-  (void)on_device, (void)staged, (void)split;
-  return between ? "CPU kernels, MPI progress between the local product's tasks" : "CPU kernels";
-}
-
 PETSC_INTERN const char *MatMPIBSRCustomCPUTransposePath_Private(PetscBool on_device, PetscBool baij)
 {
   (void)on_device;
   return baij ? "blocks by BAIJ's serial transpose; the ghost part's reverse scatter ADD overlaps the local block's" : "blocks by their cached transposed copies (task kernel); the ghost part's reverse scatter ADD overlaps the local block's";
 }
 
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const char *path, PetscViewer viewer)
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUView_Private(Mat A, const MatBSRCustomSettings *set, const char *path, PetscViewer viewer)
 {
   PetscFunctionBegin;
-  (void)A, (void)path, (void)viewer;
+  (void)A, (void)set, (void)path, (void)viewer;
   PetscFunctionReturn(0);
 }

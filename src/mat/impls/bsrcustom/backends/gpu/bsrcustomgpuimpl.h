@@ -55,6 +55,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomViewDeviceVectors_Private(Mat A, PetscVi
    any PETSc; never in a build without CUDA), and a host copy of n of them (PetscFree it) */
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOValuesOnDevice_Private(const PetscScalar v[], PetscBool *device);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOHostCopy_Private(const PetscScalar v[], PetscCount n, PetscScalar **host);
+/* the values a star forest of this PETSc reads: v, or a host copy of device values (*host, to free) */
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOValuesForSF_Private(const PetscScalar v[], PetscBool on_device, PetscCount n, const PetscScalar **sent, PetscScalar **host);
 /* A seqbsrcustom's final assembly, before the base type's: where MatSetValuesCOO filled its device copy
    and nothing was set or changed since, the state increase MatAssemblyEnd() makes changes no value and
    the device copy stays current. Forget: B's values changed unseen (an MPI matrix's MatSetValues). */

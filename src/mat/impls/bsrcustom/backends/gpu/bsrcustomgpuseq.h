@@ -17,16 +17,18 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUTransposeView_Private(Mat A, const
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUProductDense_Private(Mat A, const bsrk_matrix *M, Mat B, Mat C);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUView_Private(Mat A, PetscViewer viewer);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPURelease_Private(Mat A, MatSeqBSRCustomKept *k);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUPlaceVectors_Private(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, Vec ghost_x, PetscBool *on_device);
-PETSC_INTERN PetscErrorCode MatBSRCustomGPUOnDevice_Private(Vec x, PetscBool *on_device);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUBetween_Private(Mat A, Mat block, bsrk_between *hook, const bsrk_between **use);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost, Vec out);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUPlace_Private(MatBSRCustomMPIProduct *p);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUHaloBegin_Private(MatBSRCustomMPIProduct *p);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUHaloEnd_Private(MatBSRCustomMPIProduct *p);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPULocalMult_Private(MatBSRCustomMPIProduct *p);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUGhostMultAdd_Private(MatBSRCustomMPIProduct *p);
+/* an MPI matrix's blocks Ad, Ao on host vectors, one device y (seqbsrcustomgpu.c) */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscScalar beta, Vec x, Vec in);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUSplitEnd_Private(Mat Ad, Mat Ao, const bsrk_matrix *G, Vec ghost_x, Vec out);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *X, PetscInt ldx, PetscScalar *Y, PetscInt ldy);
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSpMMSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscInt k, const PetscScalar *Xg, PetscInt ldg, PetscScalar *Y, PetscInt ldy);
-PETSC_INTERN const char    *MatMPIBSRCustomGPUPath_Private(PetscBool on_device, PetscBool staged, PetscBool split, PetscBool between);
 PETSC_INTERN const char    *MatMPIBSRCustomGPUTransposePath_Private(PetscBool on_device, PetscBool baij);
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUView_Private(Mat A, const char *path, PetscViewer viewer);
+PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUView_Private(Mat A, const MatBSRCustomSettings *set, const char *path, PetscViewer viewer);
 PETSC_INTERN PetscErrorCode MatBSRCustomGPUVectorsFollow_Private(Mat A);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUReady_Private(Mat A, const bsrk_matrix *M);
 /* GAMG's block products: the numeric phase on the GPU (seqbsrcustomgpublockproduct.c) */

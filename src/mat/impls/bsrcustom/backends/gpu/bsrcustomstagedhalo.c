@@ -157,4 +157,12 @@ PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo h, 
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)h->from_off[h->nfrom] * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }
+#else
+/* no CUDA in this build: no staged halo is ever made */
+PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloDestroy(MatBSRCustomStagedHalo *h)
+{
+  PetscFunctionBegin;
+  PetscCheck(!*h, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A staged halo in a build without CUDA");
+  PetscFunctionReturn(0);
+}
 #endif

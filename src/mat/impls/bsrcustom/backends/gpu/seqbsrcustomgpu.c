@@ -298,53 +298,39 @@ static PetscErrorCode MatSeqBSRCustomCUDAKeptInfo(Mat A, const MatSeqBSRCustomDe
 }
 
 /*
-   MATMPIBSRCUSTOM on a GPU backend, one rank: out = Ad*x + beta*in + Ao*ghost_x, where Ad is the
-   local block and Ao the ghost block, both on this rank's GPU. With host vectors (the host-staged
-   path: ghosts travel through host memory, PETSc's VecScatter), begin uploads x (and in) and queues
-   Ad's product, returning at once so that the caller's halo exchange runs meanwhile; end uploads
-   ghost_x (its transfer overlapping Ad's product), queues Ao's product into the same device y and
-   downloads y once. With device vectors (a CUDA-enabled PETSc; *split false) the two blocks' own
-   products run, on device arrays without copies.
+   An MPI matrix's product on host vectors, one rank: out = Ad*x + beta*in + Ao*ghost_x, where Ad is the
+   local block and Ao the ghost block, both on this rank's GPU (the host-staged path: the ghosts travel
+   through host memory, PETSc's VecScatter). Begin uploads x (and in) and queues Ad's product, returning
+   at once so that the caller's halo exchange runs meanwhile; end uploads ghost_x (its transfer
+   overlapping Ad's product), queues Ao's product into the same device y and downloads y once.
 */
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscScalar beta, Vec x, Vec in)
 {
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
   const PetscScalar *xa, *ina                              = NULL;
-  PetscMemType       mx, mi                                = PETSC_MEMTYPE_HOST;
 
   PetscFunctionBegin;
-  (void)between;
-  *split = PETSC_FALSE;
-  if (!on_device) {
-    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
-    if (beta != (PetscScalar)0.0) PetscCall(VecGetArrayReadAndMemType(in, &ina, &mi));
-    if (PetscMemTypeHost(mx) && PetscMemTypeHost(mi)) {
-      PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, M));
-      if (Ao->cmap->n > 0) {
-        PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, G));
-        PetscCheck(g->held->gpu.device == b->held->gpu.device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device",
-                   g->held->gpu.device, b->held->gpu.device);
-      }
-      PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
-      PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->held->gpu.matrix, MatSeqBSRCustomCUDAKernelChoice(&b->set), 1.0, xa, beta, ina), "the GPU product of the local block"));
-      PetscCall(PetscLogGpuTimeEnd());
-      PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
-      *split = PETSC_TRUE;
-    }
-    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-    if (beta != (PetscScalar)0.0) PetscCall(VecRestoreArrayReadAndMemType(in, &ina));
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (beta != (PetscScalar)0.0) PetscCall(VecGetArrayRead(in, &ina));
+  PetscCall(MatSeqBSRCustomCUDAUpdate(Ad, M));
+  if (Ao->cmap->n > 0) {
+    PetscCall(MatSeqBSRCustomCUDAUpdate(Ao, G));
+    PetscCheck(g->held->gpu.device == b->held->gpu.device, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost block is on CUDA device %" PetscInt_FMT " and the local block on %" PetscInt_FMT ": give both the same -mat_bsrcustom_cuda_device",
+               g->held->gpu.device, b->held->gpu.device);
   }
-  if (!*split) { /* device vectors: the local block's own product */
-    PetscCall(MatSeqBSRCustomGPUApply_Private(Ad, M, 1.0, x, beta, beta == (PetscScalar)0.0 ? NULL : in, out, NULL));
-    PetscFunctionReturn(0);
-  }
+  PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(BSRCudaCheck(Ad, bsrc_cuda_split_begin((bsrc_cuda_matrix *)b->held->gpu.matrix, MatSeqBSRCustomCUDAKernelChoice(&b->set), 1.0, xa, beta, ina), "the GPU product of the local block"));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(MATBSRCUSTOM_Kernel, Ad, x, in, 0));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (beta != (PetscScalar)0.0) PetscCall(VecRestoreArrayRead(in, &ina));
   PetscCall(PetscLogCpuToGpu((M->nbcols * M->bs + (beta != (PetscScalar)0.0 ? M->nbrows * M->bs : 0)) * sizeof(PetscScalar)));
   PetscCall(MatBSRCustomLogDeviceFlops_Private(2.0 * M->rowptr[M->nbrows] * M->bs * M->bs));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost_x, Vec out)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUSplitEnd_Private(Mat Ad, Mat Ao, const bsrk_matrix *G, Vec ghost_x, Vec out)
 {
   Mat_SeqBSRCustom  *b = (Mat_SeqBSRCustom *)Ad->spptr, *g = (Mat_SeqBSRCustom *)Ao->spptr;
   const PetscScalar *ga     = NULL;
@@ -352,11 +338,6 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsr
   const PetscBool    ghosts = (PetscBool)(Ao->cmap->n > 0 && g->held->gpu.matrix);
 
   PetscFunctionBegin;
-  (void)M;
-  if (!split) { /* device vectors: the ghost block's own product */
-    PetscCall(MatSeqBSRCustomGPUApply_Private(Ao, G, 1.0, ghost_x, 1.0, out, out, NULL));
-    PetscFunctionReturn(0);
-  }
   if (ghosts) PetscCall(VecGetArrayRead(ghost_x, &ga));
   PetscCall(VecGetArrayWrite(out, &outa)); /* in (if any) was read at begin: out may alias it */
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_Kernel, Ad, ghost_x, out, 0));
@@ -607,19 +588,18 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUProductDense_Private(Mat A, const 
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool on_device, PetscScalar beta, Vec x, Vec in, Vec out, const bsrk_between *between, PetscBool *split)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUSplitBegin_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscScalar beta, Vec x, Vec in)
 {
   PetscFunctionBegin;
-  (void)M, (void)Ao, (void)G, (void)on_device, (void)beta, (void)x, (void)in, (void)out, (void)between;
-  *split = PETSC_FALSE;
+  (void)M, (void)Ao, (void)G, (void)beta, (void)x, (void)in;
   PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMult"));
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUSplitEnd_Private(Mat Ad, const bsrk_matrix *M, Mat Ao, const bsrk_matrix *G, PetscBool split, Vec ghost_x, Vec out)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUSplitEnd_Private(Mat Ad, Mat Ao, const bsrk_matrix *G, Vec ghost_x, Vec out)
 {
   PetscFunctionBegin;
-  (void)M, (void)Ao, (void)G, (void)split, (void)ghost_x, (void)out;
+  (void)Ao, (void)G, (void)ghost_x, (void)out;
   PetscCall(MatBSRCustomCUDAAvailable_Private(Ad, "MatMult"));
   PetscFunctionReturn(0);
 }

@@ -215,5 +215,23 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUCOOForget_Private(Mat B)
   (void)B;
   PetscFunctionReturn(0);
 }
-
 #endif
+
+/* The values v (n of them, on_device as MatBSRCustomCOOValuesOnDevice_Private says) as a star forest
+   of this PETSc reads them: v itself, or, for device values and a PETSc whose star forests read host
+   memory only (no CUDA in it), a host copy in *host (PetscFree it; NULL when none was made). */
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOValuesForSF_Private(const PetscScalar v[], PetscBool on_device, PetscCount n, const PetscScalar **sent, PetscScalar **host)
+{
+  PetscFunctionBegin;
+  *sent = v;
+  *host = NULL;
+#if !defined(BSRC_HAVE_PETSC_CUDA)
+  if (on_device && n > 0) {
+    PetscCall(MatBSRCustomCOOHostCopy_Private(v, n, host));
+    *sent = *host;
+  }
+#else
+  (void)on_device, (void)n;
+#endif
+  PetscFunctionReturn(0);
+}
