@@ -34,11 +34,40 @@ static PetscErrorCode MatBSRCustomCOOPartReserve(MatBSRCustomCOOPart *part, Pets
   PetscFunctionReturn(0);
 }
 
+/* the coordinates grouped by block row, in their order: order[start[r] .. start[r + 1]) are block row
+   r's (those with a negative index left out, as PETSc documents); nin[p]: how many fall in part p (a
+   block column below nsplit or not); maxrow: the most in one block row */
+static PetscErrorCode MatBSRCustomCOOGroupRows(PetscCount n, const PetscInt rows[], const PetscInt cols[], PetscInt bs, PetscInt mb, PetscInt nsplit, PetscCount **start_out, PetscInt **order_out, PetscCount nin[2], PetscCount *maxrow)
+{
+  PetscCount *start;
+  PetscInt   *order;
+
+  PetscFunctionBegin;
+  nin[0] = nin[1] = 0;
+  *maxrow         = 0;
+  PetscCall(PetscCalloc1(mb + 2, &start));
+  for (PetscCount e = 0; e < n; e++) {
+    if (rows[e] < 0 || cols[e] < 0) continue;
+    start[rows[e] / bs + 2]++;
+    nin[cols[e] / bs >= nsplit]++;
+  }
+  for (PetscInt r = 0; r < mb; r++) *maxrow = PetscMax(*maxrow, start[r + 2]);
+  for (PetscInt r = 2; r < mb + 2; r++) start[r] += start[r - 1];
+  PetscCall(PetscMalloc1(nin[0] + nin[1], &order));
+  for (PetscCount e = 0; e < n; e++) {
+    if (rows[e] < 0 || cols[e] < 0) continue;
+    order[start[rows[e] / bs + 1]++] = (PetscInt)e;
+  }
+  *start_out = start;
+  *order_out = order;
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const PetscInt rows[], const PetscInt cols[], PetscInt bs, PetscInt mb, PetscInt nkeys, PetscInt nsplit, MatBSRCustomCOOPart part[2])
 {
-  const PetscInt bs2 = bs * bs;
-  PetscCount    *start, nin[2] = {0, 0}, maxrow = 0, base[2] = {0, 0}, *cnt;
-  PetscInt      *order, *tmp, *mark, *slot, *keys, cap[2] = {0, 0}, maxkeys;
+  const PetscInt bs2   = bs * bs;
+  PetscCount    *start = NULL, nin[2], maxrow, base[2] = {0, 0}, *cnt;
+  PetscInt      *order = NULL, *tmp, *mark, *slot, *keys, cap[2] = {0, 0}, maxkeys;
 
   PetscFunctionBegin;
   PetscCheck(n <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%" PetscCount_FMT " COO coordinates on one rank: at most %" PetscInt_FMT " (PetscInt) are supported; configure PETSc --with-64-bit-indices for more", n, (PetscInt)PETSC_MAX_INT);
@@ -46,20 +75,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const Pet
     PetscCall(PetscMemzero(&part[p], sizeof(part[p])));
     PetscCall(PetscCalloc1(mb + 1, &part[p].ia));
   }
-  /* group the coordinates by block row, in their order: start[r] .. start[r + 1] once placed */
-  PetscCall(PetscCalloc1(mb + 2, &start));
-  for (PetscCount e = 0; e < n; e++) {
-    if (rows[e] < 0 || cols[e] < 0) continue; /* ignored, as PETSc documents */
-    start[rows[e] / bs + 2]++;
-    nin[cols[e] / bs >= nsplit]++;
-  }
-  for (PetscInt r = 0; r < mb; r++) maxrow = PetscMax(maxrow, start[r + 2]);
-  for (PetscInt r = 2; r < mb + 2; r++) start[r] += start[r - 1];
-  PetscCall(PetscMalloc1(nin[0] + nin[1], &order));
-  for (PetscCount e = 0; e < n; e++) {
-    if (rows[e] < 0 || cols[e] < 0) continue;
-    order[start[rows[e] / bs + 1]++] = (PetscInt)e;
-  }
+  PetscCall(MatBSRCustomCOOGroupRows(n, rows, cols, bs, mb, nsplit, &start, &order, nin, &maxrow));
   /* part 0's perm is written over order: its entries for a row never lie beyond that row's range */
   part[0].perm = order;
   PetscCall(PetscMalloc1(nin[1], &part[1].perm));

@@ -209,10 +209,8 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   mbl     = A->rmap->n / bs;
   nbl     = cbend - cbstart;
   PetscCall(MatBSRCustomCOOCheckRange_Private(A, n, coo_i, coo_j));
-  {
-    PetscInt nint;
-    PetscCall(PetscIntCast(n, &nint)); /* the SF's leaves are positions in the caller's arrays */
-  }
+  PetscCall(PetscIntCast(n, &nleaves)); /* the SF's leaves are positions in the caller's arrays */
+  nleaves = 0;
   /* MAT_IGNORE_OFF_PROC_ENTRIES: coordinates in other ranks' rows are ignored, as MATAIJ's COO does */
   ignore = (PetscBool)(A->spptr && ((Mat_MPIBSRCustom *)A->spptr)->ignore_off_proc);
 #define BSRC_COO_OWNED(r) ((r) >= rstart && (r) < rend)
@@ -239,7 +237,6 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   PetscCall(PetscSFReduceEnd(sf, MPIU_INT, coo_i, i2, MPI_REPLACE));
   PetscCall(PetscSFReduceBegin(sf, MPIU_INT, coo_j, j2, MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(sf, MPIU_INT, coo_j, j2, MPI_REPLACE));
-
   PetscCall(MatMPIBSRCustomCOOGhostColumns(A, n, coo_i, coo_j, nrecv, j2, &ng, &ghosts));
 
   /* the owned coordinates in local rows and compact columns: own ones at their positions, received ones after */

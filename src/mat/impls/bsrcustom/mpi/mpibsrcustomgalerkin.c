@@ -256,7 +256,6 @@ static PetscErrorCode WriteAPDirect(MPIGalerkin *g, Mat Ad, Mat C, PetscBool *do
   PetscCall(MatBSRCustomGetStructure_Private(Co, (PetscBool)!g->c_is_aij, &no, &orow, &ocol));
   if (C->nonzerostate != g->direct_state || !g->direct_state) {
     PetscBool ok = (PetscBool)(nd == R.nbrows * rows && no == nd);
-
     for (PetscInt br = 0; ok && br < R.nbrows; br++)
       for (PetscInt r = 0; ok && r < rows; r++) {
         const PetscInt row = br * rows + r, units = g->c_is_aij ? R.cbs : 1;

@@ -58,6 +58,48 @@ static PetscErrorCode MatSeqBSRCustomCOODeviceBlock(Mat B, PetscBool *device)
   PetscFunctionReturn(0);
 }
 
+/* The host pass of MatSeqBSRCustomCOOSetValues_Private (a[k]: block k's values, v or r may be NULL) */
+static void MatSeqBSRCustomCOOHostPass(const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], const PetscScalar r[], PetscBool insert, PetscScalar *a[2])
+{
+  const PetscInt *src = sc->src, *dst = sc->dst, *off = sc->off, *vbound = sc->vbound, n0 = sc->nvals[0];
+  const PetscInt  nthreads = sc->nthreads;
+
+  /* thread t: its values zeroed, then its pairs in the order given (the caller's array read as a
+     stream): first those from v, then (several ranks) those from r, the sources being ascending */
+#pragma omp parallel for num_threads((int)nthreads) schedule(static, 1)
+  for (PetscInt t = 0; t < nthreads; t++) {
+    PetscInt lo = off[t], hi = off[t + 1], mid;
+    if (insert) {
+      for (PetscInt d = vbound[t]; d < PetscMin(vbound[t + 1], n0); d++) a[0][d] = 0.0;
+      for (PetscInt d = PetscMax(vbound[t], n0); d < vbound[t + 1]; d++) a[1][d - n0] = 0.0;
+    }
+    while (lo < hi) { /* the first pair whose source is in r */
+      mid = lo + (hi - lo) / 2;
+      if (src[mid] < nv) lo = mid + 1;
+      else hi = mid;
+    }
+    mid = lo;
+    if (vbound[t + 1] <= n0) { /* only part 0's values */
+      PetscScalar *a0 = a[0];
+      if (v)
+        for (PetscInt j = off[t]; j < mid; j++) a0[dst[j]] += v[src[j]];
+      for (PetscInt j = mid; j < off[t + 1]; j++) a0[dst[j]] += r[src[j] - nv];
+    } else {
+      if (v)
+        for (PetscInt j = off[t]; j < mid; j++) {
+          const PetscInt d = dst[j];
+          if (d < n0) a[0][d] += v[src[j]];
+          else a[1][d - n0] += v[src[j]];
+        }
+      for (PetscInt j = mid; j < off[t + 1]; j++) {
+        const PetscInt d = dst[j];
+        if (d < n0) a[0][d] += r[src[j] - nv];
+        else a[1][d - n0] += r[src[j] - nv];
+      }
+    }
+  }
+}
+
 /* The stored values of B[0] and B[1] (a seqbsrcustom, or the SeqBAIJ blocks of an MPI matrix; B[1]
    NULL on one rank) from the coordinates' values: each value (ADD_VALUES: its value +) the sum of
    the values of the coordinates that land there, src[q] being v[q] for q < nv and r[q - nv] after
@@ -67,10 +109,8 @@ static PetscErrorCode MatSeqBSRCustomCOODeviceBlock(Mat B, PetscBool *device)
    first. Then the blocks' object states increase. */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], InsertMode mode)
 {
-  const PetscInt *src = sc->src, *dst = sc->dst, *off = sc->off, *vbound = sc->vbound, n0 = sc->nvals[0];
-  const PetscBool insert   = (PetscBool)(mode == INSERT_VALUES);
-  PetscScalar    *a[2]     = {NULL, NULL};
-  PetscInt        nthreads = sc->nthreads;
+  const PetscBool insert = (PetscBool)(mode == INSERT_VALUES);
+  PetscScalar    *a[2]   = {NULL, NULL};
   PetscBool       on_device;
 
   PetscFunctionBegin;
@@ -111,40 +151,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const 
     for (int k = 0; k < 2; k++)
       if (insert && a[k]) PetscCall(PetscArrayzero(a[k], sc->nvals[k]));
   } else {
-    /* thread t: its values zeroed, then its pairs in the order given (the caller's array read as a
-       stream): first those from v, then (several ranks) those from r, the sources being ascending */
-#pragma omp parallel for num_threads((int)nthreads) schedule(static, 1)
-    for (PetscInt t = 0; t < nthreads; t++) {
-      PetscInt lo = off[t], hi = off[t + 1], mid;
-      if (insert) {
-        for (PetscInt d = vbound[t]; d < PetscMin(vbound[t + 1], n0); d++) a[0][d] = 0.0;
-        for (PetscInt d = PetscMax(vbound[t], n0); d < vbound[t + 1]; d++) a[1][d - n0] = 0.0;
-      }
-      while (lo < hi) { /* the first pair whose source is in r */
-        mid = lo + (hi - lo) / 2;
-        if (src[mid] < nv) lo = mid + 1;
-        else hi = mid;
-      }
-      mid = lo;
-      if (vbound[t + 1] <= n0) { /* only part 0's values */
-        PetscScalar *a0 = a[0];
-        if (v)
-          for (PetscInt j = off[t]; j < mid; j++) a0[dst[j]] += v[src[j]];
-        for (PetscInt j = mid; j < off[t + 1]; j++) a0[dst[j]] += r[src[j] - nv];
-      } else {
-        if (v)
-          for (PetscInt j = off[t]; j < mid; j++) {
-            const PetscInt d = dst[j];
-            if (d < n0) a[0][d] += v[src[j]];
-            else a[1][d - n0] += v[src[j]];
-          }
-        for (PetscInt j = mid; j < off[t + 1]; j++) {
-          const PetscInt d = dst[j];
-          if (d < n0) a[0][d] += r[src[j] - nv];
-          else a[1][d - n0] += r[src[j] - nv];
-        }
-      }
-    }
+    MatSeqBSRCustomCOOHostPass(sc, nv, v, r, insert, a);
   }
   for (int k = 0; k < 2; k++) {
     if (!B[k]) continue;
@@ -152,7 +159,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const 
     PetscCall(PetscObjectStateIncrease((PetscObject)B[k]));
     if (on_device && sc->nvals[k] > 0) PetscCall((*((Mat_SeqBSRCustom *)B[k]->spptr)->backend->coo_device_follow)(B[k]));
   }
-  if (!on_device) PetscCall(PetscLogFlops((PetscLogDouble)off[nthreads]));
+  if (!on_device) PetscCall(PetscLogFlops((PetscLogDouble)sc->off[sc->nthreads]));
   PetscFunctionReturn(0);
 }
 
