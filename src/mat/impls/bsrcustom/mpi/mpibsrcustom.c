@@ -194,21 +194,19 @@ static PetscErrorCode MatMPIBSRCustomProductBegin(Mat A, Vec x, PetscScalar beta
 */
 static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
-  Mat_MPIBSRCustom             *c = NULL;
-  const MatBSRCustomBackendOps *be;
-  MatBSRCustomMPIProduct        p;
-  PetscBool                     ours;
+  Mat_MPIBSRCustom      *c = NULL;
+  MatBSRCustomMPIProduct p;
+  PetscBool              ours;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomContext(A, &c));
-  be = c->backend;
   PetscCall(MatMPIBSRCustomProductBegin(A, x, beta, in, out, &p, &ours));
   if (!ours) PetscCall(MatMPIBSRCustomApplyBase(&p));
   else {
-    PetscCall((*be->mpi_halo_begin)(&p));
-    PetscCall((*be->mpi_local_mult)(&p));
-    PetscCall((*be->mpi_halo_end)(&p));
-    PetscCall((*be->mpi_ghost_multadd)(&p));
+    PetscCall((*c->backend->mpi_halo_begin)(&p));
+    PetscCall((*c->backend->mpi_local_mult)(&p));
+    PetscCall((*c->backend->mpi_halo_end)(&p));
+    PetscCall((*c->backend->mpi_ghost_multadd)(&p));
   }
   if (p.path != c->path) PetscCall(PetscInfo(A, "MatMult path: %s\n", p.path)); /* said once a path */
   c->path = p.path;
