@@ -152,34 +152,68 @@ static PetscErrorCode MatBSRCustomSyncState_MPIBSRCustom(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* blocks a MatHeaderMerge left as MPIBAIJ's until the next assembly: their own products around the halo */
-static PetscErrorCode MatMPIBSRCustomApplyBase(MatBSRCustomMPIProduct *p)
+/* Blocks a MatHeaderMerge left as MPIBAIJ's until the next assembly: the same four steps with their own
+   products (the steps of a table that has nothing else) */
+static PetscErrorCode MatMPIBSRCustomBaseHaloBegin(MatBSRCustomMPIProduct *p)
 {
   PetscFunctionBegin;
   p->ghost = p->ghost_x;
   PetscCall(MatBSRCustomMPIScatterBegin_Private(p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMPIBSRCustomBaseLocalMult(MatBSRCustomMPIProduct *p)
+{
+  PetscFunctionBegin;
   if (p->beta == (PetscScalar)0.0) PetscCall((*p->Ad->ops->mult)(p->Ad, p->x, p->out));
   else PetscCall((*p->Ad->ops->multadd)(p->Ad, p->x, p->in, p->out));
-  PetscCall(MatBSRCustomMPIScatterEnd_Private(p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMPIBSRCustomBaseGhostMultAdd(MatBSRCustomMPIProduct *p)
+{
+  PetscFunctionBegin;
   PetscCall((*p->Ao->ops->multadd)(p->Ao, p->ghost, p->out, p->out));
   p->path = "MPIBAIJ's (blocks that are not " MATSEQBSRCUSTOM ")";
   PetscFunctionReturn(0);
 }
 
-/* the product's record, with the blocks' views where both blocks are ours (*ours) */
-static PetscErrorCode MatMPIBSRCustomProductBegin(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, MatBSRCustomMPIProduct *p, PetscBool *ours)
+static const MatBSRCustomBackendOps MPIBAIJBlocksSteps = {
+  .name              = "MPIBAIJ's blocks",
+  .mpi_halo_begin    = MatMPIBSRCustomBaseHaloBegin,
+  .mpi_local_mult    = MatMPIBSRCustomBaseLocalMult,
+  .mpi_halo_end      = MatBSRCustomMPIScatterEnd_Private,
+  .mpi_ghost_multadd = MatMPIBSRCustomBaseGhostMultAdd,
+};
+
+/* the product's record, and the table whose steps run it: A's backend's, with the blocks' views, where
+   both blocks are ours */
+static PetscErrorCode MatMPIBSRCustomProductBegin(Mat A, Vec x, PetscScalar beta, Vec in, Vec out, MatBSRCustomMPIProduct *p, const MatBSRCustomBackendOps **be)
 {
-  PetscBool ao_ours;
+  Mat_MPIBSRCustom *c = NULL;
+  PetscBool         ours[2];
 
   PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomContext(A, &c));
   PetscCall(MatMPIBSRCustomProductInit_Private(A, x, beta, in, out, p));
-  PetscCall(PetscObjectTypeCompare((PetscObject)p->Ad, MATSEQBSRCUSTOM, ours));
-  PetscCall(PetscObjectTypeCompare((PetscObject)p->Ao, MATSEQBSRCUSTOM, &ao_ours));
-  *ours = (PetscBool)(*ours && ao_ours);
-  if (!*ours) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompare((PetscObject)p->Ad, MATSEQBSRCUSTOM, &ours[0]));
+  PetscCall(PetscObjectTypeCompare((PetscObject)p->Ao, MATSEQBSRCUSTOM, &ours[1]));
+  *be = (ours[0] && ours[1]) ? c->backend : &MPIBAIJBlocksSteps;
+  if (*be == &MPIBAIJBlocksSteps) PetscFunctionReturn(0);
   PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, p->Ad, p->Ao));
   PetscCall(MatSeqBSRCustomPrepare_Private(p->Ad, &p->M));
   PetscCall(MatSeqBSRCustomPrepare_Private(p->Ao, &p->G));
+  PetscFunctionReturn(0);
+}
+
+/* -info says once which path runs; MatView shows the last */
+static PetscErrorCode MatMPIBSRCustomProductEnd(Mat A, const MatBSRCustomMPIProduct *p)
+{
+  Mat_MPIBSRCustom *c = (Mat_MPIBSRCustom *)A->spptr;
+
+  PetscFunctionBegin;
+  if (p->path != c->path) PetscCall(PetscInfo(A, "MatMult path: %s\n", p->path));
+  c->path = p->path;
   PetscFunctionReturn(0);
 }
 
@@ -194,22 +228,16 @@ static PetscErrorCode MatMPIBSRCustomProductBegin(Mat A, Vec x, PetscScalar beta
 */
 static PetscErrorCode MatMPIBSRCustomApply(Mat A, Vec x, PetscScalar beta, Vec in, Vec out)
 {
-  Mat_MPIBSRCustom      *c = NULL;
-  MatBSRCustomMPIProduct p;
-  PetscBool              ours;
+  const MatBSRCustomBackendOps *be = NULL;
+  MatBSRCustomMPIProduct        p;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIBSRCustomContext(A, &c));
-  PetscCall(MatMPIBSRCustomProductBegin(A, x, beta, in, out, &p, &ours));
-  if (!ours) PetscCall(MatMPIBSRCustomApplyBase(&p));
-  else {
-    PetscCall((*c->backend->mpi_halo_begin)(&p));
-    PetscCall((*c->backend->mpi_local_mult)(&p));
-    PetscCall((*c->backend->mpi_halo_end)(&p));
-    PetscCall((*c->backend->mpi_ghost_multadd)(&p));
-  }
-  if (p.path != c->path) PetscCall(PetscInfo(A, "MatMult path: %s\n", p.path)); /* said once a path */
-  c->path = p.path;
+  PetscCall(MatMPIBSRCustomProductBegin(A, x, beta, in, out, &p, &be));
+  PetscCall((*be->mpi_halo_begin)(&p));
+  PetscCall((*be->mpi_local_mult)(&p));
+  PetscCall((*be->mpi_halo_end)(&p));
+  PetscCall((*be->mpi_ghost_multadd)(&p));
+  PetscCall(MatMPIBSRCustomProductEnd(A, &p));
   PetscFunctionReturn(0);
 }
 
