@@ -29,7 +29,8 @@ struct _MatBSRCustomMPIProduct {
   PetscScalar                 beta;
   /* the backend's: where the vectors live, the ghost vector used (ghost_x, or one on the device), the
      halo it runs (staged: ours through page-locked host buffers, on `stream`), the work between the
-     local product's tasks (hook, between), the path taken (-info, MatView) */
+     local product's tasks (hook, between), the path taken (-info, MatView). They start as host
+     vectors, ghost = ghost_x, nothing between tasks, PetscSF's halo (MatMPIBSRCustomProductInit_Private). */
   PetscBool           on_device, staged;
   Vec                 ghost;
   void               *stream;

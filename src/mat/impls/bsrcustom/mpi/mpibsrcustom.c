@@ -154,14 +154,6 @@ static PetscErrorCode MatBSRCustomSyncState_MPIBSRCustom(Mat A)
 
 /* Blocks a MatHeaderMerge left as MPIBAIJ's until the next assembly: the same four steps with their own
    products (the steps of a table that has nothing else) */
-static PetscErrorCode MatMPIBSRCustomBaseHaloBegin(MatBSRCustomMPIProduct *p)
-{
-  PetscFunctionBegin;
-  p->ghost = p->ghost_x;
-  PetscCall(MatBSRCustomMPIScatterBegin_Private(p));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MatMPIBSRCustomBaseLocalMult(MatBSRCustomMPIProduct *p)
 {
   PetscFunctionBegin;
@@ -180,7 +172,7 @@ static PetscErrorCode MatMPIBSRCustomBaseGhostMultAdd(MatBSRCustomMPIProduct *p)
 
 static const MatBSRCustomBackendOps MPIBAIJBlocksSteps = {
   .name              = "MPIBAIJ's blocks",
-  .mpi_halo_begin    = MatMPIBSRCustomBaseHaloBegin,
+  .mpi_halo_begin    = MatBSRCustomMPIScatterBegin_Private,
   .mpi_local_mult    = MatMPIBSRCustomBaseLocalMult,
   .mpi_halo_end      = MatBSRCustomMPIScatterEnd_Private,
   .mpi_ghost_multadd = MatMPIBSRCustomBaseGhostMultAdd,
@@ -198,8 +190,9 @@ static PetscErrorCode MatMPIBSRCustomProductBegin(Mat A, Vec x, PetscScalar beta
   PetscCall(MatMPIBSRCustomProductInit_Private(A, x, beta, in, out, p));
   PetscCall(PetscObjectTypeCompare((PetscObject)p->Ad, MATSEQBSRCUSTOM, &ours[0]));
   PetscCall(PetscObjectTypeCompare((PetscObject)p->Ao, MATSEQBSRCUSTOM, &ours[1]));
-  *be = (ours[0] && ours[1]) ? c->backend : &MPIBAIJBlocksSteps;
-  if (*be == &MPIBAIJBlocksSteps) PetscFunctionReturn(0);
+  *be = &MPIBAIJBlocksSteps;
+  if (!ours[0] || !ours[1]) PetscFunctionReturn(0);
+  *be = c->backend;
   PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, p->Ad, p->Ao));
   PetscCall(MatSeqBSRCustomPrepare_Private(p->Ad, &p->M));
   PetscCall(MatSeqBSRCustomPrepare_Private(p->Ao, &p->G));

@@ -73,6 +73,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomProductInit_Private(Mat A, Vec x, Pet
   p->held       = c->held;
   p->halo       = c->halo;
   p->ghost_x    = c->ghost_x;
+  p->ghost      = c->ghost_x; /* the choices start from host vectors, the host ghost vector, nothing between tasks */
   p->nghost     = c->nghost;
   p->ghost_cols = c->ghost_cols;
   p->x          = x;

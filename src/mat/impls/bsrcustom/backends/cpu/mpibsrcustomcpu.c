@@ -17,7 +17,7 @@ static void MatMPIBSRCustomProgress(void *ctx)
   (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, PetscObjectComm((PetscObject)ctx), &flag, MPI_STATUS_IGNORE);
 }
 
-/* host vectors, the host ghost vector; p->between: MPI progress on A's communicator, where A's
+/* host vectors and the host ghost vector (the record's defaults); p->between: MPI progress on A's communicator, where A's
    settings ask for it and the local block's product may call MPI (several ranks; one thread, or
    MPI_THREAD_FUNNELED from the main thread) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlace_Private(MatBSRCustomMPIProduct *p)
@@ -26,9 +26,6 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomCPUPlace_Private(MatBSRCustomMPIProdu
   PetscBool   ours;
 
   PetscFunctionBegin;
-  p->on_device = PETSC_FALSE;
-  p->ghost     = p->ghost_x;
-  p->between   = NULL;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)p->A), &size));
   PetscCall(PetscObjectTypeCompare((PetscObject)p->Ad, MATSEQBSRCUSTOM, &ours));
   if (!p->set->mpi_progress || size == 1 || !ours) PetscFunctionReturn(0);

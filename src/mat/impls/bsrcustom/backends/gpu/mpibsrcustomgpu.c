@@ -19,9 +19,6 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUPlace_Private(MatBSRCustomMPIProdu
 {
   PetscFunctionBegin;
   PetscCall(MatBSRCustomVecOnDevice_Private(p->x, &p->on_device));
-  p->between = NULL;
-  p->staged  = PETSC_FALSE;
-  p->ghost   = p->ghost_x;
   if (!p->on_device) PetscFunctionReturn(0);
   if (!p->held->ghost_dev) {
     PetscInt n;
