@@ -158,11 +158,37 @@ PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo h, 
   PetscFunctionReturn(0);
 }
 #else
-/* no CUDA in this build: no staged halo is ever made */
+/* no CUDA in this build: the GPU backends are never chosen (MatBSRCustomBackendCheck_Private refuses
+   them first), so no staged halo is ever made; the entries still say what is missing */
+PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloCreate(Mat A, PetscInt nghost, const PetscInt ghost_cols[], PetscInt device, MatBSRCustomStagedHalo *hout)
+{
+  PetscFunctionBegin;
+  (void)nghost, (void)ghost_cols, (void)device;
+  *hout = NULL;
+  PetscCall(MatBSRCustomCUDAAvailable_Private(A, "The halo exchange staged through the host"));
+  PetscFunctionReturn(0);
+}
+
 PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloDestroy(MatBSRCustomStagedHalo *h)
 {
   PetscFunctionBegin;
   PetscCheck(!*h, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A staged halo in a build without CUDA");
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloBegin(MatBSRCustomStagedHalo h, Vec x, void *stream)
+{
+  PetscFunctionBegin;
+  (void)x, (void)stream;
+  PetscCheck(!h, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A staged halo in a build without CUDA");
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomStagedHaloEnd(MatBSRCustomStagedHalo h, Vec ghost, void *stream)
+{
+  PetscFunctionBegin;
+  (void)ghost, (void)stream;
+  PetscCheck(!h, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A staged halo in a build without CUDA");
   PetscFunctionReturn(0);
 }
 #endif
