@@ -1,33 +1,46 @@
 /*
    The block rows of a prolongator P that one rank's rows of A reach (its own and those of A's ghost
-   block columns), gathered from their owners with P's global columns: what GAMG's block products on
-   several ranks multiply by (mpibsrcustomgalerkin.c). Without a MatCreateSubMatrices, which would build
-   a whole matrix and its column maps: a star forest over P's rows brings each wanted row's span in the
-   owner's list of its local entries, then one over the entries brings their global columns here, once,
-   and their values at every update. An mpibsrcustom P's block rows arrive as they are (one bs x c unit
-   an entry); an AIJ P's scalar rows (the bs rows of each wanted block row) arrive as scalars and are
-   read into bs x c blocks (MatBSRCustomAIJBlockStructure_Private, as on one rank).
+   block columns), with P's global columns: what GAMG's block products on several ranks multiply by
+   (mpibsrcustomgalerkin.c). Without a MatCreateSubMatrices, which would build a whole matrix and its
+   column maps. The rank's own rows are read from P's local and ghost parts where they are; only the
+   rows of other ranks travel. A star forest over those rows tells each owner which of its rows are
+   wanted elsewhere (their degree) and brings each wanted row's length and place in the owner's export
+   list; a second one over the exported entries brings their global columns once and their values at
+   every update. So the star forests are as large as the halo of P, not as P's rows here. An
+   mpibsrcustom P's block rows arrive as they are (one bs x c unit an entry); an AIJ P's scalar rows
+   (the bs rows of each wanted block row) arrive as scalars and are read into bs x c blocks
+   (MatBSRCustomAIJBlockStructure_Private, as on one rank).
+
+   An entry's source is the local part's entry s (s >= 0) or the ghost part's -1 - s; its destination
+   is a scalar offset into the gathered values (an entry of ours at its block, an AIJ entry at its
+   place in its bs x c block).
 */
 #include "mpibsrcustomimpl.h"
 #include "seqbsrcustomimpl.h"
 #include <petscsf.h>
 
 struct _MatMPIBSRCustomGatheredRows {
-  PetscBool    p_ours;                            /* P mpibsrcustom (else AIJ) */
-  PetscInt     bs, c;                             /* P's blocks are bs x c */
-  PetscInt     nrows, nbcols;                     /* the gathered block rows; P's global block columns */
-  PetscSF      entry_sf;                          /* the wanted rows' entries, from their owners' loc arrays */
-  MPI_Datatype entry_type;                        /* an entry: bs x c scalars (ours) or one */
-  PetscInt    *loc_rowptr, *loc_colidx, *loc_src; /* P's local rows (block rows of ours, scalar rows of AIJ) with global columns in
-                                                      those units; entry k is Pd's loc_src[k] (>= 0) or Po's -1 - loc_src[k] */
-  PetscScalar *loc_values;
-  PetscScalar *gathered;                 /* an AIJ P: the values of the wanted scalar rows as they arrive (nnz), read into values */
-  PetscInt     nnz;                      /* stored entries of an AIJ P's gathered rows */
+  PetscBool    p_ours;                   /* P mpibsrcustom (else AIJ) */
+  PetscInt     bs, c, unit;              /* P's blocks are bs x c; the scalars of a stored entry (bs c, or 1) */
+  PetscInt     nrows, nbcols;            /* the gathered block rows; P's global block columns */
+  PetscInt     nown, *own_src, *own_dst; /* entries of this rank's own rows: source, destination */
+  PetscInt     nexport, *export_src;     /* entries of this rank's rows that other ranks want, in the export list's order */
+  PetscScalar *export_values;            /* their values, the entry star forest's roots */
+  PetscInt     nrecv, *recv_dst;         /* entries of other ranks' rows, as they arrive */
+  PetscScalar *received;
+  PetscSF      entry_sf; /* export_values -> received */
+  MPI_Datatype entry_type;
   PetscInt    *rowptr, *colidx, *offset; /* the gathered rows in bs x c blocks; an AIJ P's entry k -> values[offset[k]] */
   PetscScalar *values;
 };
 
-/* P's local and ghost parts and the global columns of the ghost's, in P's stored units */
+/* P's local rows in its stored units (block rows of ours, scalar rows of AIJ): the local and ghost
+   parts' structures, the ghost columns' global indices and the first local column */
+typedef struct {
+  const PetscInt *di, *dj, *oi, *oj, *ghost;
+  PetscInt        nloc, cstart;
+} LocalRows;
+
 static PetscErrorCode Parts(const MatMPIBSRCustomGatheredRows *G, Mat P, Mat *Pd, Mat *Po, const PetscInt **ghost_cols)
 {
   PetscFunctionBegin;
@@ -36,140 +49,197 @@ static PetscErrorCode Parts(const MatMPIBSRCustomGatheredRows *G, Mat P, Mat *Pd
   PetscFunctionReturn(0);
 }
 
-/* P's local rows with global columns in P's stored units (block rows and block columns of an
-   mpibsrcustom P, scalar rows and columns of an AIJ one), ghosts before the local columns, then after
-   (the ghost columns are sorted) */
-static PetscErrorCode LocalRows(MatMPIBSRCustomGatheredRows *G, Mat P)
+static PetscErrorCode LocalRowsGet(const MatMPIBSRCustomGatheredRows *G, Mat P, LocalRows *L)
 {
-  Mat             Pd, Po;
-  const PetscInt *di, *dj, *oi, *oj, *pg;
-  const PetscInt  unit = G->p_ours ? G->bs * G->c : 1, cstart = P->cmap->rstart / (G->p_ours ? G->c : 1);
-  PetscInt        nrows, n, nz = 0;
+  Mat      Pd, Po;
+  PetscInt n;
 
   PetscFunctionBegin;
-  PetscCall(Parts(G, P, &Pd, &Po, &pg));
-  PetscCall(MatBSRCustomGetStructure_Private(Pd, G->p_ours, &nrows, &di, &dj));
-  PetscCall(MatBSRCustomGetStructure_Private(Po, G->p_ours, &n, &oi, &oj));
-  PetscCall(PetscMalloc3(nrows + 1, &G->loc_rowptr, di[nrows] + oi[nrows], &G->loc_colidx, di[nrows] + oi[nrows], &G->loc_src));
-  PetscCall(PetscMalloc1((size_t)(di[nrows] + oi[nrows]) * unit + 1, &G->loc_values));
-  G->loc_rowptr[0] = 0;
-  for (PetscInt i = 0; i < nrows; i++) {
-    PetscInt k = oi[i];
-    for (; k < oi[i + 1] && pg[oj[k]] < cstart; k++, nz++) {
-      G->loc_colidx[nz] = pg[oj[k]];
-      G->loc_src[nz]    = -1 - k;
-    }
-    for (PetscInt l = di[i]; l < di[i + 1]; l++, nz++) {
-      G->loc_colidx[nz] = cstart + dj[l];
-      G->loc_src[nz]    = l;
-    }
-    for (; k < oi[i + 1]; k++, nz++) {
-      G->loc_colidx[nz] = pg[oj[k]];
-      G->loc_src[nz]    = -1 - k;
-    }
-    G->loc_rowptr[i + 1] = nz;
-  }
+  PetscCall(Parts(G, P, &Pd, &Po, &L->ghost));
+  PetscCall(MatBSRCustomGetStructure_Private(Pd, G->p_ours, &L->nloc, &L->di, &L->dj));
+  PetscCall(MatBSRCustomGetStructure_Private(Po, G->p_ours, &n, &L->oi, &L->oj));
+  L->cstart = P->cmap->rstart / (G->p_ours ? G->c : 1);
   PetscFunctionReturn(0);
 }
 
-/* the star forest of the wanted rows' entries (*remote, nentries) and their row pointers ai (in P's
-   stored rows), from one over the rows that brings each row's span in its owner's loc arrays */
-static PetscErrorCode EntryGraph(MatMPIBSRCustomGatheredRows *G, Mat P, const PetscInt rows[], PetscInt **ai_out, PetscSFNode **remote_out)
+static inline PetscInt RowLength(const LocalRows *L, PetscInt i)
+{
+  return L->di[i + 1] - L->di[i] + L->oi[i + 1] - L->oi[i];
+}
+
+/* local row i's entries in global column order (ghost columns before the local ones, the local ones,
+   the other ghosts: the ghost columns are sorted): their columns and sources, either may be NULL */
+static void RowEntries(const LocalRows *L, PetscInt i, PetscInt cols[], PetscInt src[])
+{
+  PetscInt k = L->oi[i], nz = 0;
+
+  for (; k < L->oi[i + 1] && L->ghost[L->oj[k]] < L->cstart; k++, nz++) {
+    if (cols) cols[nz] = L->ghost[L->oj[k]];
+    if (src) src[nz] = -1 - k;
+  }
+  for (PetscInt l = L->di[i]; l < L->di[i + 1]; l++, nz++) {
+    if (cols) cols[nz] = L->cstart + L->dj[l];
+    if (src) src[nz] = l;
+  }
+  for (; k < L->oi[i + 1]; k++, nz++) {
+    if (cols) cols[nz] = L->ghost[L->oj[k]];
+    if (src) src[nz] = -1 - k;
+  }
+}
+
+/* The export list (the entries of this rank's rows that other ranks want, with their columns) and,
+   for the nremote wanted rows of other ranks (global stored rows remote_rows[]), where each one's
+   entries sit in its owner's list: leaf_span[2 j] its first entry there, leaf_span[2 j + 1] its length;
+   owner[j] its rank */
+static PetscErrorCode ExportList(MatMPIBSRCustomGatheredRows *G, Mat P, const LocalRows *L, PetscInt nremote, const PetscInt remote_rows[], PetscInt **export_cols, PetscInt **leaf_span, PetscMPIInt **owner)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)P);
-  const PetscInt     per  = G->p_ours ? 1 : G->bs; /* P's stored rows a wanted block row */
-  const PetscInt     nloc = P->rmap->n / (G->p_ours ? G->bs : 1), nleaf = G->nrows * per;
   PetscSF            row_sf;
   PetscLayout        layout;
-  const PetscSFNode *owners;
-  PetscSFNode       *remote;
-  PetscInt          *want, *root_span, *leaf_span, *ai;
+  const PetscInt    *degree;
+  const PetscSFNode *remote;
+  PetscInt          *root_span;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(nleaf + 1, &want));
-  for (PetscInt k = 0; k < G->nrows; k++)
-    for (PetscInt r = 0; r < per; r++) want[k * per + r] = rows[k] * per + r;
   PetscCall(PetscLayoutCreate(comm, &layout));
-  PetscCall(PetscLayoutSetLocalSize(layout, nloc));
+  PetscCall(PetscLayoutSetLocalSize(layout, L->nloc));
   PetscCall(PetscLayoutSetUp(layout));
   PetscCall(PetscSFCreate(comm, &row_sf));
-  PetscCall(PetscSFSetGraphLayout(row_sf, layout, nleaf, NULL, PETSC_COPY_VALUES, want));
+  PetscCall(PetscSFSetGraphLayout(row_sf, layout, nremote, NULL, PETSC_COPY_VALUES, remote_rows));
   PetscCall(PetscLayoutDestroy(&layout));
-  PetscCall(PetscFree(want));
-  PetscCall(PetscMalloc2(2 * nloc + 1, &root_span, 2 * nleaf + 1, &leaf_span));
-  for (PetscInt i = 0; i < nloc; i++) {
-    root_span[2 * i]     = G->loc_rowptr[i];
-    root_span[2 * i + 1] = G->loc_rowptr[i + 1] - G->loc_rowptr[i];
+  PetscCall(PetscSFComputeDegreeBegin(row_sf, &degree));
+  PetscCall(PetscSFComputeDegreeEnd(row_sf, &degree));
+  PetscCall(PetscMalloc1(2 * L->nloc + 1, &root_span));
+  G->nexport = 0;
+  for (PetscInt i = 0; i < L->nloc; i++) {
+    root_span[2 * i]     = G->nexport;
+    root_span[2 * i + 1] = RowLength(L, i);
+    if (degree[i]) G->nexport += root_span[2 * i + 1];
   }
-  PetscCall(PetscSFBcastBegin(row_sf, MPIU_2INT, root_span, leaf_span, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(row_sf, MPIU_2INT, root_span, leaf_span, MPI_REPLACE));
-  PetscCall(PetscSFGetGraph(row_sf, NULL, NULL, NULL, &owners));
-  PetscCall(PetscMalloc1(nleaf + 1, &ai));
-  ai[0] = 0;
-  for (PetscInt i = 0; i < nleaf; i++) ai[i + 1] = ai[i] + leaf_span[2 * i + 1];
-  PetscCall(PetscMalloc1(ai[nleaf] + 1, &remote));
-  for (PetscInt i = 0; i < nleaf; i++)
-    for (PetscInt j = 0; j < leaf_span[2 * i + 1]; j++) {
-      remote[ai[i] + j].rank  = owners[i].rank;
-      remote[ai[i] + j].index = leaf_span[2 * i] + j;
-    }
+  PetscCall(PetscMalloc1(G->nexport + 1, &G->export_src));
+  PetscCall(PetscMalloc1(G->nexport + 1, export_cols));
+  for (PetscInt i = 0; i < L->nloc; i++)
+    if (degree[i]) RowEntries(L, i, *export_cols + root_span[2 * i], G->export_src + root_span[2 * i]);
+  PetscCall(PetscMalloc2(2 * nremote + 1, leaf_span, nremote + 1, owner));
+  PetscCall(PetscSFBcastBegin(row_sf, MPIU_2INT, root_span, *leaf_span, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(row_sf, MPIU_2INT, root_span, *leaf_span, MPI_REPLACE));
+  PetscCall(PetscSFGetGraph(row_sf, NULL, NULL, NULL, &remote));
+  for (PetscInt j = 0; j < nremote; j++) (*owner)[j] = (PetscMPIInt)remote[j].rank;
   PetscCall(PetscSFDestroy(&row_sf));
-  PetscCall(PetscFree2(root_span, leaf_span));
-  *ai_out     = ai;
-  *remote_out = remote;
+  PetscCall(PetscFree(root_span));
   PetscFunctionReturn(0);
 }
 
+/* The wanted stored rows' structure in P's stored units (ai, aj: global columns) and where each entry
+   comes from: own rows from P's parts (own_src, own_pos: its place in aj), the others through the
+   entry star forest (recv_pos) */
+static PetscErrorCode GatherStructure(MatMPIBSRCustomGatheredRows *G, Mat P, const PetscInt rows[], PetscInt **ai_out, PetscInt **aj_out, PetscInt **own_pos, PetscInt **recv_pos)
+{
+  const PetscInt per = G->p_ours ? 1 : G->bs, nwant = G->nrows * per, first = P->rmap->rstart / (G->p_ours ? G->bs : 1);
+  LocalRows      L;
+  PetscInt      *remote_rows, *remote_at, nremote = 0, *export_cols, *leaf_span, *ai, *aj, *recv_cols;
+  PetscMPIInt   *owner;
+  PetscSFNode   *remote;
+
+  PetscFunctionBegin;
+  PetscCall(LocalRowsGet(G, P, &L));
+  PetscCall(PetscMalloc2(nwant + 1, &remote_rows, nwant + 1, &remote_at));
+  for (PetscInt w = 0; w < nwant; w++) {
+    const PetscInt s = rows[w / per] * per + w % per;
+    if (s < first || s >= first + L.nloc) {
+      remote_rows[nremote] = s;
+      remote_at[w]         = nremote++;
+    } else remote_at[w] = -1;
+  }
+  PetscCall(ExportList(G, P, &L, nremote, remote_rows, &export_cols, &leaf_span, &owner));
+  PetscCall(PetscMalloc1(nwant + 1, &ai));
+  ai[0] = 0;
+  for (PetscInt w = 0; w < nwant; w++) ai[w + 1] = ai[w] + (remote_at[w] < 0 ? RowLength(&L, rows[w / per] * per + w % per - first) : leaf_span[2 * remote_at[w] + 1]);
+  G->nown = G->nrecv = 0;
+  for (PetscInt w = 0; w < nwant; w++) *(remote_at[w] < 0 ? &G->nown : &G->nrecv) += ai[w + 1] - ai[w];
+  PetscCall(PetscMalloc1(ai[nwant] + 1, &aj));
+  PetscCall(PetscMalloc1(G->nown + 1, &G->own_src));
+  PetscCall(PetscMalloc2(G->nown + 1, own_pos, G->nrecv + 1, recv_pos));
+  PetscCall(PetscMalloc1(G->nrecv + 1, &remote));
+  G->nown = G->nrecv = 0;
+  for (PetscInt w = 0; w < nwant; w++) {
+    const PetscInt j = remote_at[w], len = ai[w + 1] - ai[w];
+    if (j < 0) {
+      RowEntries(&L, rows[w / per] * per + w % per - first, aj + ai[w], G->own_src + G->nown);
+      for (PetscInt t = 0; t < len; t++) (*own_pos)[G->nown++] = ai[w] + t;
+    } else
+      for (PetscInt t = 0; t < len; t++, G->nrecv++) {
+        (*recv_pos)[G->nrecv]  = ai[w] + t;
+        remote[G->nrecv].rank  = owner[j];
+        remote[G->nrecv].index = leaf_span[2 * j] + t;
+      }
+  }
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)P), &G->entry_sf));
+  PetscCall(PetscSFSetGraph(G->entry_sf, G->nexport, G->nrecv, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
+  PetscCall(PetscMalloc1(G->nrecv + 1, &recv_cols));
+  PetscCall(PetscSFBcastBegin(G->entry_sf, MPIU_INT, export_cols, recv_cols, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(G->entry_sf, MPIU_INT, export_cols, recv_cols, MPI_REPLACE));
+  for (PetscInt j = 0; j < G->nrecv; j++) aj[(*recv_pos)[j]] = recv_cols[j];
+  PetscCall(PetscFree(recv_cols));
+  PetscCall(PetscFree(export_cols));
+  PetscCall(PetscFree2(leaf_span, owner));
+  PetscCall(PetscFree2(remote_rows, remote_at));
+  *ai_out = ai;
+  *aj_out = aj;
+  PetscFunctionReturn(0);
+}
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsCreate_Private(Mat P, PetscBool p_ours, PetscInt bs, PetscInt c, PetscInt nrows, const PetscInt rows[], MatMPIBSRCustomGatheredRows **out)
 {
   MatMPIBSRCustomGatheredRows *G;
-  PetscSFNode                 *remote = NULL;
-  PetscInt                    *ai     = NULL, *aj, nentries, nblocks;
-  const PetscInt               per    = p_ours ? 1 : bs;
-  const PetscInt               nloc   = P->rmap->n / (p_ours ? bs : 1);
+  PetscInt                    *ai = NULL, *aj = NULL, *own_pos = NULL, *recv_pos = NULL, nblocks;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&G));
   G->p_ours     = p_ours;
   G->bs         = bs;
   G->c          = c;
+  G->unit       = p_ours ? bs * c : 1;
   G->nrows      = nrows;
   G->nbcols     = P->cmap->N / c;
   G->entry_type = MPI_DATATYPE_NULL;
-  PetscCall(LocalRows(G, P));
-  PetscCall(EntryGraph(G, P, rows, &ai, &remote));
-  nentries = ai[nrows * per];
-  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)P), &G->entry_sf));
-  PetscCall(PetscSFSetGraph(G->entry_sf, G->loc_rowptr[nloc], nentries, NULL, PETSC_OWN_POINTER, remote, PETSC_OWN_POINTER));
-  PetscCall(PetscMalloc1(nentries + 1, &aj));
-  PetscCall(PetscSFBcastBegin(G->entry_sf, MPIU_INT, G->loc_colidx, aj, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(G->entry_sf, MPIU_INT, G->loc_colidx, aj, MPI_REPLACE));
-  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)(p_ours ? bs * c : 1), MPIU_SCALAR, &G->entry_type));
+  PetscCall(GatherStructure(G, P, rows, &ai, &aj, &own_pos, &recv_pos));
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)G->unit, MPIU_SCALAR, &G->entry_type));
   PetscCallMPI(MPI_Type_commit(&G->entry_type));
   if (p_ours) { /* the block structure as it arrived */
-    PetscCall(PetscMalloc3(nrows + 1, &G->rowptr, nentries + 1, &G->colidx, 1, &G->offset));
+    PetscCall(PetscMalloc3(nrows + 1, &G->rowptr, ai[nrows] + 1, &G->colidx, 1, &G->offset));
     PetscCall(PetscArraycpy(G->rowptr, ai, nrows + 1));
-    PetscCall(PetscArraycpy(G->colidx, aj, nentries));
-    nblocks = nentries;
-  } else {
-    PetscCall(MatBSRCustomAIJBlockStructure_Private(nrows * per, ai, aj, bs, c, G->nbcols, &G->rowptr, &G->colidx, &G->offset, &nblocks));
-    PetscCall(PetscMalloc1(nentries + 1, &G->gathered));
-    G->nnz = nentries;
-  }
+    PetscCall(PetscArraycpy(G->colidx, aj, ai[nrows]));
+    nblocks = ai[nrows];
+  } else PetscCall(MatBSRCustomAIJBlockStructure_Private(nrows * bs, ai, aj, bs, c, G->nbcols, &G->rowptr, &G->colidx, &G->offset, &nblocks));
+  /* the entries' destinations among the values: a block of ours at its place, an AIJ scalar in its block */
+  PetscCall(PetscMalloc1(G->nown + 1, &G->own_dst));
+  PetscCall(PetscMalloc1(G->nrecv + 1, &G->recv_dst));
+  for (PetscInt k = 0; k < G->nown; k++) G->own_dst[k] = p_ours ? own_pos[k] * G->unit : G->offset[own_pos[k]];
+  for (PetscInt k = 0; k < G->nrecv; k++) G->recv_dst[k] = p_ours ? recv_pos[k] * G->unit : G->offset[recv_pos[k]];
+  PetscCall(PetscFree2(own_pos, recv_pos));
   PetscCall(PetscFree(ai));
   PetscCall(PetscFree(aj));
+  PetscCall(PetscMalloc1((size_t)G->nexport * G->unit + 1, &G->export_values));
+  PetscCall(PetscMalloc1((size_t)G->nrecv * G->unit + 1, &G->received));
   PetscCall(PetscMalloc1((size_t)nblocks * bs * c + 1, &G->values));
   *out = G;
   PetscFunctionReturn(0);
 }
 
-/* P's local entries copied to loc_values and brought from their owners; an AIJ P's scalars then read
-   into their blocks (zeros where nothing is stored) */
+static inline void CopyEntry(PetscScalar *to, const PetscScalar *dv, const PetscScalar *ov, PetscInt src, PetscInt unit)
+{
+  const PetscScalar *from = src >= 0 ? dv + (size_t)src * unit : ov + (size_t)(-1 - src) * unit;
+
+  for (PetscInt t = 0; t < unit; t++) to[t] = from[t];
+}
+
+/* The exported entries sent, this rank's own rows copied into place while they travel, the received
+   ones put in place; an AIJ P's blocks zeroed first (zeros where nothing is stored) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsUpdateValues_Private(MatMPIBSRCustomGatheredRows *G, Mat P)
 {
   Mat                Pd, Po;
   const PetscScalar *dv, *ov;
-  const PetscInt     unit = G->p_ours ? G->bs * G->c : 1, nloc = P->rmap->n / (G->p_ours ? G->bs : 1);
+  const PetscInt     unit = G->unit;
 
   PetscFunctionBegin;
   PetscCall(Parts(G, P, &Pd, &Po, NULL));
@@ -180,22 +250,19 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsUpdateValues_Private(MatM
     PetscCall(MatSeqAIJGetArrayRead(Pd, &dv));
     PetscCall(MatSeqAIJGetArrayRead(Po, &ov));
   }
-  for (PetscInt k = 0; k < G->loc_rowptr[nloc]; k++) {
-    const PetscScalar *from = G->loc_src[k] >= 0 ? dv + (size_t)G->loc_src[k] * unit : ov + (size_t)(-1 - G->loc_src[k]) * unit;
-    PetscCall(PetscArraycpy(G->loc_values + (size_t)k * unit, from, unit));
-  }
+  for (PetscInt k = 0; k < G->nexport; k++) CopyEntry(G->export_values + (size_t)k * unit, dv, ov, G->export_src[k], unit);
+  PetscCall(PetscSFBcastBegin(G->entry_sf, G->entry_type, G->export_values, G->received, MPI_REPLACE));
+  if (!G->p_ours) PetscCall(PetscArrayzero(G->values, (size_t)G->rowptr[G->nrows] * G->bs * G->c));
+  for (PetscInt k = 0; k < G->nown; k++) CopyEntry(G->values + G->own_dst[k], dv, ov, G->own_src[k], unit);
+  PetscCall(PetscSFBcastEnd(G->entry_sf, G->entry_type, G->export_values, G->received, MPI_REPLACE));
+  for (PetscInt k = 0; k < G->nrecv; k++)
+    for (PetscInt t = 0; t < unit; t++) G->values[G->recv_dst[k] + t] = G->received[(size_t)k * unit + t];
   if (G->p_ours) {
     PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Pd, &dv));
     PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Po, &ov));
   } else {
     PetscCall(MatSeqAIJRestoreArrayRead(Pd, &dv));
     PetscCall(MatSeqAIJRestoreArrayRead(Po, &ov));
-  }
-  PetscCall(PetscSFBcastBegin(G->entry_sf, G->entry_type, G->loc_values, G->p_ours ? G->values : G->gathered, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(G->entry_sf, G->entry_type, G->loc_values, G->p_ours ? G->values : G->gathered, MPI_REPLACE));
-  if (!G->p_ours) {
-    PetscCall(PetscArrayzero(G->values, (size_t)G->rowptr[G->nrows] * G->bs * G->c));
-    for (PetscInt k = 0; k < G->nnz; k++) G->values[G->offset[k]] = G->gathered[k];
   }
   PetscFunctionReturn(0);
 }
@@ -219,9 +286,12 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsDestroy_Private(MatMPIBSR
   if (!g) PetscFunctionReturn(0);
   PetscCall(PetscSFDestroy(&g->entry_sf));
   if (g->entry_type != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&g->entry_type));
-  PetscCall(PetscFree3(g->loc_rowptr, g->loc_colidx, g->loc_src));
-  PetscCall(PetscFree(g->loc_values));
-  PetscCall(PetscFree(g->gathered));
+  PetscCall(PetscFree(g->own_src));
+  PetscCall(PetscFree(g->own_dst));
+  PetscCall(PetscFree(g->export_src));
+  PetscCall(PetscFree(g->export_values));
+  PetscCall(PetscFree(g->recv_dst));
+  PetscCall(PetscFree(g->received));
   PetscCall(PetscFree3(g->rowptr, g->colidx, g->offset));
   PetscCall(PetscFree(g->values));
   PetscCall(PetscFree(*G));
