@@ -340,6 +340,51 @@ TEST(BlockProductReuse, NumericAfterNewValuesEqualsAFreshProduct)
   }
 }
 
+// A's blocks read where they are (bsrk_block_source: two arrays in a shuffled order, as an MPI
+// product's local and ghost blocks) give the same bits as A's own values array; a block named outside
+// its array is refused before anything is written.
+TEST(BlockProductSource, BlocksInTwoArraysGiveTheSameBitsAsOneArray)
+{
+  for (bool ptap : {false, true}) {
+    std::mt19937_64     rng(90 + ptap);
+    const Rect          A  = make_rect(shaped_counts(70, 70, 10, rng), 70, 3, 3, rng);
+    const Rect          P  = make_rect(prolongator_counts(70, rng), 12, 3, 6, rng);
+    const auto          Av = A.view(), Pv = P.view();
+    bsrk_block_product *plan = nullptr;
+    ASSERT_EQ(ptap ? bsrk_ptap_symbolic(&Av, &Pv, 2, &plan) : bsrk_ap_symbolic(&Av, &Pv, 2, &plan), BSRK_OK);
+    bsrk_rect_matrix C;
+    ASSERT_EQ(bsrk_block_product_result(plan, &C), BSRK_OK);
+    const size_t        nvalues = (size_t)C.rowptr[C.nbrows] * C.rbs * C.cbs;
+    std::vector<double> one(nvalues), two(nvalues, -7.0);
+    ASSERT_EQ(bsrk_block_product_numeric(plan, &Av, &Pv, 2, one.data()), BSRK_OK);
+    // even blocks into `first` in reverse order, odd blocks into `second` in order
+    const Idx           nb = A.nblocks(), nfirst = (nb + 1) / 2, nsecond = nb / 2, bsize = 9;
+    std::vector<double> first((size_t)nfirst * bsize), second((size_t)nsecond * bsize + 1);
+    std::vector<Idx>    from(nb);
+    for (Idx k = 0; k < nb; ++k) {
+      const Idx slot = k % 2 == 0 ? nfirst - 1 - k / 2 : k / 2;
+      double   *to   = (k % 2 == 0 ? first.data() : second.data()) + (size_t)slot * bsize;
+      std::copy(A.values.begin() + (size_t)k * bsize, A.values.begin() + (size_t)(k + 1) * bsize, to);
+      from[k] = k % 2 == 0 ? slot : -1 - slot;
+    }
+    bsrk_rect_matrix  An = Av;
+    bsrk_block_source src{first.data(), second.data(), nfirst, nsecond, from.data()};
+    An.values = nullptr;
+    for (int threads : {1, 3}) {
+      ASSERT_EQ(bsrk_block_product_numeric_from(plan, &An, &src, &Pv, threads, two.data()), BSRK_OK);
+      EXPECT_EQ(std::memcmp(one.data(), two.data(), nvalues * sizeof(double)), 0) << (ptap ? "P^T A P" : "A P") << " threads " << threads;
+    }
+    const std::vector<double> before = two;
+    from[nb / 2]                     = nfirst; // one past first's end
+    EXPECT_EQ(bsrk_block_product_numeric_from(plan, &An, &src, &Pv, 2, two.data()), BSRK_ERR_ARG);
+    from[nb / 2] = -1 - nsecond; // one past second's end
+    EXPECT_EQ(bsrk_block_product_numeric_from(plan, &An, &src, &Pv, 2, two.data()), BSRK_ERR_ARG);
+    EXPECT_EQ(two, before);
+    EXPECT_EQ(bsrk_block_product_numeric(plan, &An, &Pv, 2, two.data()), BSRK_ERR_ARG); // no values anywhere
+    bsrk_block_product_free(plan);
+  }
+}
+
 // Each symbolic call on a broken copy of a valid pair must give BSRK_ERR_ARG and no plan.
 TEST(BlockProductErrors, SymbolicRejectsInvalidOperands)
 {

@@ -94,9 +94,11 @@ struct _MatBSRCustomBackendOps {
   PetscErrorCode (*view)(Mat A, PetscViewer viewer);
   /* GAMG's block products with A (seq/seqbsrcustomgalerkin.c): the plan of C = A P or P^T A P from the
      operands' structures, and C's values (C's structure, every one written) from their values; M: A's
-     own BSR view where RA is it (the same arrays: what A keeps for its products may serve), else NULL */
+     own BSR view where RA is it (the same arrays: what A keeps for its products may serve), else NULL;
+     A_blocks: where RA's blocks are when they are not in RA->values (an MPI product's local and ghost
+     blocks), else NULL */
   PetscErrorCode (*block_product_plan)(Mat A, bsrk_product_kind kind, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, bsrk_block_product **plan);
-  PetscErrorCode (*block_product_numeric)(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
+  PetscErrorCode (*block_product_numeric)(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_block_source *A_blocks, const bsrk_rect_matrix *RP, PetscScalar *C_values);
   /* gives back what this backend holds for A's own values (k NULL) or for its kept matrix k, e.g. when
      A's backend changes */
   PetscErrorCode (*release)(Mat A, MatSeqBSRCustomKept *k);

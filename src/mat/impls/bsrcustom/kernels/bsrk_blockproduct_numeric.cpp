@@ -56,14 +56,15 @@ inline void block_transposed_multadd(const double *__restrict p, const double *_
 
 /* C = A B row by row (A P; or A P inside P^T A P): C's structure is the plan's. */
 struct ProductRows {
-  const bsrk_idx *Arowptr, *Acolidx;
-  const double   *Avalues;
-  const bsrk_idx *Browptr, *Bcolidx;
-  const double   *Bvalues;
-  bsrk_idx        Bnbrows, Bnbcols;
-  const bsrk_idx *Crowptr, *Ccolidx;
-  double         *Cvalues;
-  int64_t         r, m, n; /* A's rbs x cbs, B's cbs */
+  const bsrk_idx          *Arowptr, *Acolidx;
+  const double            *Avalues;
+  const bsrk_block_source *Asource; /* A's blocks through it where set (then Avalues is not read) */
+  const bsrk_idx          *Browptr, *Bcolidx;
+  const double            *Bvalues;
+  bsrk_idx                 Bnbrows, Bnbcols;
+  const bsrk_idx          *Crowptr, *Ccolidx;
+  double                  *Cvalues;
+  int64_t                  r, m, n; /* A's rbs x cbs, B's cbs */
 };
 
 /* C = P^T D (D = A P) row by row of C through P^T's structure. */
@@ -78,6 +79,14 @@ struct TransposedRows {
   bsrk_idx        Cnbcols;
   int64_t         r, m, n; /* P's cbs, P's rbs, D's cbs */
 };
+
+/* A's block k of bsize doubles */
+inline const double *a_block(const ProductRows &x, int64_t k, int64_t bsize)
+{
+  if (!x.Asource) return x.Avalues + k * bsize;
+  const bsrk_idx f = x.Asource->from[k];
+  return f >= 0 ? x.Asource->first + (int64_t)f * bsize : x.Asource->second + (int64_t)(-1 - f) * bsize;
+}
 
 /* Zeroes C's row and points the markers of its columns at its blocks. */
 inline void open_row(const bsrk_idx *Crowptr, const bsrk_idx *Ccolidx, double *Cvalues, int64_t bsize, int64_t i, bsrk_idx *mark)
@@ -102,7 +111,7 @@ __attribute__((noinline)) bool product_row(const ProductRows &x, int64_t i, bsrk
   for (int64_t k = x.Arowptr[i]; k < x.Arowptr[i + 1]; ++k) {
     const bsrk_idx b = x.Acolidx[k];
     if (b < 0 || b >= x.Bnbrows) return false;
-    const double *a = x.Avalues + k * r * m;
+    const double *a = a_block(x, k, r * m);
     for (int64_t p = x.Browptr[b]; p < x.Browptr[b + 1]; ++p) {
       const int64_t q = block_in_row(x.Crowptr, x.Ccolidx, x.Bnbcols, i, x.Bcolidx[p], mark);
       if (q < 0) return false;
@@ -187,20 +196,32 @@ bool same_shape(const bsrk_rect_matrix *M, const bsrk_blockproduct::Shape &s)
 }
 
 /* What the numeric phase needs of an operand to stay inside its arrays: its shape, a rowptr
-   non-decreasing from 0 to the symbolic phase's block count, and its arrays. Column ranges are
-   checked as the rows are walked. */
-bool valid_operand(const bsrk_rect_matrix *M, const bsrk_blockproduct::Shape &s)
+   non-decreasing from 0 to the symbolic phase's block count, and its arrays (values read elsewhere
+   where values_elsewhere). Column ranges are checked as the rows are walked. */
+bool valid_operand(const bsrk_rect_matrix *M, const bsrk_blockproduct::Shape &s, bool values_elsewhere = false)
 {
   if (!same_shape(M, s) || !M->rowptr || M->rowptr[0] != 0 || (int64_t)M->rowptr[M->nbrows] != s.nblocks) return false;
   for (bsrk_idx r = 0; r < M->nbrows; ++r)
     if (M->rowptr[r + 1] < M->rowptr[r]) return false;
-  return s.nblocks == 0 || (M->colidx && M->values);
+  return s.nblocks == 0 || (M->colidx && (values_elsewhere || M->values));
 }
 
-/* A B into Cvalues on the structure C. */
-bool product_values(const bsrk_rect_matrix *A, const bsrk_rect_matrix *B, const bsrk_blockproduct::Structure &C, double *Cvalues, int nthreads, bsrk_idx *markers)
+/* Every block of A's names a block inside its array. */
+bool valid_source(const bsrk_block_source *s, int64_t nblocks)
 {
-  const ProductRows x{A->rowptr, A->colidx, A->values, B->rowptr, B->colidx, B->values, B->nbrows, B->nbcols, C.rowptr.data(), C.colidx.data(), Cvalues, A->rbs, A->cbs, B->cbs};
+  if (!s) return true;
+  if (nblocks > 0 && !s->from) return false;
+  for (int64_t k = 0; k < nblocks; ++k) {
+    const bsrk_idx f = s->from[k];
+    if (f >= 0 ? f >= s->nfirst || !s->first : -1 - (int64_t)f >= (int64_t)s->nsecond || !s->second) return false;
+  }
+  return true;
+}
+
+/* A B into Cvalues on the structure C (A's blocks through Asource where given). */
+bool product_values(const bsrk_rect_matrix *A, const bsrk_block_source *Asource, const bsrk_rect_matrix *B, const bsrk_blockproduct::Structure &C, double *Cvalues, int nthreads, bsrk_idx *markers)
+{
+  const ProductRows x{A->rowptr, A->colidx, A->values, Asource, B->rowptr, B->colidx, B->values, B->nbrows, B->nbcols, C.rowptr.data(), C.colidx.data(), Cvalues, A->rbs, A->cbs, B->cbs};
   return all_rows(product_row_for(A->rbs, A->cbs, B->cbs), x, C.nbrows, C.nbcols, nthreads, markers);
 }
 
@@ -214,10 +235,11 @@ bool transposed_product_values(const bsrk_block_product *plan, const bsrk_rect_m
 
 } // namespace
 
-extern "C" bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, int nthreads, double *C_values)
+extern "C" bsrk_status bsrk_block_product_numeric_from(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_block_source *A_blocks, const bsrk_rect_matrix *P, int nthreads, double *C_values)
 {
   if (!product || nthreads < 1) return BSRK_ERR_ARG;
-  if (!valid_operand(A, product->A) || !valid_operand(P, product->P)) return BSRK_ERR_ARG;
+  if (!valid_operand(A, product->A, A_blocks != nullptr) || !valid_operand(P, product->P)) return BSRK_ERR_ARG;
+  if (!valid_source(A_blocks, product->A.nblocks)) return BSRK_ERR_ARG;
   const bsrk_blockproduct::Structure &C = product->result();
   if (C.nblocks() > 0 && !C_values) return BSRK_ERR_ARG;
   try {
@@ -226,7 +248,12 @@ extern "C" bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, c
     return BSRK_ERR_ALLOC;
   }
   bsrk_idx *markers = product->markers.data();
-  if (product->kind == BSRK_PRODUCT_AP) return product_values(A, P, C, C_values, nthreads, markers) ? BSRK_OK : BSRK_ERR_ARG;
-  if (!product_values(A, P, product->ap, product->ap_values.get(), nthreads, markers)) return BSRK_ERR_ARG;
+  if (product->kind == BSRK_PRODUCT_AP) return product_values(A, A_blocks, P, C, C_values, nthreads, markers) ? BSRK_OK : BSRK_ERR_ARG;
+  if (!product_values(A, A_blocks, P, product->ap, product->ap_values.get(), nthreads, markers)) return BSRK_ERR_ARG;
   return transposed_product_values(product, P, C_values, nthreads, markers) ? BSRK_OK : BSRK_ERR_ARG;
+}
+
+extern "C" bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, int nthreads, double *C_values)
+{
+  return bsrk_block_product_numeric_from(product, A, nullptr, P, nthreads, C_values);
 }

@@ -83,6 +83,19 @@ double bsrk_block_product_flops(const bsrk_block_product *product);
    moved, gives BSRK_ERR_ARG (C_values then undefined), never a write outside C_values. */
 bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, int nthreads, double *C_values);
 
+/* A's blocks where they already are, for an A whose blocks live in two arrays (an MPI matrix's local
+   and ghost blocks): A's block k (its structure's order) is block from[k] of first (from[k] >= 0, <
+   nfirst) or block -1 - from[k] of second (< nsecond), rbs x cbs doubles each, column-major. */
+typedef struct {
+  const double   *first, *second;
+  bsrk_idx        nfirst, nsecond;
+  const bsrk_idx *from; /* [A's blocks] */
+} bsrk_block_source;
+
+/* bsrk_block_product_numeric with A's values read through A_blocks (A->values is ignored); a from[k]
+   outside its array gives BSRK_ERR_ARG before anything is written. */
+bsrk_status bsrk_block_product_numeric_from(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_block_source *A_blocks, const bsrk_rect_matrix *P, int nthreads, double *C_values);
+
 /* Bytes the plan holds (for P^T A P mostly A P's values: its blocks times b x c doubles), for the
    caller's memory accounting. */
 size_t bsrk_block_product_bytes(const bsrk_block_product *product);

@@ -4,11 +4,12 @@
    into rectangular blocks as seq/seqbsrcustomgalerkin.c does), on the same PETSc-free kernels, called
    through the local block's backend table.
 
-   Each rank gathers the rows of P its rows of A reach, its own and those of A's ghost block columns,
-   with P's global columns, from their owners (P_comb, mpibsrcustomgatheredrows.c): the structure once
-   and the values at every numeric phase. Over the sorted union of those block rows ("comb") the rank builds Â: A's local rows with
-   the local and ghost block columns renumbered into comb (for P^T A P, square over comb: the rows not
-   owned are empty). Then this rank's rows of A P are Â P_comb, and its part of P^T A P is
+   Each rank collects the rows of P its rows of A reach, its own and those of A's ghost block columns,
+   with P's global columns (P_comb, mpibsrcustomgatheredrows.c: its own rows read in place, the others
+   from their owners), the structure once and the values at every numeric phase. Over the sorted union
+   of those block rows ("comb") the rank builds Â's structure: A's local rows with the local and ghost
+   block columns renumbered into comb (for P^T A P, square over comb: the rows not owned are empty);
+   Â's blocks are read where they are, in the local and ghost blocks (bsrk_block_source). Then this rank's rows of A P are Â P_comb, and its part of P^T A P is
    P_comb^T Â P_comb = P_loc^T (A P)_loc, whose rows are global coarse block rows, partly owned by
    other ranks. The symbolic phase inserts both into C with MatSetValuesBlocked, which makes C's
    structure the union of the ranks' parts. The numeric phase writes A P's rows (all this rank's own)
@@ -18,8 +19,9 @@
    C = A P is mpibsrcustom with A's settings when c == bs and a MATMPIAIJ with block sizes (bs, c)
    otherwise; P^T A P is mpibsrcustom with c x c blocks and A's settings. The symbolic phase (gathered
    rows, Â's structure, the plan, C's structure) is kept in the product's data; the numeric phase
-   gathers P's values again, copies A's values into Â, computes and writes C as above. Where the structure of A or P
-   changed on any rank (compared with copies), the numeric phase plans again and C is made anew.
+   collects P's values again, computes with A's current blocks and writes C as above. Where the
+   structure of A or P changed on any rank (compared with copies), the numeric phase plans again and C
+   is made anew.
 */
 #include "mpibsrcustomimpl.h"
 #include "seqbsrcustomimpl.h"
@@ -34,14 +36,13 @@ typedef struct {
   PetscInt                     nlow, nlocal_cols;              /* comb: nlow ghost rows, then A's local block columns, then the other ghosts */
   PetscInt                     ahat_rows, ncomb;               /* Â: ahat_rows x ncomb blocks */
   PetscInt                    *ah_rowptr, *ah_colidx, *ah_src; /* Â's structure; its block k is Ad's block ah_src[k] (>= 0) or Ao's block -1 - ah_src[k] */
-  PetscScalar                 *ah_values;
-  PetscInt                    *comb;                      /* the global block rows of P this rank needs, increasing */
-  MatMPIBSRCustomGatheredRows *prows;                     /* P_comb: P's block rows of comb, gathered from their owners (mpibsrcustomgatheredrows.c) */
-  PetscInt                     row_offset;                /* A P: the global block row of the local result's row 0 */
-  PetscScalar                 *c_values;                  /* the local result's block values */
-  PetscInt                    *fingerprint, nfingerprint; /* A's and P's local structures at the plan */
-  PetscObjectState             direct_state;              /* A P: C's nonzero state when its rows were checked to hold the plan's blocks */
-  PetscBool                    direct;                    /* ... and whether they do (WriteAPDirect) */
+  PetscInt                    *comb;                           /* the global block rows of P this rank needs, increasing */
+  MatMPIBSRCustomGatheredRows *prows;                          /* P_comb: P's block rows of comb, gathered from their owners (mpibsrcustomgatheredrows.c) */
+  PetscInt                     row_offset;                     /* A P: the global block row of the local result's row 0 */
+  PetscScalar                 *c_values;                       /* the local result's block values */
+  PetscInt                    *fingerprint, nfingerprint;      /* A's and P's local structures at the plan */
+  PetscObjectState             direct_state;                   /* A P: C's nonzero state when its rows were checked to hold the plan's blocks */
+  PetscBool                    direct;                         /* ... and whether they do (WriteAPDirect) */
 } MPIGalerkin;
 
 /* an mpibsrcustom's local block (the backend table the products run through) */
@@ -58,7 +59,6 @@ static PetscErrorCode GalerkinFree(MPIGalerkin *g)
   bsrk_block_product_free(g->plan);
   g->plan = NULL;
   PetscCall(PetscFree3(g->ah_rowptr, g->ah_colidx, g->ah_src));
-  PetscCall(PetscFree(g->ah_values));
   PetscCall(PetscFree(g->comb));
   PetscCall(MatMPIBSRCustomGatheredRowsDestroy_Private(&g->prows));
   PetscCall(PetscFree(g->c_values));
@@ -158,7 +158,6 @@ static PetscErrorCode BuildAhat(MPIGalerkin *g, Mat A)
   first        = g->kind == BSRK_PRODUCT_PTAP ? g->nlow : 0;
   g->ahat_rows = g->kind == BSRK_PRODUCT_PTAP ? g->ncomb : nrows;
   PetscCall(PetscMalloc3(g->ahat_rows + 1, &g->ah_rowptr, di[nrows] + oi[nrows], &g->ah_colidx, di[nrows] + oi[nrows], &g->ah_src));
-  PetscCall(PetscMalloc1((size_t)(di[nrows] + oi[nrows]) * g->bs * g->bs, &g->ah_values));
   for (PetscInt r = 0; r <= first; r++) g->ah_rowptr[r] = 0;
   for (PetscInt i = 0; i < nrows; i++) {
     PetscInt k = oi[i];
@@ -180,29 +179,41 @@ static PetscErrorCode BuildAhat(MPIGalerkin *g, Mat A)
   PetscFunctionReturn(0);
 }
 
-/* Â with A's current values (copied from the local and ghost blocks) */
-static PetscErrorCode AhatValues(MPIGalerkin *g, Mat A, bsrk_rect_matrix *R)
+/* Â with A's current values where they are: its blocks read from the local and ghost blocks' arrays
+   (ah_src), not copied into an array of Â's own; restored by AhatBlocksRestore after the product */
+static PetscErrorCode AhatBlocksGet(MPIGalerkin *g, Mat A, bsrk_rect_matrix *R, bsrk_block_source *src)
 {
-  Mat                Ad, Ao;
-  const PetscInt    *garray, bs2 = g->bs * g->bs;
-  const PetscScalar *dv, *ov;
+  Mat             Ad, Ao;
+  const PetscInt *garray, *di, *dj, *oi, *oj;
+  PetscInt        nd, no;
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
-  PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ad, &dv));
-  PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ao, &ov));
-  for (PetscInt k = 0; k < g->ah_rowptr[g->ahat_rows]; k++) {
-    const PetscScalar *from = g->ah_src[k] >= 0 ? dv + (size_t)g->ah_src[k] * bs2 : ov + (size_t)(-1 - g->ah_src[k]) * bs2;
-    PetscCall(PetscArraycpy(g->ah_values + (size_t)k * bs2, from, bs2));
-  }
-  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ad, &dv));
-  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ao, &ov));
-  R->nbrows = g->ahat_rows;
-  R->nbcols = g->ncomb;
+  PetscCall(MatBSRCustomGetStructure_Private(Ad, PETSC_TRUE, &nd, &di, &dj));
+  PetscCall(MatBSRCustomGetStructure_Private(Ao, PETSC_TRUE, &no, &oi, &oj));
+  PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ad, &src->first));
+  PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ao, &src->second));
+  src->nfirst  = di[nd];
+  src->nsecond = oi[no];
+  src->from    = g->ah_src;
+  R->nbrows    = g->ahat_rows;
+  R->nbcols    = g->ncomb;
   R->rbs = R->cbs = g->bs;
   R->rowptr       = g->ah_rowptr;
   R->colidx       = g->ah_colidx;
-  R->values       = g->ah_values;
+  R->values       = NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode AhatBlocksRestore(Mat A, bsrk_block_source *src)
+{
+  Mat             Ad, Ao;
+  const PetscInt *garray;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &Ad, &Ao, &garray));
+  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ad, &src->first));
+  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ao, &src->second));
   PetscFunctionReturn(0);
 }
 
@@ -543,11 +554,12 @@ static PetscErrorCode AnyChange(MPIGalerkin *g, Mat_Product *product, Mat C, Pet
 /* C's values from A's and P's current ones; where a structure changed, the symbolic phase first */
 static PetscErrorCode GalerkinNumeric(Mat C)
 {
-  Mat_Product     *product = C->product;
-  MPIGalerkin     *g       = (MPIGalerkin *)product->data;
-  Mat              A = product->A, P = product->B, Ad;
-  bsrk_rect_matrix RA, RP;
-  PetscBool        changed, direct = PETSC_FALSE;
+  Mat_Product      *product = C->product;
+  MPIGalerkin      *g       = (MPIGalerkin *)product->data;
+  Mat               A = product->A, P = product->B, Ad;
+  bsrk_rect_matrix  RA, RP;
+  bsrk_block_source src;
+  PetscBool         changed, direct = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block product's data is missing");
@@ -563,12 +575,13 @@ static PetscErrorCode GalerkinNumeric(Mat C)
     C->ops->productnumeric  = GalerkinNumeric;
   }
   PetscCall(LocalBlock(A, &Ad));
-  PetscCall(AhatValues(g, A, &RA));
   PetscCall(MatMPIBSRCustomGatheredRowsUpdateValues_Private(g->prows, P));
   MatMPIBSRCustomGatheredRowsView_Private(g->prows, PETSC_TRUE, &RP);
+  PetscCall(AhatBlocksGet(g, A, &RA, &src));
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
-  PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, NULL, g->plan, &RA, &RP, g->c_values));
+  PetscCall((*((Mat_SeqBSRCustom *)Ad->spptr)->backend->block_product_numeric)(Ad, NULL, g->plan, &RA, &src, &RP, g->c_values));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, Ad, 0, 0, 0));
+  PetscCall(AhatBlocksRestore(A, &src));
   if (g->kind == BSRK_PRODUCT_AP) PetscCall(WriteAPDirect(g, Ad, C, &direct));
   else PetscCall(AddPtAPDirect(g, Ad, C, &direct));
   if (!direct) {

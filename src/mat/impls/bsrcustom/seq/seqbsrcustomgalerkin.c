@@ -435,7 +435,7 @@ static PetscErrorCode GalerkinNumeric(Mat C)
   if (g->c_is_aij) cv = g->c_values;
   else PetscCall(MatSeqBAIJGetArray(C, &cv));
   PetscCall(PetscLogEventBegin(MATBSRCUSTOM_BlockProduct, A, P, 0, 0));
-  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->block_product_numeric)(A, &M, g->plan, &RA, &RP, cv));
+  PetscCall((*((Mat_SeqBSRCustom *)A->spptr)->backend->block_product_numeric)(A, &M, g->plan, &RA, NULL, &RP, cv));
   PetscCall(PetscLogEventEnd(MATBSRCUSTOM_BlockProduct, A, P, 0, 0));
   if (g->c_is_aij) PetscCall(ScatterToAIJ(g, C));
   else PetscCall(MatSeqBAIJRestoreArray(C, &cv));

@@ -302,13 +302,13 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductPlan_Private(Mat A, bs
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_block_source *A_blocks, const bsrk_rect_matrix *RP, PetscScalar *C_values)
 {
   Mat_SeqBSRCustom *b = (Mat_SeqBSRCustom *)A->spptr;
 
   PetscFunctionBegin;
   (void)M;
-  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_numeric(plan, RA, RP, (int)b->set.nthreads, C_values), "the numeric phase of the block product"));
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_product_numeric_from(plan, RA, A_blocks, RP, (int)b->set.nthreads, C_values), "the numeric phase of the block product"));
   PetscCall(PetscLogFlops(bsrk_block_product_flops(plan)));
   PetscFunctionReturn(0);
 }

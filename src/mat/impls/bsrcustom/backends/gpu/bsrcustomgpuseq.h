@@ -32,7 +32,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGPUView_Private(Mat A, const MatBSRCu
 PETSC_INTERN PetscErrorCode MatBSRCustomGPUVectorsFollow_Private(Mat A);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUReady_Private(Mat A, const bsrk_matrix *M);
 /* GAMG's block products: the numeric phase on the GPU (seqbsrcustomgpublockproduct.c) */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values);
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_block_source *A_blocks, const bsrk_rect_matrix *RP, PetscScalar *C_values);
 /* what seqbsrcustomgpu.c shares with it (CUDA builds only): A's own device copy (a bsrc_cuda_matrix)
    brought up to date, a CUDA layer status as a PETSc error, the flops of a GPU kernel */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUOwnCopy_Private(Mat A, const bsrk_matrix *M, void **gpu, PetscInt *device);

@@ -9,7 +9,8 @@
    A's values are not sent where A's own device copy holds them: a seqbsrcustom's product with its
    own BSR arrays (the seq Galerkin product; GAMG has multiplied with A by then, or the products of
    the solve will need the copy anyway). An MPI product's A (its local rows with the ghost columns
-   merged) exists on the host only and is sent each time.
+   merged) is given as blocks in the local and ghost blocks' host arrays: they are gathered into one
+   host array kept with the device copy and sent each time.
 */
 #include "seqbsrcustomimpl.h"
 #include <../src/mat/impls/bsrcustom/backends/gpu/bsrcustomgpuseq.h>
@@ -23,6 +24,7 @@ typedef struct {
   bsrc_cuda_block_product *dev;
   PetscInt                 device;
   PetscBool                a_on_device; /* A's values from A's own device copy */
+  PetscScalar             *a_host;      /* A's blocks gathered into one array to be sent, where they live in two (an MPI product) */
 } DeviceProduct;
 
 /* called by the kernel layer when the plan goes: plain free, since it cannot report an error */
@@ -32,6 +34,7 @@ static void DeviceProductRelease(void *arg)
 
   if (!d) return;
   bsrc_cuda_block_product_destroy(d->dev);
+  free(d->a_host);
   free(d);
 }
 
@@ -62,14 +65,33 @@ static PetscErrorCode DeviceProductGet(Mat A, bsrk_block_product *plan, const bs
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values)
+/* A's blocks, which live in two arrays, gathered into one kept with the device copy, as the device
+   product reads A (the buffer is the plan's, so only its first fill touches new memory) */
+static PetscErrorCode GatherHostBlocks(DeviceProduct *d, const bsrk_rect_matrix *RA, const bsrk_block_source *src, const double **values)
+{
+  const size_t bsize = (size_t)RA->rbs * RA->cbs, nblocks = (size_t)RA->rowptr[RA->nbrows];
+
+  PetscFunctionBegin;
+  if (!d->a_host) d->a_host = (PetscScalar *)malloc(nblocks * bsize * sizeof(PetscScalar) + 1);
+  PetscCheck(d->a_host, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of host memory for A's blocks of the block product");
+  for (size_t k = 0; k < nblocks; k++) {
+    const bsrk_idx f    = src->from[k];
+    const double  *from = f >= 0 ? src->first + (size_t)f * bsize : src->second + (size_t)(-1 - f) * bsize;
+    PetscCall(PetscArraycpy(d->a_host + k * bsize, from, bsize));
+  }
+  *values = d->a_host;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_block_source *A_blocks, const bsrk_rect_matrix *RP, PetscScalar *C_values)
 {
   Mat_SeqBSRCustom *b   = (Mat_SeqBSRCustom *)A->spptr;
   void             *gpu = NULL;
   PetscInt          device;
   PetscBool         own;
   bsrk_rect_matrix  C;
-  DeviceProduct    *d = NULL;
+  DeviceProduct    *d        = NULL;
+  const double     *a_values = RA->values;
   char              how[128];
 
   PetscFunctionBegin;
@@ -78,7 +100,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A,
     /* A P with rectangular blocks becomes an AIJ matrix filled on the host from these values: they are
        computed there, on A's threads, rather than brought back from the GPU (a transfer of the whole
        result, slower than the host's product) */
-    PetscCall(MatSeqBSRCustomCPUBlockProductNumeric_Private(A, M, plan, RA, RP, C_values));
+    PetscCall(MatSeqBSRCustomCPUBlockProductNumeric_Private(A, M, plan, RA, A_blocks, RP, C_values));
     PetscFunctionReturn(0);
   }
   PetscCall(MatBSRCustomCUDAAvailable_Private(A, "the block products on the GPU"));
@@ -87,8 +109,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A,
   if (own) PetscCall(MatSeqBSRCustomGPUOwnCopy_Private(A, M, &gpu, &device));
   else PetscCall(MatBSRCustomCUDADevice_Private(b->set.cuda_device, &device, how, sizeof(how)));
   PetscCall(DeviceProductGet(A, plan, RA, RP, device, own, &d));
+  if (A_blocks) PetscCall(GatherHostBlocks(d, RA, A_blocks, &a_values));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(MatBSRCustomCUDAStatusCheck_Private(bsrc_cuda_block_product_numeric(d->dev, (const bsrc_cuda_matrix *)gpu, own ? NULL : RA->values, RP->values, C_values), bsrc_cuda_block_product_last_error(d->dev), "the numeric phase of the block product on the GPU"));
+  PetscCall(MatBSRCustomCUDAStatusCheck_Private(bsrc_cuda_block_product_numeric(d->dev, (const bsrc_cuda_matrix *)gpu, own ? NULL : a_values, RP->values, C_values), bsrc_cuda_block_product_last_error(d->dev), "the numeric phase of the block product on the GPU"));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogCpuToGpu(((PetscLogDouble)RP->rowptr[RP->nbrows] * RP->rbs * RP->cbs + (own ? 0.0 : (PetscLogDouble)RA->rowptr[RA->nbrows] * RA->rbs * RA->cbs)) * sizeof(PetscScalar)));
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)C.rowptr[C.nbrows] * C.rbs * C.cbs * sizeof(PetscScalar)));
@@ -98,10 +121,10 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A,
 
 #else /* no CUDA in this build: the GPU tables are never chosen; the entry still says what is missing */
 
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_rect_matrix *RP, PetscScalar *C_values)
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A, const bsrk_matrix *M, bsrk_block_product *plan, const bsrk_rect_matrix *RA, const bsrk_block_source *A_blocks, const bsrk_rect_matrix *RP, PetscScalar *C_values)
 {
   PetscFunctionBegin;
-  (void)M, (void)plan, (void)RA, (void)RP, (void)C_values;
+  (void)M, (void)plan, (void)RA, (void)A_blocks, (void)RP, (void)C_values;
   PetscCall(MatBSRCustomCUDAAvailable_Private(A, "the block products on the GPU"));
   PetscFunctionReturn(0);
 }
