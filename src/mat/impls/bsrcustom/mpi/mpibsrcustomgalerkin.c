@@ -78,46 +78,66 @@ static PetscErrorCode GalerkinDestroy(void *arg)
   PetscFunctionReturn(0);
 }
 
-/* appends n, then rowptr and colidx of M's CSR, to list (NULL: only counts) */
-static PetscErrorCode AppendStructure(Mat M, PetscBool blocks, PetscInt *list, PetscInt *len)
-{
-  PetscInt        n;
-  const PetscInt *rowptr, *colidx;
+/* A structure list as the fingerprint keeps it, walked one piece after the other: written (to),
+   compared with a kept one (against, its length nagainst; *same false at the first difference), or
+   only counted (both NULL) */
+typedef struct {
+  PetscInt       *to;
+  const PetscInt *against;
+  PetscInt        nagainst, len;
+  PetscBool       same;
+} StructureWalk;
 
+static PetscErrorCode WalkPiece(StructureWalk *w, const PetscInt piece[], PetscInt n)
+{
   PetscFunctionBegin;
-  PetscCall(MatBSRCustomGetStructure_Private(M, blocks, &n, &rowptr, &colidx));
-  if (list) {
-    list[*len] = n;
-    PetscCall(PetscArraycpy(list + *len + 1, rowptr, n + 1));
-    PetscCall(PetscArraycpy(list + *len + n + 2, colidx, rowptr[n]));
+  if (w->to && n) PetscCall(PetscArraycpy(w->to + w->len, piece, n));
+  if (w->against && w->same) {
+    PetscBool same = (PetscBool)(w->len + n <= w->nagainst);
+    if (same && n) PetscCall(PetscArraycmp(w->against + w->len, piece, n, &same));
+    w->same = same;
   }
-  *len += n + 2 + rowptr[n];
+  w->len += n;
   PetscFunctionReturn(0);
 }
 
-/* this rank's structure of A and P (diagonal and off-diagonal parts, their ghost columns) as one list */
-static PetscErrorCode Fingerprint(MPIGalerkin *g, Mat A, Mat P, PetscInt **list, PetscInt *len)
+/* this rank's structure of A and P, walked: for each of the diagonal and off-diagonal parts its row
+   count, rowptr and colidx, then the parts' ghost columns */
+static PetscErrorCode WalkFingerprint(MPIGalerkin *g, Mat A, Mat P, StructureWalk *w)
 {
   Mat             part[4];
   const PetscInt *ghosts[2];
-  PetscInt        nghosts[2];
 
   PetscFunctionBegin;
   PetscCall(MatMPIBSRCustomGetBlocks_Private(A, &part[0], &part[1], &ghosts[0]));
   if (g->p_ours) PetscCall(MatMPIBSRCustomGetBlocks_Private(P, &part[2], &part[3], &ghosts[1]));
   else PetscCall(MatMPIAIJGetSeqAIJ(P, &part[2], &part[3], &ghosts[1]));
-  nghosts[0] = part[1]->cmap->n / g->bs;
-  nghosts[1] = part[3]->cmap->n / (g->p_ours ? g->bs : 1);
-  *list      = NULL;
-  for (int pass = 0; pass < 2; pass++) {
-    *len = 0;
-    for (int k = 0; k < 4; k++) PetscCall(AppendStructure(part[k], (PetscBool)(k < 2 || g->p_ours), *list, len));
-    for (int k = 0; k < 2; k++) {
-      if (*list && nghosts[k]) PetscCall(PetscArraycpy(*list + *len, ghosts[k], nghosts[k]));
-      *len += nghosts[k];
-    }
-    if (!pass) PetscCall(PetscMalloc1(*len + 1, list));
+  for (int k = 0; k < 4; k++) {
+    PetscInt        n;
+    const PetscInt *rowptr, *colidx;
+
+    PetscCall(MatBSRCustomGetStructure_Private(part[k], (PetscBool)(k < 2 || g->p_ours), &n, &rowptr, &colidx));
+    PetscCall(WalkPiece(w, &n, 1));
+    PetscCall(WalkPiece(w, rowptr, n + 1));
+    PetscCall(WalkPiece(w, colidx, rowptr[n]));
   }
+  PetscCall(WalkPiece(w, ghosts[0], part[1]->cmap->n / g->bs));
+  PetscCall(WalkPiece(w, ghosts[1], part[3]->cmap->n / (g->p_ours ? g->bs : 1)));
+  PetscFunctionReturn(0);
+}
+
+/* the fingerprint kept with the plan: this rank's structure of A and P as one list */
+static PetscErrorCode Fingerprint(MPIGalerkin *g, Mat A, Mat P, PetscInt **list, PetscInt *len)
+{
+  StructureWalk w = {NULL, NULL, 0, 0, PETSC_TRUE};
+
+  PetscFunctionBegin;
+  PetscCall(WalkFingerprint(g, A, P, &w)); /* its length */
+  PetscCall(PetscMalloc1(w.len + 1, list));
+  w.to  = *list;
+  w.len = 0;
+  PetscCall(WalkFingerprint(g, A, P, &w));
+  *len = w.len;
   PetscFunctionReturn(0);
 }
 
@@ -533,19 +553,13 @@ static PetscErrorCode SetShape(MPIGalerkin *g, Mat_Product *product, Mat C, Pets
 /* whether any rank's A or P has another structure than at the plan (or the shapes changed) */
 static PetscErrorCode AnyChange(MPIGalerkin *g, Mat_Product *product, Mat C, PetscBool *changed)
 {
-  PetscInt *now, n;
-
   PetscFunctionBegin;
   PetscCall(SetShape(g, product, C, changed));
-  if (!*changed && g->plan) {
-    PetscCall(Fingerprint(g, product->A, product->B, &now, &n));
-    *changed = (PetscBool)(n != g->nfingerprint);
-    if (!*changed) {
-      PetscBool same;
-      PetscCall(PetscArraycmp(now, g->fingerprint, n, &same));
-      *changed = (PetscBool)!same;
-    }
-    PetscCall(PetscFree(now));
+  if (!*changed && g->plan) { /* compared in place with the kept list, nothing copied */
+    StructureWalk w = {NULL, g->fingerprint, g->nfingerprint, 0, PETSC_TRUE};
+
+    PetscCall(WalkFingerprint(g, product->A, product->B, &w));
+    *changed = (PetscBool)(!w.same || w.len != g->nfingerprint);
   } else *changed = PETSC_TRUE;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, changed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
   PetscFunctionReturn(0);

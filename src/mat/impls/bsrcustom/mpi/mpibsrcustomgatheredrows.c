@@ -221,7 +221,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsCreate_Private(Mat P, Pet
   PetscCall(PetscFree(aj));
   PetscCall(PetscMalloc1((size_t)G->nexport * G->unit + 1, &G->export_values));
   PetscCall(PetscMalloc1((size_t)G->nrecv * G->unit + 1, &G->received));
-  PetscCall(PetscMalloc1((size_t)nblocks * bs * c + 1, &G->values));
+  PetscCall(PetscCalloc1((size_t)nblocks * bs * c + 1, &G->values)); /* an AIJ P's unstored entries stay zero: every update writes the same places */
   *out = G;
   PetscFunctionReturn(0);
 }
@@ -234,7 +234,7 @@ static inline void CopyEntry(PetscScalar *to, const PetscScalar *dv, const Petsc
 }
 
 /* The exported entries sent, this rank's own rows copied into place while they travel, the received
-   ones put in place; an AIJ P's blocks zeroed first (zeros where nothing is stored) */
+   ones put in place (an AIJ P's blocks hold zeros where nothing is stored, since their creation) */
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsUpdateValues_Private(MatMPIBSRCustomGatheredRows *G, Mat P)
 {
   Mat                Pd, Po;
@@ -252,7 +252,6 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsUpdateValues_Private(MatM
   }
   for (PetscInt k = 0; k < G->nexport; k++) CopyEntry(G->export_values + (size_t)k * unit, dv, ov, G->export_src[k], unit);
   PetscCall(PetscSFBcastBegin(G->entry_sf, G->entry_type, G->export_values, G->received, MPI_REPLACE));
-  if (!G->p_ours) PetscCall(PetscArrayzero(G->values, (size_t)G->rowptr[G->nrows] * G->bs * G->c));
   for (PetscInt k = 0; k < G->nown; k++) CopyEntry(G->values + G->own_dst[k], dv, ov, G->own_src[k], unit);
   PetscCall(PetscSFBcastEnd(G->entry_sf, G->entry_type, G->export_values, G->received, MPI_REPLACE));
   for (PetscInt k = 0; k < G->nrecv; k++)

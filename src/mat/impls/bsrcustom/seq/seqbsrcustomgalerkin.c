@@ -135,7 +135,8 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAIJBlockStructure_Private(PetscInt m, co
   PetscFunctionReturn(0);
 }
 
-/* an AIJ P's block structure, and its values' room (the pattern kept to see a later change) */
+/* an AIJ P's block structure, and its values' room, zeroed once: the entries P does not store stay zero,
+   since every read writes the same places (the pattern kept to see a later change) */
 static PetscErrorCode ReadAIJStructure(GalerkinProduct *g, Mat P)
 {
   const PetscInt *ai, *aj;
@@ -146,19 +147,18 @@ static PetscErrorCode ReadAIJStructure(GalerkinProduct *g, Mat P)
   PetscCall(PetscFree3(g->p_rowptr, g->p_colidx, g->p_offset));
   PetscCall(MatBSRCustomAIJBlockStructure_Private(m, ai, aj, g->bs, g->c, P->cmap->n / g->c, &g->p_rowptr, &g->p_colidx, &g->p_offset, &nblocks));
   PetscCall(PetscFree(g->p_values));
-  PetscCall(PetscMalloc1((size_t)nblocks * g->bs * g->c, &g->p_values));
+  PetscCall(PetscCalloc1((size_t)nblocks * g->bs * g->c, &g->p_values));
   PetscCall(PatternSave(&g->p_pattern, m, ai, aj));
   PetscFunctionReturn(0);
 }
 
-/* the AIJ P's current values in its blocks (zeros where it stores nothing) */
+/* the AIJ P's current values in its blocks (the others zero since ReadAIJStructure) */
 static PetscErrorCode ReadAIJValues(GalerkinProduct *g, Mat P)
 {
   const PetscScalar *pa;
   const PetscInt     nnz = g->p_pattern.rowptr[g->p_pattern.n];
 
   PetscFunctionBegin;
-  PetscCall(PetscArrayzero(g->p_values, (size_t)g->p_rowptr[g->p_pattern.n / g->bs] * g->bs * g->c));
   PetscCall(MatSeqAIJGetArrayRead(P, &pa));
   for (PetscInt k = 0; k < nnz; k++) g->p_values[g->p_offset[k]] = pa[k];
   PetscCall(MatSeqAIJRestoreArrayRead(P, &pa));
