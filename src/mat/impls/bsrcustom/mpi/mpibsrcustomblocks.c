@@ -97,7 +97,7 @@ PETSC_INTERN PetscErrorCode MatMPIBSRCustomFollowStructure_Private(Mat A, Mat Ad
   no = ia[n];
   if (c->structure_recorded) {
     changed = (PetscBool)(nd != c->recorded_local || no != c->recorded_ghost || c->nghost != c->recorded_nghost);
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, BSRC_MPI_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
     if (changed && A->nonzerostate <= c->recorded_nonzerostate) {
       A->nonzerostate = c->recorded_nonzerostate + 1;
       PetscCall(PetscInfo(A, "Blocks added or dropped since the last assembly: a new nonzero structure\n"));

@@ -400,7 +400,7 @@ static PetscErrorCode AddPtAPDirect(MPIGalerkin *g, Mat Ad, Mat C, PetscBool *do
   }
   PetscCall(MatSeqBAIJRestoreArray(Cd, &vd));
   PetscCall(MatSeqBAIJRestoreArray(Co, &vo));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &found, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &found, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
   *done = found;
   if (!found) {
     PetscCall(PetscInfo(C, "P^T A P: a block of this rank's part is missing from C's rows; its values are added through MatSetValues\n"));
@@ -561,7 +561,7 @@ static PetscErrorCode AnyChange(MPIGalerkin *g, Mat_Product *product, Mat C, Pet
     PetscCall(WalkFingerprint(g, product->A, product->B, &w));
     *changed = (PetscBool)(!w.same || w.len != g->nfingerprint);
   } else *changed = PETSC_TRUE;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, changed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, changed, 1, BSRC_MPI_BOOL, MPI_LOR, PetscObjectComm((PetscObject)C)));
   PetscFunctionReturn(0);
 }
 
@@ -650,7 +650,7 @@ static PetscErrorCode MatProductSetFromOptions_MPIBSRCustom_Galerkin(Mat C)
   }
   /* A's columns are laid out as P's rows (and, for P^T A P, as A's rows) on this rank */
   layouts = (PetscBool)(A->cmap->rstart == B->rmap->rstart && A->cmap->n == B->rmap->n && (product->type != MATPRODUCT_PtAP || (A->rmap->rstart == A->cmap->rstart && A->rmap->n == A->cmap->n)));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &layouts, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &layouts, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (!a_ours) why = "A is not mpibsrcustom";
   else if (!local_ours) why = "A's local block is not seqbsrcustom";
   else if (!b_ours && !b_aij) why = "the second operand is neither mpibsrcustom nor mpiaij";

@@ -125,7 +125,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSubsetAXPY_Private(Mat Y, PetscScalar a,
   if (str != SUBSET_NONZERO_PATTERN) PetscFunctionReturn(0);
   PetscCall(FindParts(Y, X, &blocks, &nparts, parts));
   ok = (PetscBool)(nparts > 0);
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, BSRC_MPI_BOOL, MPI_LAND, comm));
   if (!ok) PetscFunctionReturn(0);
   unit = blocks ? Y->rmap->bs * Y->rmap->bs : 1;
   for (PetscInt p = 0; p < nparts; p++) {
@@ -136,7 +136,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomSubsetAXPY_Private(Mat Y, PetscScalar a,
     PetscCall(PetscMalloc1(xi[m] + 1, &place[p]));
     PetscCall(Places(&parts[p], blocks, place[p], &nnz[p], &ok));
   }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, BSRC_MPI_BOOL, MPI_LAND, comm));
   if (ok) {
     for (PetscInt p = 0; p < nparts; p++) {
       PetscCall(AddPart(&parts[p], blocks, a, place[p], nnz[p], unit));
