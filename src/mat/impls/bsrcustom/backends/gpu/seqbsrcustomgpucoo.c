@@ -80,7 +80,7 @@ static PetscErrorCode GPUCOOPlanGet(Mat A, const MatBSRCustomCOOScatter *sc, Pet
 {
   PetscContainer container;
   GPUCOOPlan    *p = NULL;
-  bsrk_idx      *jmap, *perm;
+  bsrk_idx      *jmap = NULL, *perm = NULL;
   bsrc_cuda_coo *made = NULL;
 
   PetscFunctionBegin;
