@@ -124,6 +124,44 @@ static PetscErrorCode GraphPiecesGet(Mat A, PetscBool mpi, GraphBlocks *loc, Gra
   PetscFunctionReturn(0);
 }
 
+/* the one-rank graph's arrays, handed to its MATSEQAIJ whole and freed with it */
+typedef struct {
+  PetscInt    *i, *j;
+  PetscScalar *a;
+} GraphArrays;
+
+static PetscErrorCode GraphArraysDestroy(void *arg)
+{
+  GraphArrays *g = (GraphArrays *)BSRC_CTX_OF(arg);
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(g->i));
+  PetscCall(PetscFree2(g->j, g->a));
+  PetscCall(PetscFree(g));
+  PetscFunctionReturn(0);
+}
+
+/* A MATSEQAIJ on the arrays themselves: a CSR preallocation would insert them entry by entry with
+   MatSetValues, which costs more than collapsing the blocks */
+static PetscErrorCode GraphOnArrays(MPI_Comm comm, PetscInt m, PetscInt *gi, PetscInt *gj, PetscScalar *gv, Mat *G)
+{
+  GraphArrays   *arr;
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, gi, gj, gv, G));
+  PetscCall(PetscNew(&arr));
+  arr->i = gi;
+  arr->j = gj;
+  arr->a = gv;
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, arr));
+  PetscCall(BSRCContainerSetDestroy(container, GraphArraysDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)*G, "MatBSRCustomGraphArrays", (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container)); /* G holds it */
+  PetscFunctionReturn(0);
+}
+
 /* G: A's blocks collapsed, one entry per stored block (zero blocks included, as AIJ keeps them) */
 static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *s, Mat *G)
 {
@@ -147,12 +185,15 @@ static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *
   PetscCall(GraphBlocksRestore(&loc));
   PetscCall(GraphBlocksRestore(&gh));
 
+  if (!mpi) {
+    PetscCall(GraphOnArrays(PetscObjectComm((PetscObject)A), m, gi, gj, gv, G));
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), G));
   PetscCall(MatSetSizes(*G, m, m, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetBlockSizes(*G, 1, 1));
-  PetscCall(MatSetType(*G, mpi ? MATMPIAIJ : MATSEQAIJ));
-  if (mpi) PetscCall(MatMPIAIJSetPreallocationCSR(*G, gi, gj, gv));
-  else PetscCall(MatSeqAIJSetPreallocationCSR(*G, gi, gj, gv));
+  PetscCall(MatSetType(*G, MATMPIAIJ));
+  PetscCall(MatMPIAIJSetPreallocationCSR(*G, gi, gj, gv));
   PetscCall(PetscFree(gi));
   PetscCall(PetscFree2(gj, gv));
   PetscFunctionReturn(0);

@@ -79,7 +79,7 @@ static PetscErrorCode GPUCOOPlanArrays(const MatBSRCustomCOOScatter *sc, PetscIn
 static PetscErrorCode GPUCOOPlanGet(Mat A, const MatBSRCustomCOOScatter *sc, PetscInt part, void *gpu, PetscInt device, bsrc_cuda_coo **plan)
 {
   PetscContainer container;
-  GPUCOOPlan    *p = NULL;
+  GPUCOOPlan    *p    = NULL;
   bsrk_idx      *jmap = NULL, *perm = NULL;
   bsrc_cuda_coo *made = NULL;
 
