@@ -78,33 +78,6 @@ static inline PetscScalar BlockStrengthOf(const BlockStrength *s, const PetscSca
   return (PetscScalar)sum;
 }
 
-/* G's rows in CSR with global columns in increasing order: a row's ghost columns below this rank's
-   columns, its local columns (cstart + local block column), then the ghost columns above (ghost_cols
-   increase, as MPIBAIJ keeps them). gi is set; gj and gv are filled, one block row per iteration. */
-static void CollapseBlockRows(const GraphBlocks *loc, const GraphBlocks *gh, const PetscInt ghost_cols[], PetscInt cstart, const BlockStrength *s, PetscInt nthreads, const PetscInt gi[], PetscInt gj[], PetscScalar gv[])
-{
-  const PetscInt m = loc->nbrows, bs2 = s->bs * s->bs;
-
-#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 512) if (nthreads > 1 && m > 4096)
-  for (PetscInt i = 0; i < m; i++) {
-    PetscInt o = gi[i], g = gh ? gh->ia[i] : 0;
-    PetscInt gend = gh ? gh->ia[i + 1] : 0;
-
-    for (; g < gend && ghost_cols[gh->ja[g]] < cstart; g++, o++) {
-      gj[o] = ghost_cols[gh->ja[g]];
-      gv[o] = BlockStrengthOf(s, gh->aa + (size_t)g * bs2);
-    }
-    for (PetscInt k = loc->ia[i]; k < loc->ia[i + 1]; k++, o++) {
-      gj[o] = cstart + loc->ja[k];
-      gv[o] = BlockStrengthOf(s, loc->aa + (size_t)k * bs2);
-    }
-    for (; g < gend; g++, o++) {
-      gj[o] = ghost_cols[gh->ja[g]];
-      gv[o] = BlockStrengthOf(s, gh->aa + (size_t)g * bs2);
-    }
-  }
-}
-
 /* A's pieces: itself (seq), or its local and ghost blocks (mpi; gh->M NULL where there is no ghost) */
 static PetscErrorCode GraphPiecesGet(Mat A, PetscBool mpi, GraphBlocks *loc, GraphBlocks *gh, const PetscInt **ghost_cols)
 {
@@ -124,10 +97,12 @@ static PetscErrorCode GraphPiecesGet(Mat A, PetscBool mpi, GraphBlocks *loc, Gra
   PetscFunctionReturn(0);
 }
 
-/* the one-rank graph's arrays, handed to its MATSEQAIJ whole and freed with it */
+/* The graph's arrays, handed to its matrix whole and freed with it: its rows (one rank), or its
+   diagonal and off-diagonal parts (several: MatCreateMPIAIJWithSplitArrays). A CSR preallocation
+   would insert them entry by entry with MatSetValues, which costs more than collapsing the blocks. */
 typedef struct {
-  PetscInt    *i, *j;
-  PetscScalar *a;
+  PetscInt    *i[2], *j[2];
+  PetscScalar *a[2];
 } GraphArrays;
 
 static PetscErrorCode GraphArraysDestroy(void *arg)
@@ -135,30 +110,78 @@ static PetscErrorCode GraphArraysDestroy(void *arg)
   GraphArrays *g = (GraphArrays *)BSRC_CTX_OF(arg);
 
   PetscFunctionBegin;
-  PetscCall(PetscFree(g->i));
-  PetscCall(PetscFree2(g->j, g->a));
+  for (int p = 0; p < 2; p++) {
+    PetscCall(PetscFree(g->i[p]));
+    PetscCall(PetscFree2(g->j[p], g->a[p]));
+  }
   PetscCall(PetscFree(g));
   PetscFunctionReturn(0);
 }
 
-/* A MATSEQAIJ on the arrays themselves: a CSR preallocation would insert them entry by entry with
-   MatSetValues, which costs more than collapsing the blocks */
-static PetscErrorCode GraphOnArrays(MPI_Comm comm, PetscInt m, PetscInt *gi, PetscInt *gj, PetscScalar *gv, Mat *G)
+static PetscErrorCode GraphArraysAttach(Mat G, GraphArrays *arr)
 {
-  GraphArrays   *arr;
   PetscContainer container;
 
   PetscFunctionBegin;
-  PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, gi, gj, gv, G));
-  PetscCall(PetscNew(&arr));
-  arr->i = gi;
-  arr->j = gj;
-  arr->a = gv;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, arr));
   PetscCall(BSRCContainerSetDestroy(container, GraphArraysDestroy));
-  PetscCall(PetscObjectCompose((PetscObject)*G, "MatBSRCustomGraphArrays", (PetscObject)container));
+  PetscCall(PetscObjectCompose((PetscObject)G, "MatBSRCustomGraphArrays", (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container)); /* G holds it */
+  PetscFunctionReturn(0);
+}
+
+/* An MPI graph's diagonal part (local block columns) and off-diagonal part (global block columns of
+   the ghosts), each row's entries in the blocks' order */
+static PetscErrorCode SplitGraph(MPI_Comm comm, const GraphBlocks *loc, const GraphBlocks *gh, const PetscInt ghost_cols[], const BlockStrength *s, PetscInt nthreads, Mat *G)
+{
+  const PetscInt m = loc->nbrows, bs2 = s->bs * s->bs, nd = loc->ia[m], no = gh->M ? gh->ia[m] : 0;
+  GraphArrays   *arr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&arr));
+  PetscCall(PetscMalloc1(m + 1, &arr->i[0]));
+  PetscCall(PetscMalloc1(m + 1, &arr->i[1]));
+  PetscCall(PetscMalloc2(PetscMax(nd, 1), &arr->j[0], PetscMax(nd, 1), &arr->a[0]));
+  PetscCall(PetscMalloc2(PetscMax(no, 1), &arr->j[1], PetscMax(no, 1), &arr->a[1]));
+  for (PetscInt i = 0; i <= m; i++) {
+    arr->i[0][i] = loc->ia[i];
+    arr->i[1][i] = gh->M ? gh->ia[i] : 0;
+  }
+#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 512) if (nthreads > 1 && m > 4096)
+  for (PetscInt i = 0; i < m; i++) {
+    for (PetscInt k = loc->ia[i]; k < loc->ia[i + 1]; k++) {
+      arr->j[0][k] = loc->ja[k];
+      arr->a[0][k] = BlockStrengthOf(s, loc->aa + (size_t)k * bs2);
+    }
+    for (PetscInt g = arr->i[1][i]; g < arr->i[1][i + 1]; g++) {
+      arr->j[1][g] = ghost_cols[gh->ja[g]];
+      arr->a[1][g] = BlockStrengthOf(s, gh->aa + (size_t)g * bs2);
+    }
+  }
+  PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, m, PETSC_DETERMINE, PETSC_DETERMINE, arr->i[0], arr->j[0], arr->a[0], arr->i[1], arr->j[1], arr->a[1], G));
+  PetscCall(GraphArraysAttach(*G, arr));
+  PetscFunctionReturn(0);
+}
+
+/* A one-rank graph: the blocks' structure, one entry a block */
+static PetscErrorCode RowsGraph(MPI_Comm comm, const GraphBlocks *loc, const BlockStrength *s, PetscInt nthreads, Mat *G)
+{
+  const PetscInt m = loc->nbrows, bs2 = s->bs * s->bs, nnz = loc->ia[m];
+  GraphArrays   *arr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&arr));
+  PetscCall(PetscMalloc1(m + 1, &arr->i[0]));
+  PetscCall(PetscMalloc2(PetscMax(nnz, 1), &arr->j[0], PetscMax(nnz, 1), &arr->a[0]));
+  PetscCall(PetscArraycpy(arr->i[0], loc->ia, m + 1));
+#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1 && nnz > 65536)
+  for (PetscInt k = 0; k < nnz; k++) {
+    arr->j[0][k] = loc->ja[k];
+    arr->a[0][k] = BlockStrengthOf(s, loc->aa + (size_t)k * bs2);
+  }
+  PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, arr->i[0], arr->j[0], arr->a[0], G));
+  PetscCall(GraphArraysAttach(*G, arr));
   PetscFunctionReturn(0);
 }
 
@@ -167,35 +190,16 @@ static PetscErrorCode CollapsedGraph(Mat A, PetscBool mpi, const BlockStrength *
 {
   GraphBlocks          loc, gh;
   const PetscInt      *ghost_cols;
-  PetscInt            *gi, *gj, m, nnz;
-  PetscScalar         *gv;
   MatBSRCustomSettings set;
 
   PetscFunctionBegin;
   PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
   PetscCall(GraphPiecesGet(A, mpi, &loc, &gh, &ghost_cols));
-  m = loc.nbrows;
-  PetscCheck(m * s->bs == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks hold %" PetscInt_FMT " block rows for %" PetscInt_FMT " rows", m, A->rmap->n);
-  PetscCall(PetscMalloc1(m + 1, &gi));
-  gi[0] = 0;
-  for (PetscInt i = 0; i < m; i++) gi[i + 1] = gi[i] + (loc.ia[i + 1] - loc.ia[i]) + (gh.M ? gh.ia[i + 1] - gh.ia[i] : 0);
-  nnz = gi[m];
-  PetscCall(PetscMalloc2(PetscMax(nnz, 1), &gj, PetscMax(nnz, 1), &gv));
-  CollapseBlockRows(&loc, gh.M ? &gh : NULL, ghost_cols, A->cmap->rstart / s->bs, s, set.nthreads, gi, gj, gv);
+  PetscCheck(loc.nbrows * s->bs == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The blocks hold %" PetscInt_FMT " block rows for %" PetscInt_FMT " rows", loc.nbrows, A->rmap->n);
+  if (mpi) PetscCall(SplitGraph(PetscObjectComm((PetscObject)A), &loc, &gh, ghost_cols, s, set.nthreads, G));
+  else PetscCall(RowsGraph(PetscObjectComm((PetscObject)A), &loc, s, set.nthreads, G));
   PetscCall(GraphBlocksRestore(&loc));
   PetscCall(GraphBlocksRestore(&gh));
-
-  if (!mpi) {
-    PetscCall(GraphOnArrays(PetscObjectComm((PetscObject)A), m, gi, gj, gv, G));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), G));
-  PetscCall(MatSetSizes(*G, m, m, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetBlockSizes(*G, 1, 1));
-  PetscCall(MatSetType(*G, MATMPIAIJ));
-  PetscCall(MatMPIAIJSetPreallocationCSR(*G, gi, gj, gv));
-  PetscCall(PetscFree(gi));
-  PetscCall(PetscFree2(gj, gv));
   PetscFunctionReturn(0);
 }
 
