@@ -374,8 +374,13 @@ TEST(BlockProductSource, BlocksInTwoArraysGiveTheSameBitsAsOneArray)
       ASSERT_EQ(bsrk_block_product_numeric_from(plan, &An, &src, &Pv, threads, two.data()), BSRK_OK);
       EXPECT_EQ(std::memcmp(one.data(), two.data(), nvalues * sizeof(double)), 0) << (ptap ? "P^T A P" : "A P") << " threads " << threads;
     }
+    std::vector<double> gathered(A.values.size(), -7.0);
+    ASSERT_EQ(bsrk_block_source_gather(&src, nb, bsize, gathered.data()), BSRK_OK);
+    EXPECT_EQ(gathered, A.values); // the blocks back in A's order
     const std::vector<double> before = two;
     from[nb / 2]                     = nfirst; // one past first's end
+    EXPECT_EQ(bsrk_block_source_gather(&src, nb, bsize, gathered.data()), BSRK_ERR_ARG);
+    EXPECT_EQ(gathered, A.values); // refused before anything is written
     EXPECT_EQ(bsrk_block_product_numeric_from(plan, &An, &src, &Pv, 2, two.data()), BSRK_ERR_ARG);
     from[nb / 2] = -1 - nsecond; // one past second's end
     EXPECT_EQ(bsrk_block_product_numeric_from(plan, &An, &src, &Pv, 2, two.data()), BSRK_ERR_ARG);

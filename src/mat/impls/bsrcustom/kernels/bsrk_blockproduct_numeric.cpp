@@ -80,12 +80,17 @@ struct TransposedRows {
   int64_t         r, m, n; /* P's cbs, P's rbs, D's cbs */
 };
 
+/* block k of bsize doubles as s names it */
+inline const double *source_block(const bsrk_block_source *s, int64_t k, int64_t bsize)
+{
+  const bsrk_idx f = s->from[k];
+  return f >= 0 ? s->first + (int64_t)f * bsize : s->second + (int64_t)(-1 - f) * bsize;
+}
+
 /* A's block k of bsize doubles */
 inline const double *a_block(const ProductRows &x, int64_t k, int64_t bsize)
 {
-  if (!x.Asource) return x.Avalues + k * bsize;
-  const bsrk_idx f = x.Asource->from[k];
-  return f >= 0 ? x.Asource->first + (int64_t)f * bsize : x.Asource->second + (int64_t)(-1 - f) * bsize;
+  return x.Asource ? source_block(x.Asource, k, bsize) : x.Avalues + k * bsize;
 }
 
 /* Zeroes C's row and points the markers of its columns at its blocks. */
@@ -251,6 +256,13 @@ extern "C" bsrk_status bsrk_block_product_numeric_from(bsrk_block_product *produ
   if (product->kind == BSRK_PRODUCT_AP) return product_values(A, A_blocks, P, C, C_values, nthreads, markers) ? BSRK_OK : BSRK_ERR_ARG;
   if (!product_values(A, A_blocks, P, product->ap, product->ap_values.get(), nthreads, markers)) return BSRK_ERR_ARG;
   return transposed_product_values(product, P, C_values, nthreads, markers) ? BSRK_OK : BSRK_ERR_ARG;
+}
+
+extern "C" bsrk_status bsrk_block_source_gather(const bsrk_block_source *A_blocks, int64_t nblocks, int64_t bsize, double *out)
+{
+  if (!A_blocks || nblocks < 0 || bsize < 1 || (nblocks > 0 && !out) || !valid_source(A_blocks, nblocks)) return BSRK_ERR_ARG;
+  for (int64_t k = 0; k < nblocks; ++k) std::copy_n(source_block(A_blocks, k, bsize), bsize, out + k * bsize);
+  return BSRK_OK;
 }
 
 extern "C" bsrk_status bsrk_block_product_numeric(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_rect_matrix *P, int nthreads, double *C_values)

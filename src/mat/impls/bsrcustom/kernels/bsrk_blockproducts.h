@@ -96,6 +96,11 @@ typedef struct {
    outside its array gives BSRK_ERR_ARG before anything is written. */
 bsrk_status bsrk_block_product_numeric_from(bsrk_block_product *product, const bsrk_rect_matrix *A, const bsrk_block_source *A_blocks, const bsrk_rect_matrix *P, int nthreads, double *C_values);
 
+/* A's nblocks blocks of bsize doubles, read through A_blocks, copied in A's order into out (for a
+   consumer that reads them from one array, as the GPU's numeric phase does); a source outside its
+   array gives BSRK_ERR_ARG before anything is written. */
+bsrk_status bsrk_block_source_gather(const bsrk_block_source *A_blocks, int64_t nblocks, int64_t bsize, double *out);
+
 /* Bytes the plan holds (for P^T A P mostly A P's values: its blocks times b x c doubles), for the
    caller's memory accounting. */
 size_t bsrk_block_product_bytes(const bsrk_block_product *product);

@@ -188,6 +188,7 @@ static PetscErrorCode GatherStructure(MatMPIBSRCustomGatheredRows *G, Mat P, con
   *aj_out = aj;
   PetscFunctionReturn(0);
 }
+
 PETSC_INTERN PetscErrorCode MatMPIBSRCustomGatheredRowsCreate_Private(Mat P, PetscBool p_ours, PetscInt bs, PetscInt c, PetscInt nrows, const PetscInt rows[], MatMPIBSRCustomGatheredRows **out)
 {
   MatMPIBSRCustomGatheredRows *G;

@@ -67,18 +67,14 @@ static PetscErrorCode DeviceProductGet(Mat A, bsrk_block_product *plan, const bs
 
 /* A's blocks, which live in two arrays, gathered into one kept with the device copy, as the device
    product reads A (the buffer is the plan's, so only its first fill touches new memory) */
-static PetscErrorCode GatherHostBlocks(DeviceProduct *d, const bsrk_rect_matrix *RA, const bsrk_block_source *src, const double **values)
+static PetscErrorCode GatherHostBlocks(Mat A, DeviceProduct *d, const bsrk_rect_matrix *RA, const bsrk_block_source *src, const double **values)
 {
   const size_t bsize = (size_t)RA->rbs * RA->cbs, nblocks = (size_t)RA->rowptr[RA->nbrows];
 
   PetscFunctionBegin;
   if (!d->a_host) d->a_host = (PetscScalar *)malloc(nblocks * bsize * sizeof(PetscScalar) + 1);
   PetscCheck(d->a_host, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of host memory for A's blocks of the block product");
-  for (size_t k = 0; k < nblocks; k++) {
-    const bsrk_idx f    = src->from[k];
-    const double  *from = f >= 0 ? src->first + (size_t)f * bsize : src->second + (size_t)(-1 - f) * bsize;
-    PetscCall(PetscArraycpy(d->a_host + k * bsize, from, bsize));
-  }
+  PetscCall(MatSeqBSRCustomKernelCheck_Private(A, bsrk_block_source_gather(src, (int64_t)nblocks, (int64_t)bsize, d->a_host), "gathering A's blocks for the GPU's block product"));
   *values = d->a_host;
   PetscFunctionReturn(0);
 }
@@ -109,7 +105,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomGPUBlockProductNumeric_Private(Mat A,
   if (own) PetscCall(MatSeqBSRCustomGPUOwnCopy_Private(A, M, &gpu, &device));
   else PetscCall(MatBSRCustomCUDADevice_Private(b->set.cuda_device, &device, how, sizeof(how)));
   PetscCall(DeviceProductGet(A, plan, RA, RP, device, own, &d));
-  if (A_blocks) PetscCall(GatherHostBlocks(d, RA, A_blocks, &a_values));
+  if (A_blocks) PetscCall(GatherHostBlocks(A, d, RA, A_blocks, &a_values));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(MatBSRCustomCUDAStatusCheck_Private(bsrc_cuda_block_product_numeric(d->dev, (const bsrc_cuda_matrix *)gpu, own ? NULL : a_values, RP->values, C_values), bsrc_cuda_block_product_last_error(d->dev), "the numeric phase of the block product on the GPU"));
   PetscCall(PetscLogGpuTimeEnd());
