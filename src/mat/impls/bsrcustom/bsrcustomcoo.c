@@ -159,11 +159,94 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFree_Private(MatBSRCustomCOOPart 
   PetscFunctionReturn(0);
 }
 
-PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nthreads, MatBSRCustomCOOScatter *sc)
+/* Marks each value's first pair (~d) and lists the nv values no pair reaches. A value belongs to one
+   thread and a thread's pairs are in the order given, so the first in the array is the first added. */
+static PetscErrorCode MatBSRCustomCOOScatterMarkFirst(MatBSRCustomCOOScatter *sc, PetscInt nv)
+{
+  const PetscInt npairs = sc->off[sc->nthreads];
+  char          *seen;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nv, &seen));
+  for (PetscInt j = 0; j < npairs; j++) {
+    const PetscInt d = sc->dst[j];
+    if (!seen[d]) {
+      seen[d]    = 1;
+      sc->dst[j] = ~d;
+    }
+  }
+  sc->nzero = 0;
+  for (PetscInt d = 0; d < nv; d++) sc->nzero += !seen[d];
+  PetscCall(PetscMalloc1(sc->nzero, &sc->zero));
+  for (PetscInt d = 0, k = 0; d < nv; d++)
+    if (!seen[d]) sc->zero[k++] = d;
+  PetscCall(PetscFree(seen));
+  PetscFunctionReturn(0);
+}
+
+/* The pairs' sources src (ascending in each thread) as runs of consecutive sources, cut at the threads'
+   bounds and where the received values (nfirst on) begin */
+static PetscErrorCode MatBSRCustomCOOScatterRuns(MatBSRCustomCOOScatter *sc, const PetscInt src[], PetscInt nfirst)
+{
+  PetscInt nruns = 0;
+
+  PetscFunctionBegin;
+  for (int pass = 0; pass < 2; pass++) {
+    PetscInt k = 0;
+    for (PetscInt t = 0; t < sc->nthreads; t++) {
+      if (pass) sc->roff[t] = k;
+      for (PetscInt j = sc->off[t]; j < sc->off[t + 1]; j++) {
+        if (j > sc->off[t] && src[j] == src[j - 1] + 1 && src[j] != nfirst) continue;
+        if (pass) {
+          sc->run[k]     = j;
+          sc->run_src[k] = src[j];
+        }
+        k++;
+      }
+    }
+    if (!pass) {
+      nruns = k;
+      PetscCall(PetscMalloc3(sc->nthreads + 1, &sc->roff, nruns + 1, &sc->run, nruns, &sc->run_src));
+    }
+  }
+  sc->roff[sc->nthreads] = nruns;
+  sc->run[nruns]         = sc->off[sc->nthreads];
+  PetscFunctionReturn(0);
+}
+
+/* dstof[e]: source e's destination value (-1: none); the threads' value ranges: equal shares of the
+   coordinates, cut between values */
+static PetscErrorCode MatBSRCustomCOOScatterShares(const MatBSRCustomCOOPart part[2], PetscInt nsrc, MatBSRCustomCOOScatter *sc, PetscInt **dstof_out)
+{
+  const PetscCount nv   = part[0].nvals + part[1].nvals;
+  const PetscInt   ncoo = part[0].jmap[part[0].nvals] + part[1].jmap[part[1].nvals];
+  PetscInt        *dstof;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nsrc, &dstof));
+  for (PetscInt e = 0; e < nsrc; e++) dstof[e] = -1;
+  for (int p = 0; p < 2; p++) {
+    const PetscInt base = p ? sc->nvals[0] : 0;
+    for (PetscCount q = 0; q < part[p].nvals; q++)
+      for (PetscInt k = part[p].jmap[q]; k < part[p].jmap[q + 1]; k++) dstof[part[p].perm[k]] = base + (PetscInt)q;
+  }
+  PetscCall(PetscMalloc2(sc->nthreads + 1, &sc->vbound, sc->nthreads + 1, &sc->off));
+  sc->vbound[0] = 0;
+  for (PetscInt t = 1, q = 0; t < sc->nthreads; t++) {
+    const PetscInt64 want = ((PetscInt64)ncoo * t) / sc->nthreads;
+    while (q < nv && (q < part[0].nvals ? part[0].jmap[q] : part[0].jmap[part[0].nvals] + part[1].jmap[q - part[0].nvals]) < want) q++;
+    sc->vbound[t] = q;
+  }
+  sc->vbound[sc->nthreads] = (PetscInt)nv;
+  *dstof_out               = dstof;
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nfirst, PetscInt nthreads, MatBSRCustomCOOScatter *sc)
 {
   const PetscCount  nv   = part[0].nvals + part[1].nvals;
   const PetscInt    ncoo = part[0].jmap[part[0].nvals] + part[1].jmap[part[1].nvals];
-  PetscInt         *dstof, *fill;
+  PetscInt         *dstof, *fill, *src;
   static PetscInt64 made = 0; /* scatters made in this process: their ids */
 
   PetscFunctionBegin;
@@ -173,23 +256,7 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCust
   sc->nthreads = PetscMax(1, nthreads);
   sc->nvals[0] = (PetscInt)part[0].nvals;
   sc->nvals[1] = (PetscInt)part[1].nvals;
-  /* each source's destination (-1: none) */
-  PetscCall(PetscMalloc1(nsrc, &dstof));
-  for (PetscInt e = 0; e < nsrc; e++) dstof[e] = -1;
-  for (int p = 0; p < 2; p++) {
-    const PetscInt base = p ? sc->nvals[0] : 0;
-    for (PetscCount q = 0; q < part[p].nvals; q++)
-      for (PetscInt k = part[p].jmap[q]; k < part[p].jmap[q + 1]; k++) dstof[part[p].perm[k]] = base + (PetscInt)q;
-  }
-  /* the threads' value ranges: equal shares of the coordinates, cut between values */
-  PetscCall(PetscMalloc2(sc->nthreads + 1, &sc->vbound, sc->nthreads + 1, &sc->off));
-  sc->vbound[0] = 0;
-  for (PetscInt t = 1, q = 0; t < sc->nthreads; t++) {
-    const PetscInt64 want = ((PetscInt64)ncoo * t) / sc->nthreads;
-    while (q < nv && (q < part[0].nvals ? part[0].jmap[q] : part[0].jmap[part[0].nvals] + part[1].jmap[q - part[0].nvals]) < want) q++;
-    sc->vbound[t] = q;
-  }
-  sc->vbound[sc->nthreads] = (PetscInt)nv;
+  PetscCall(MatBSRCustomCOOScatterShares(part, nsrc, sc, &dstof));
   /* the pairs, by thread, in the order given */
   PetscCall(PetscCalloc1(sc->nthreads + 1, &fill));
   for (PetscInt e = 0; e < nsrc; e++) {
@@ -201,16 +268,20 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCust
   sc->off[0] = 0;
   for (PetscInt t = 0; t < sc->nthreads; t++) sc->off[t + 1] = sc->off[t] + fill[t + 1];
   for (PetscInt t = 0; t < sc->nthreads; t++) fill[t] = sc->off[t];
-  PetscCall(PetscMalloc2(ncoo, &sc->src, ncoo, &sc->dst));
+  PetscCall(PetscMalloc1(ncoo, &src));
+  PetscCall(PetscMalloc1(ncoo, &sc->dst));
   for (PetscInt e = 0; e < nsrc; e++) {
     PetscInt t = 0;
     if (dstof[e] < 0) continue;
     while (dstof[e] >= sc->vbound[t + 1]) t++;
-    sc->src[fill[t]]   = e;
+    src[fill[t]]       = e;
     sc->dst[fill[t]++] = dstof[e];
   }
   PetscCall(PetscFree(fill));
   PetscCall(PetscFree(dstof));
+  PetscCall(MatBSRCustomCOOScatterMarkFirst(sc, (PetscInt)nv));
+  PetscCall(MatBSRCustomCOOScatterRuns(sc, src, nfirst));
+  PetscCall(PetscFree(src));
   PetscFunctionReturn(0);
 }
 
@@ -218,7 +289,9 @@ PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterFree_Private(MatBSRCustomCOOSc
 {
   PetscFunctionBegin;
   PetscCall(PetscFree2(sc->vbound, sc->off));
-  PetscCall(PetscFree2(sc->src, sc->dst));
+  PetscCall(PetscFree(sc->dst));
+  PetscCall(PetscFree3(sc->roff, sc->run, sc->run_src));
+  PetscCall(PetscFree(sc->zero));
   PetscFunctionReturn(0);
 }
 

@@ -141,17 +141,33 @@ typedef struct {
    destination (thread t: values vbound[t] .. vbound[t + 1], about equal shares of the coordinates) and
    in the order given within a group, so that each thread reads the caller's values as a stream and adds
    them into values no other thread writes. Sources: positions in the caller's array (then, on several
-   ranks, in the received values). id: names this scatter among all made (a device copy of it follows). */
+   ranks, in the received values). A thread's sources ascend and mostly one by one (an element's
+   coordinates stay together), so they are kept as runs: run k is pairs run[k] .. run[k + 1] - 1, with
+   sources run_src[k], run_src[k] + 1, ...; no run crosses a thread or the end of the caller's array.
+   A pair that is the first to reach its value holds ~d instead of d (MatBSRCustomCOODst), so that
+   INSERT_VALUES starts the value there and no pass zeroes the values first; the values no pair reaches
+   are listed in zero. This leaves 4 bytes of index a coordinate for the pass to read. id: names this
+   scatter among all made (a device copy of it follows). */
 typedef struct _MatBSRCustomCOOScatter {
   PetscInt64 id;
   PetscInt   nthreads;
-  PetscInt  *off;    /* nthreads + 1: thread t's pairs */
-  PetscInt  *src;    /* the pairs' sources */
-  PetscInt  *dst;    /* the pairs' destinations, in the values of part 0 then part 1 */
+  PetscInt  *off;     /* nthreads + 1: thread t's pairs */
+  PetscInt  *dst;     /* the pairs' destinations, in the values of part 0 then part 1 (~d: d's first) */
+  PetscInt  *roff;    /* nthreads + 1: thread t's runs */
+  PetscInt  *run;     /* runs + 1 */
+  PetscInt  *run_src; /* runs */
+  PetscInt  *zero;    /* nzero values no coordinate gives */
+  PetscInt   nzero;
   PetscInt  *vbound; /* nthreads + 1 */
   PetscInt   nvals[2];
 } MatBSRCustomCOOScatter;
-PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nthreads, MatBSRCustomCOOScatter *sc);
+/* the destination value of a pair's dst entry */
+static inline PetscInt MatBSRCustomCOODst(PetscInt e)
+{
+  return e < 0 ? ~e : e;
+}
+/* nsrc sources, the first nfirst of them the caller's array */
+PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterBuild_Private(const MatBSRCustomCOOPart part[2], PetscInt nsrc, PetscInt nfirst, PetscInt nthreads, MatBSRCustomCOOScatter *sc);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOScatterFree_Private(MatBSRCustomCOOScatter *sc);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOBuild_Private(PetscCount n, const PetscInt rows[], const PetscInt cols[], PetscInt bs, PetscInt mb, PetscInt nkeys, PetscInt nsplit, MatBSRCustomCOOPart part[2]);
 PETSC_INTERN PetscErrorCode MatBSRCustomCOOPartFreeStructure_Private(MatBSRCustomCOOPart *part);

@@ -175,7 +175,7 @@ static PetscErrorCode MatMPIBSRCustomCOOAttach(Mat A, MatBSRCustomCOOPart part[2
   /* the threads of the local block's products (the matrix's -mat_bsrcustom_threads) */
   if (ours) nthreads = ((Mat_SeqBSRCustom *)Ad->spptr)->set.nthreads;
   else PetscCall(MatBSRCustomDefaultThreads_Private(&nthreads, NULL, 0));
-  PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), nthreads, &coo->sc));
+  PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)(n + nrecv), (PetscInt)n, nthreads, &coo->sc));
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[1]));
   coo->ncoo  = n;
@@ -272,6 +272,22 @@ static PetscErrorCode MatSetPreallocationCOO_MPIBSRCustom(Mat A, PetscCount n, P
   PetscFunctionReturn(0);
 }
 
+/* the coordinates' values sent to their owners, in flight while a rank adds its own */
+typedef struct {
+  PetscSF            sf;
+  const PetscScalar *sent;
+  PetscScalar       *recv;
+} MatMPIBSRCustomCOOInFlight;
+
+static PetscErrorCode MatMPIBSRCustomCOOReceiveEnd(void *ctx)
+{
+  MatMPIBSRCustomCOOInFlight *f = (MatMPIBSRCustomCOOInFlight *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSFReduceEnd(f->sf, MPIU_SCALAR, f->sent, f->recv, MPI_REPLACE));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[], InsertMode mode)
 {
   MPI_Comm            comm = PetscObjectComm((PetscObject)A);
@@ -300,15 +316,16 @@ static PetscErrorCode MatSetValuesCOO_MPIBSRCustom(Mat A, const PetscScalar v[],
   PetscCall(MatBSRCustomCOOValuesOnDevice_Private(v, &on_device));
   PetscCall(MatBSRCustomCOOValuesForSF_Private(v, on_device, coo->ncoo, &sent, &host));
   PetscCall(PetscSFReduceBegin(coo->sf, MPIU_SCALAR, sent, coo->recv, MPI_REPLACE));
-  PetscCall(PetscSFReduceEnd(coo->sf, MPIU_SCALAR, sent, coo->recv, MPI_REPLACE));
   PetscCall(MatBSRCustomGetLocalAndGhost(A, &Ad, &Ao, NULL, NULL, NULL, NULL));
   /* A's copies follow its state; the blocks are told first, so that the states their device copies
      keep (device values) are those after the values pass */
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscCall(MatMPIBSRCustomBlocksFollowState_Private(A, Ad, Ao));
-  {
-    Mat B[2] = {Ad, Ao};
-    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, coo->nrecv, coo->nrecv ? coo->recv : NULL, mode));
+  { /* the rank's own values are added while the others' arrive */
+    Mat                        B[2]    = {Ad, Ao};
+    MatMPIBSRCustomCOOInFlight flight  = {coo->sf, sent, coo->recv};
+    MatBSRCustomCOOReceipt     receipt = {MatMPIBSRCustomCOOReceiveEnd, &flight};
+    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, coo->nrecv, coo->nrecv ? coo->recv : NULL, &receipt, mode));
   }
   ((Mat_MPIBSRCustom *)A->spptr)->coo_device_fresh = on_device;
   PetscCall(PetscFree(host));

@@ -4,9 +4,10 @@
    - the preallocation makes the blocks the coordinates touch (bsrcustomcoo.c's block map), preallocates
      SeqBAIJ with exactly those (zeros, assembled) and keeps, for every coordinate, the stored value it
      lands on, grouped by the OpenMP thread that owns that value (the matrix's threads at preallocation);
-   - MatSetValuesCOO is then one parallel pass: each thread zeroes its values (INSERT_VALUES: a value no
-     coordinate gives becomes 0, as it is not in AIJ's pattern) and adds its coordinates' values into
-     them in the order given, reading the caller's array as a stream (an element list's values are
+   - MatSetValuesCOO is then one parallel pass: each thread adds its coordinates' values into its own
+     values in the order given (INSERT_VALUES: a value's first coordinate starts it from zero, and a
+     value no coordinate gives becomes 0, as it is not in AIJ's pattern), reading the caller's array as
+     a stream (an element list's values are
      scattered into few blocks at a time, which stay in cache; gathering each stored value's
      coordinates instead, as AIJ's COO does, jumps through the caller's array). No MatSetValues, no
      assembly of ours; the state increase after it moves every copy that follows the values
@@ -58,56 +59,80 @@ static PetscErrorCode MatSeqBSRCustomCOODeviceBlock(Mat B, PetscBool *device)
   PetscFunctionReturn(0);
 }
 
-/* The host pass of MatSeqBSRCustomCOOSetValues_Private (a[k]: block k's values, v or r may be NULL) */
-static void MatSeqBSRCustomCOOHostPass(const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], const PetscScalar r[], PetscBool insert, PetscScalar *a[2])
+/* One run of pairs: n destinations dst and their sources x (NULL: zeros). A value below n0 is a0's,
+   the others a1's (a1 NULL: every value is a0's). INSERT_VALUES: a value's first pair (~d) starts it from 0, as MATAIJ's sum does. */
+static inline void MatSeqBSRCustomCOORun(PetscInt n, const PetscInt dst[], const PetscScalar x[], PetscBool insert, PetscInt n0, PetscScalar *a0, PetscScalar *a1)
 {
-  const PetscInt *src = sc->src, *dst = sc->dst, *off = sc->off, *vbound = sc->vbound, n0 = sc->nvals[0];
-  const PetscInt  nthreads = sc->nthreads;
-
-  /* thread t: its values zeroed, then its pairs in the order given (the caller's array read as a
-     stream): first those from v, then (several ranks) those from r, the sources being ascending */
-#pragma omp parallel for num_threads((int)nthreads) schedule(static, 1)
-  for (PetscInt t = 0; t < nthreads; t++) {
-    PetscInt lo = off[t], hi = off[t + 1], mid;
-    if (insert) {
-      for (PetscInt d = vbound[t]; d < PetscMin(vbound[t + 1], n0); d++) a[0][d] = 0.0;
-      for (PetscInt d = PetscMax(vbound[t], n0); d < vbound[t + 1]; d++) a[1][d - n0] = 0.0;
+  if (!x) {
+    for (PetscInt i = 0; i < n && insert; i++) {
+      const PetscInt e = dst[i], d = MatBSRCustomCOODst(e);
+      if (e < 0) *(d < n0 ? a0 + d : a1 + (d - n0)) = 0.0;
     }
-    while (lo < hi) { /* the first pair whose source is in r */
-      mid = lo + (hi - lo) / 2;
-      if (src[mid] < nv) lo = mid + 1;
-      else hi = mid;
+  } else if (insert && !a1) {
+    for (PetscInt i = 0; i < n; i++) {
+      const PetscInt e = dst[i], d = MatBSRCustomCOODst(e);
+      a0[d] = (e < 0 ? 0.0 : a0[d]) + x[i];
     }
-    mid = lo;
-    if (vbound[t + 1] <= n0) { /* only part 0's values */
-      PetscScalar *a0 = a[0];
-      if (v)
-        for (PetscInt j = off[t]; j < mid; j++) a0[dst[j]] += v[src[j]];
-      for (PetscInt j = mid; j < off[t + 1]; j++) a0[dst[j]] += r[src[j] - nv];
-    } else {
-      if (v)
-        for (PetscInt j = off[t]; j < mid; j++) {
-          const PetscInt d = dst[j];
-          if (d < n0) a[0][d] += v[src[j]];
-          else a[1][d - n0] += v[src[j]];
-        }
-      for (PetscInt j = mid; j < off[t + 1]; j++) {
-        const PetscInt d = dst[j];
-        if (d < n0) a[0][d] += r[src[j] - nv];
-        else a[1][d - n0] += r[src[j] - nv];
-      }
+  } else if (insert) {
+    for (PetscInt i = 0; i < n; i++) {
+      const PetscInt e = dst[i], d = MatBSRCustomCOODst(e);
+      PetscScalar   *p = d < n0 ? a0 + d : a1 + (d - n0);
+      *p               = (e < 0 ? 0.0 : *p) + x[i];
+    }
+  } else if (!a1) {
+    for (PetscInt i = 0; i < n; i++) a0[MatBSRCustomCOODst(dst[i])] += x[i];
+  } else {
+    for (PetscInt i = 0; i < n; i++) {
+      const PetscInt d = MatBSRCustomCOODst(dst[i]);
+      *(d < n0 ? a0 + d : a1 + (d - n0)) += x[i];
     }
   }
+}
+
+/* The host pass of MatSeqBSRCustomCOOSetValues_Private (a[k]: block k's values, v or r may be NULL):
+   thread t adds its pairs, run by run, into its own values, reading the caller's array as a stream.
+   Part 0: the runs from v (and the values no coordinate gives); part 1: those from r, which come after
+   them in each thread, so that r may arrive in between. */
+static void MatSeqBSRCustomCOOHostPass(const MatBSRCustomCOOScatter *sc, PetscInt part, PetscInt nv, const PetscScalar v[], const PetscScalar r[], PetscBool insert, PetscScalar *a[2])
+{
+  const PetscInt *dst = sc->dst, *run = sc->run, *run_src = sc->run_src, *roff = sc->roff, n0 = sc->nvals[0];
+  const PetscInt  nthreads = sc->nthreads;
+
+  for (PetscInt k = 0; k < sc->nzero && insert && part == 0; k++) {
+    const PetscInt d                       = sc->zero[k];
+    *(d < n0 ? a[0] + d : a[1] + (d - n0)) = 0.0;
+  }
+#pragma omp parallel for num_threads((int)nthreads) schedule(static, 1)
+  for (PetscInt t = 0; t < nthreads; t++) {
+    PetscInt lo = roff[t], hi = roff[t + 1], mid;
+    while (lo < hi) { /* the thread's first run from r */
+      mid = lo + (hi - lo) / 2;
+      if (run_src[mid] < nv) lo = mid + 1;
+      else hi = mid;
+    }
+    for (PetscInt k = part ? lo : roff[t]; k < (part ? roff[t + 1] : lo); k++) {
+      const PetscInt     s = run_src[k];
+      const PetscScalar *x = s < nv ? (v ? v + s : NULL) : (r ? r + (s - nv) : NULL);
+      MatSeqBSRCustomCOORun(run[k + 1] - run[k], dst + run[k], x, insert, n0, a[0], sc->vbound[t + 1] <= n0 ? NULL : a[1]);
+    }
+  }
+}
+
+static PetscErrorCode MatBSRCustomCOOReceiptEnd(const MatBSRCustomCOOReceipt *receipt)
+{
+  PetscFunctionBegin;
+  if (receipt && receipt->end) PetscCall((*receipt->end)(receipt->ctx));
+  PetscFunctionReturn(0);
 }
 
 /* The stored values of B[0] and B[1] (a seqbsrcustom, or the SeqBAIJ blocks of an MPI matrix; B[1]
    NULL on one rank) from the coordinates' values: each value (ADD_VALUES: its value +) the sum of
    the values of the coordinates that land there, src[q] being v[q] for q < nv and r[q - nv] after
-   (the nr values an MPI rank received, host memory); v NULL: zeros. Each thread of sc zeroes
-   (INSERT_VALUES) and adds into its own values only. v in device memory: summed on the device where
-   every block with values is on a GPU backend (its host values a copy), else copied to the host
-   first. Then the blocks' object states increase. */
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], InsertMode mode)
+   (the nr values an MPI rank received, host memory, complete once receipt's end has run: the host pass
+   adds v's first; receipt NULL: r is complete); v NULL: zeros. Each thread of sc writes its own values
+   only. v in device memory: summed on the device where every block with values is on a GPU backend
+   (its host values a copy), else copied to the host first. Then the blocks' object states increase. */
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], const MatBSRCustomCOOReceipt *receipt, InsertMode mode)
 {
   const PetscBool insert = (PetscBool)(mode == INSERT_VALUES);
   PetscScalar    *a[2]   = {NULL, NULL};
@@ -126,7 +151,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const 
       PetscScalar *h;
       PetscCall(PetscInfo(B[0], "MatSetValuesCOO(): values in device memory, the matrix's on the host (the cpu backend or bound to the CPU): copied to the host first\n"));
       PetscCall(MatBSRCustomCOOHostCopy_Private(v, nv, &h));
-      PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, sc, nv, h, nr, r, mode));
+      PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, sc, nv, h, nr, r, receipt, mode));
       PetscCall(PetscFree(h));
       PetscFunctionReturn(0);
     }
@@ -140,6 +165,7 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const 
     PetscCheck((PetscCount)ia[n] * bs * bs == sc->nvals[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The COO map holds %" PetscInt_FMT " values, the matrix %" PetscCount_FMT, sc->nvals[k], (PetscCount)ia[n] * bs * bs);
     PetscCall(MatSeqBSRCustomCOOArray(B[k], PETSC_TRUE, &a[k]));
   }
+  if (on_device || (!v && !r)) PetscCall(MatBSRCustomCOOReceiptEnd(receipt));
   if (on_device) {
     for (int k = 0; k < 2; k++)
       if (a[k] && sc->nvals[k] > 0) {
@@ -151,7 +177,9 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const 
     for (int k = 0; k < 2; k++)
       if (insert && a[k]) PetscCall(PetscArrayzero(a[k], sc->nvals[k]));
   } else {
-    MatSeqBSRCustomCOOHostPass(sc, nv, v, r, insert, a);
+    MatSeqBSRCustomCOOHostPass(sc, 0, nv, v, r, insert, a);
+    PetscCall(MatBSRCustomCOOReceiptEnd(receipt));
+    MatSeqBSRCustomCOOHostPass(sc, 1, nv, v, r, insert, a);
   }
   for (int k = 0; k < 2; k++) {
     if (!B[k]) continue;
@@ -186,7 +214,7 @@ static PetscErrorCode MatSetPreallocationCOO_SeqBSRCustom(Mat A, PetscCount n, P
   if (same) PetscCall(PetscArraycmp(ja, part[0].ja, ia[mb], &same));
   PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqBAIJ did not keep the blocks of the COO preallocation");
   PetscCall(PetscNew(&coo));
-  PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)n, ((Mat_SeqBSRCustom *)A->spptr)->set.nthreads, &coo->sc));
+  PetscCall(MatBSRCustomCOOScatterBuild_Private(part, (PetscInt)n, (PetscInt)n, ((Mat_SeqBSRCustom *)A->spptr)->set.nthreads, &coo->sc));
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[0]));
   PetscCall(MatBSRCustomCOOPartFree_Private(&part[1])); /* empty: every column is local */
   coo->ncoo = n;
@@ -215,7 +243,7 @@ static PetscErrorCode MatSetValuesCOO_SeqBSRCustom(Mat A, const PetscScalar v[],
   PetscCheck(mode == INSERT_VALUES || mode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO() takes INSERT_VALUES or ADD_VALUES, not InsertMode %d", (int)mode);
   {
     Mat B[2] = {A, NULL};
-    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, 0, NULL, mode));
+    PetscCall(MatSeqBSRCustomCOOSetValues_Private(B, &coo->sc, (PetscInt)coo->ncoo, v, 0, NULL, NULL, mode));
   }
   PetscFunctionReturn(0);
 }

@@ -112,14 +112,17 @@ PETSC_INTERN PetscErrorCode MatSeqBSRCustomFollowStructure_Private(Mat A);
 /* AIJ-style preallocation (seqbsrcustomaijstyle.c): counts and CSR per scalar row */
 PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocation_SeqBSRCustom(Mat A, PetscInt nz, const PetscInt nnz[]);
 PETSC_INTERN PetscErrorCode MatSeqAIJSetPreallocationCSR_SeqBSRCustom(Mat A, const PetscInt i[], const PetscInt j[], const PetscScalar v[]);
-/* out = alpha*A*x + beta*in on A's backend; between: the calling thread's work between its tasks on
-   the cpu backend (mpibsrcustom: MPI progress of the halo exchange); may be NULL */
 /* COO assembly (seqbsrcustomcoo.c): MatSetPreallocationCOO / MatSetValuesCOO composed on A (install) or
    removed; the values of B[0] and B[1] (NULL on one rank; the MPI type's local and ghost blocks) from
    the coordinates' values through sc (sources q < nv: v[q], after: r[q - nv]), their states increased */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomComposeCOO_Private(Mat A, PetscBool install);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomDuplicateCOO_Private(Mat A, Mat M);
-PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], InsertMode mode);
+/* the values an MPI rank receives for MatSetValuesCOO while its own are added: end(ctx) completes them */
+typedef struct {
+  PetscErrorCode (*end)(void *ctx);
+  void *ctx;
+} MatBSRCustomCOOReceipt;
+PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], const MatBSRCustomCOOReceipt *receipt, InsertMode mode);
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 
 #endif

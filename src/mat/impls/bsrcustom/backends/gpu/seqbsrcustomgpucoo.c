@@ -55,19 +55,24 @@ static PetscErrorCode GPUCOOPlanDestroy(void *arg)
    keeps that order) */
 static PetscErrorCode GPUCOOPlanArrays(const MatBSRCustomCOOScatter *sc, PetscInt part, bsrk_idx **jmap, bsrk_idx **perm)
 {
-  const PetscInt lo = part ? sc->nvals[0] : 0, nv = sc->nvals[part], npairs = sc->off[sc->nthreads];
+  const PetscInt lo = part ? sc->nvals[0] : 0, nv = sc->nvals[part], nruns = sc->roff[sc->nthreads];
   bsrk_idx      *j, *p, *fill;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(nv + 1, &j));
-  for (PetscInt q = 0; q < npairs; q++)
-    if (sc->dst[q] >= lo && sc->dst[q] < lo + nv) j[sc->dst[q] - lo + 1]++;
+  for (PetscInt q = 0; q < sc->off[sc->nthreads]; q++) {
+    const PetscInt d = MatBSRCustomCOODst(sc->dst[q]);
+    if (d >= lo && d < lo + nv) j[d - lo + 1]++;
+  }
   for (PetscInt d = 0; d < nv; d++) j[d + 1] += j[d];
   PetscCall(PetscMalloc1(j[nv], &p));
   PetscCall(PetscMalloc1(nv, &fill));
   PetscCall(PetscArraycpy(fill, j, nv));
-  for (PetscInt q = 0; q < npairs; q++)
-    if (sc->dst[q] >= lo && sc->dst[q] < lo + nv) p[fill[sc->dst[q] - lo]++] = (bsrk_idx)sc->src[q];
+  for (PetscInt k = 0; k < nruns; k++) /* the pairs of run k: sources run_src[k] on */
+    for (PetscInt q = sc->run[k]; q < sc->run[k + 1]; q++) {
+      const PetscInt d = MatBSRCustomCOODst(sc->dst[q]);
+      if (d >= lo && d < lo + nv) p[fill[d - lo]++] = (bsrk_idx)(sc->run_src[k] + (q - sc->run[k]));
+    }
   PetscCall(PetscFree(fill));
   *jmap = j;
   *perm = p;
