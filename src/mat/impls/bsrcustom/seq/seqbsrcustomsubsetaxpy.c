@@ -12,13 +12,41 @@
    own MatAXPY. It works on sequential parts, so it sits with the seq type, below the MPI one.
 */
 #include <../src/mat/impls/bsrcustom/bsrcustomimpl.h>
-#include <../src/mat/impls/bsrcustom/mpi/mpibsrcustomimpl.h>
 
 /* one sequential part of Y and the matching part of X; a map gives a local column's global one (NULL: itself) */
 typedef struct {
   Mat             y, x;
   const PetscInt *ymap, *xmap;
 } Part;
+
+/* an assembled mpibsrcustom matrix's local and ghost blocks and the ghosts' global block columns,
+   through the method the MPI type composes (this file sits below that type); *found false where it has
+   none yet */
+static PetscErrorCode MPIBlocks(Mat A, Part *local, Part *ghost, PetscBool y, PetscBool *found)
+{
+  PetscErrorCode (*get)(Mat, Mat *, Mat *, PetscInt *, const PetscInt **, VecScatter *, Vec *) = NULL;
+  Mat             l = NULL, g = NULL;
+  const PetscInt *cols = NULL;
+
+  PetscFunctionBegin;
+  *found = PETSC_FALSE;
+  if (!A->assembled) PetscFunctionReturn(0);
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatBSRCustomGetLocalAndGhost_C", &get));
+  if (!get) PetscFunctionReturn(0);
+  PetscCall((*get)(A, &l, &g, NULL, &cols, NULL, NULL));
+  if (!l || !g) PetscFunctionReturn(0);
+  if (y) {
+    local->y    = l;
+    ghost->y    = g;
+    ghost->ymap = cols;
+  } else {
+    local->x    = l;
+    ghost->x    = g;
+    ghost->xmap = cols;
+  }
+  *found = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
 
 /* Y's and X's parts where X is of Y's kind and layout; *nparts 0 otherwise */
 static PetscErrorCode FindParts(Mat Y, Mat X, PetscBool *blocks, PetscInt *nparts, Part parts[2])
@@ -42,12 +70,12 @@ static PetscErrorCode FindParts(Mat Y, Mat X, PetscBool *blocks, PetscInt *npart
     parts[0] = (Part){Y, X, NULL, NULL};
     *nparts  = 1;
   } else if (y_mpi_ours && x_mpi_ours) {
-    Mat_MPIBSRCustom *cy = (Mat_MPIBSRCustom *)Y->spptr, *cx = (Mat_MPIBSRCustom *)X->spptr;
+    PetscBool fy, fx;
 
-    if (!cy || !cx || !cy->local || !cx->local || !cy->ghost || !cx->ghost) PetscFunctionReturn(0); /* not assembled */
-    parts[0] = (Part){cy->local, cx->local, NULL, NULL};
-    parts[1] = (Part){cy->ghost, cx->ghost, cy->ghost_cols, cx->ghost_cols};
-    *nparts  = 2;
+    parts[0] = parts[1] = (Part){NULL, NULL, NULL, NULL};
+    PetscCall(MPIBlocks(Y, &parts[0], &parts[1], PETSC_TRUE, &fy));
+    PetscCall(MPIBlocks(X, &parts[0], &parts[1], PETSC_FALSE, &fx));
+    if (fy && fx) *nparts = 2; /* else not assembled */
   } else if (y_mpi_aij && x_mpi_aij) {
     const PetscInt *yg, *xg;
 
