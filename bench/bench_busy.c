@@ -1,5 +1,6 @@
 /* The busy-core case (-bench_loaded): seqbaij and seqbsrcustom while CPU-bound processes run on every CPU, and the fallback's cost on the idle machine. */
-#include "bench_matmult.h"
+#include "bench_busy.h"
+#include "bench_timing.h"
 
 /* CPUs this process may run on (-1 if unknown): mpiexec binds ranks to cores by default. */
 int AffinityCPUs(void)

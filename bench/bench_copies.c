@@ -1,5 +1,6 @@
 /* The BAIJ copies of ours (-bench_copies): MatMult of MatConvert(ours, MATBAIJ) against the BAIJ assembled here. */
-#include "bench_matmult.h"
+#include "bench_copies.h"
+#include "bench_timing.h"
 
 /* The BAIJ matrices ours hands back must multiply as fast as the BAIJ PETSc assembled (base): the
    copies and base timed in interleaved trials on x. */

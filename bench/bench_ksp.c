@@ -1,5 +1,6 @@
 /* Fixed-iteration KSP solves with every type (-bench_ksp). */
-#include "bench_matmult.h"
+#include "bench_ksp.h"
+#include "bench_timing.h"
 
 /* One KSPSolve(ksp, b, x) from x = 0 on every rank of its communicator after an MPI_Barrier: the slowest
    rank's seconds; with CUDA vectors, the device has finished the solve when the clock stops. Any ending

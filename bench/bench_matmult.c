@@ -73,7 +73,18 @@ reference, kept for comparison with it; the read is the bound of a product that 
 only y, and the target is judged against it (on a machine where writes cost little the triad runs above what\n\
 the cores can read, and the reverse). Both are host memory's: rows of a product on a GPU print \"-\".\n\n";
 
-#include "bench_matmult.h"
+#include "bench_options.h"
+#include "bench_matrices.h"
+#include "bench_timing.h"
+#include "bench_references.h"
+#include "bench_sweeps.h"
+#include "bench_overlap.h"
+#include "bench_one_rank.h"
+#include "bench_busy.h"
+#include "bench_copies.h"
+#include "bench_products.h"
+#include "bench_ksp.h"
+#include "bench_report.h"
 
 /* What the run collects over all matrices and types: the table rows, the targets, the references. */
 typedef struct {

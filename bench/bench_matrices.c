@@ -1,5 +1,5 @@
 /* The benchmark matrices: their patterns and values (the same on any number of ranks), assembly as BAIJ, what a type is and runs on, random vectors. */
-#include "bench_matmult.h"
+#include "bench_matrices.h"
 
 /* Block columns of block row ib, ascending; returns their number. */
 static PetscInt RowPattern(const MatrixSpec *spec, PetscInt ib, PetscInt cols[])
@@ -206,5 +206,29 @@ PetscErrorCode RunsOnDevice(Mat A, PetscBool *dev)
     PetscCall(PetscStrstr(type, gpu[k], (char **)&p));
     *dev = (PetscBool)(p != NULL);
   }
+  PetscFunctionReturn(0);
+}
+
+/* whether A is a bsrcustom type whose products run on the cpu backend */
+PetscErrorCode IsCPUBSRCustom(Mat A, PetscBool *cpu_bsr)
+{
+  MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, cpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
+  if (*cpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
+  *cpu_bsr = (PetscBool)(*cpu_bsr && backend == MAT_BSRCUSTOM_BACKEND_CPU);
+  PetscFunctionReturn(0);
+}
+
+/* whether A is a bsrcustom type whose products run on a GPU backend */
+PetscErrorCode IsGPUBSRCustom(Mat A, PetscBool *gpu_bsr)
+{
+  MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, gpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
+  if (*gpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
+  *gpu_bsr = (PetscBool)(*gpu_bsr && backend != MAT_BSRCUSTOM_BACKEND_CPU);
   PetscFunctionReturn(0);
 }

@@ -1,5 +1,6 @@
 /* One rank with threads against all ranks (-bench_one_rank). */
-#include "bench_matmult.h"
+#include "bench_one_rank.h"
+#include "bench_timing.h"
 
 /* Every rank but 0 calls this while rank 0 works alone; rank 0 calls it when done. The sleepers wake
    every 10 ms, seldom enough that their wake-ups take next to nothing from the threads of rank 0 that

@@ -1,5 +1,5 @@
 /* The command line: the options of -help, their defaults and their checks. */
-#include "bench_matmult.h"
+#include "bench_options.h"
 
 static PetscErrorCode BenchOptionsDefault(BenchOptions *o)
 {

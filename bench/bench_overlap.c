@@ -1,5 +1,6 @@
 /* The overlap of the halo exchange with the local product of mpibsrcustom (-bench_overlap). */
-#include "bench_matmult.h"
+#include "bench_overlap.h"
+#include "bench_timing.h"
 
 /* x's and y's arrays seen as vectors of the local block (host or device), for its products alone */
 typedef struct {

@@ -1,17 +1,7 @@
 /* Transposes and SpMM beside MatMult (-bench_transpose, -bench_spmm). */
-#include "bench_matmult.h"
-
-/* whether A is a bsrcustom type whose products run on the cpu backend */
-PetscErrorCode IsCPUBSRCustom(Mat A, PetscBool *cpu_bsr)
-{
-  MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, cpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
-  if (*cpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
-  *cpu_bsr = (PetscBool)(*cpu_bsr && backend == MAT_BSRCUSTOM_BACKEND_CPU);
-  PetscFunctionReturn(0);
-}
+#include "bench_products.h"
+#include "bench_matrices.h"
+#include "bench_timing.h"
 
 /* where A's MatMultTranspose runs (bsrcustom: its settings say; the library's MatView has the details),
    and whether that is the transposed copy on the GPU */
@@ -134,18 +124,6 @@ PetscErrorCode BenchSpMM(Mat A, Vec x, Vec y, PetscInt k, PetscInt seed, PetscIn
   row->t_spmm = t[1];
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&B));
-  PetscFunctionReturn(0);
-}
-
-/* whether A is a bsrcustom type whose products run on a GPU backend */
-PetscErrorCode IsGPUBSRCustom(Mat A, PetscBool *gpu_bsr)
-{
-  MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, gpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
-  if (*gpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
-  *gpu_bsr = (PetscBool)(*gpu_bsr && backend != MAT_BSRCUSTOM_BACKEND_CPU);
   PetscFunctionReturn(0);
 }
 

@@ -1,5 +1,6 @@
 /* The bandwidth references: the STREAM triad and the read, best of 10 by thread count, and a reference measured in pairs with MatMult. */
-#include "bench_matmult.h"
+#include "bench_references.h"
+#include "bench_timing.h"
 
 typedef struct {
   RefKind    kind;

@@ -1,5 +1,5 @@
 /* Reports: the table rows, the targets and the JSON file. */
-#include "bench_matmult.h"
+#include "bench_report.h"
 
 static const char *const RefNames[] = {"triad", "read"};
 

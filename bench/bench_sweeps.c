@@ -1,5 +1,6 @@
 /* The thread and chunks-per-thread sweeps of seqbsrcustom (-bench_sweep). */
-#include "bench_matmult.h"
+#include "bench_sweeps.h"
+#include "bench_timing.h"
 
 /* Thread sweep (1..maxthreads) and chunks-per-thread sweep (at the matrix's thread count) of a seqbsrcustom matrix. */
 PetscErrorCode Sweeps(Mat A, Vec x, Vec y, const Result *r, PetscReal stream_mb, int maxthreads, const PetscInt chunks[], PetscInt nchunks, PetscInt warmup, PetscInt reps, PetscInt trials, PetscReal budget, SweepRow rows[], PetscInt maxrows, PetscInt *nrows, Refs *refs)

@@ -1,5 +1,5 @@
 /* Timing: operations timed in trials on all ranks, medians, calls per trial within the time budget, alternating trials, the products checked against each other. */
-#include "bench_matmult.h"
+#include "bench_timing.h"
 
 PetscErrorCode Median(PetscInt n, PetscReal t[], double *med)
 {
