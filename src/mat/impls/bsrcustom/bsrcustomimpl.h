@@ -99,6 +99,11 @@ PETSC_INTERN PetscErrorCode MatBSRCustomAdviseHugePages_Private(Mat, const void 
 /* PCPBJACOBI on the device: A's diagonal blocks as an aijcusparse matrix (seq/seqbsrcustomblockdiag.c);
    installs or removes the MATOP_GET_BLOCK_DIAGONAL operation where PETSc has it */
 PETSC_INTERN PetscErrorCode MatBSRCustomInstallBlockDiagonal_Private(Mat A, PetscBool install);
+/* the GPU backend's part of it (backends/gpu/bsrcustomgpublockdiag.c): whether PCPBJACOBI gets A's
+   diagonal blocks for the GPU (*diag: the kept ones, referenced, where they are current), and their
+   matrix made from the local block's values aa, block row r's diagonal block at where[r], then kept */
+PETSC_INTERN PetscErrorCode MatBSRCustomGPUBlockDiagonalWanted_Private(Mat A, PetscBool *want, Mat *diag);
+PETSC_INTERN PetscErrorCode MatBSRCustomGPUBlockDiagonalMake_Private(Mat A, PetscInt nbrows, const PetscInt where[], const PetscScalar aa[], Mat *diag);
 /* a GPU product of A ran on v, a CUDA vector (on_device) or a host one: recorded for PCPBJACOBI's
    choice; a host vector is stopped while PCPBJACOBI holds A's diagonal blocks for the GPU (its GPU
    apply would read v as a CUDA vector). What was recorded (any: a GPU product ran; host: one on host

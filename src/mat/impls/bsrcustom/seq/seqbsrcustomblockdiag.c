@@ -1,178 +1,68 @@
 /*
    The diagonal blocks of a bsrcustom matrix as a matrix of their own (MATOP_GET_BLOCK_DIAGONAL), so
-   that PCPBJACOBI applies its inverse blocks on the GPU.
-
-   PETSc's PBJacobi applies on the device only when the operator, or the block-diagonal matrix the
-   operator gives, is MATAIJCUSPARSE. On a GPU backend of a CUDA-enabled PETSc we give it the diagonal
-   blocks as a (seq|mpi)aijcusparse matrix with our block size: PBJacobi inverts them on the host once
-   per setup, as for BAIJ, and then applies them with a batched GEMV on CUDA vectors, so a CG + PBJacobi
-   iteration never copies a vector to the host. That apply reads its vectors as CUDA vectors, and the
-   choice is made at the PC's setup, before it sees one: we give the blocks only where the solve's
-   vectors are CUDA vectors, as far as the matrix can tell, since that apply reads host vectors as CUDA
-   vectors without a word (MatBSRCustomSolveOnDevice: the DM's vector type where the matrix came from
-   a DM, else whether its products all ran on CUDA vectors, else what MatCreateVecs makes). Elsewhere
-   (host vectors, CPU backend, bound to the CPU, no CUDA in PETSc, a block row without its diagonal
-   block) we give nothing and PBJacobi runs BAIJ's host path, with BAIJ's errors;
-   -info says which and why.
+   that PCPBJACOBI applies its inverse blocks on the GPU. Whether it gets them, and the matrix they
+   become, are the GPU backend's (backends/gpu/bsrcustomgpublockdiag.c); here they are found in the
+   local block. Where it gets none, PBJacobi runs BAIJ's host path.
 */
 #include "seqbsrcustomimpl.h"
-#include <petscdm.h>
 
-#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
-/* diag (NULL when a block row lacks its diagonal block): the diagonal blocks of A, an aijcusparse matrix */
-static PetscErrorCode MatBSRCustomDiagonalBlocksCUDA(Mat A, Mat *diag)
+#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL)
+/* where[r]: the position of the local block's block row r's diagonal block; *complete: every rank's
+   rows have theirs (the same answer on every rank: the matrix made from them is collective) */
+static PetscErrorCode DiagonalBlockPositions(Mat A, Mat Ad, PetscInt *nbrows, PetscInt **where, PetscBool *complete)
 {
-  Mat                Ad;
-  PetscInt           bs, nbrows, rstart, *nnz;
-  const PetscInt    *ia, *ja;
-  const PetscScalar *aa;
-  PetscBool          done, complete = PETSC_TRUE;
-  PetscInt          *where; /* where[r]: the position of block row r's diagonal block */
-  PetscMPIInt        size;
+  const PetscInt *ia, *ja;
+  PetscBool       done;
+  PetscInt        n;
 
   PetscFunctionBegin;
-  *diag = NULL;
-  PetscCall(MatGetBlockSize(A, &bs));
-  PetscCall(MatGetDiagonalBlock(A, &Ad));
-  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &nbrows, &ia, &ja, &done));
+  *complete = PETSC_TRUE;
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, nbrows, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The local block did not give its block structure");
-  PetscCall(PetscMalloc1(nbrows, &where));
-  for (PetscInt r = 0; r < nbrows; r++) {
+  PetscCall(PetscMalloc1(*nbrows, where));
+  for (PetscInt r = 0; r < *nbrows; r++) {
     PetscInt lo = ia[r], hi = ia[r + 1]; /* columns sorted within a row */
-    where[r] = -1;
+    (*where)[r] = -1;
     while (lo < hi) {
       const PetscInt mid = lo + (hi - lo) / 2;
       if (ja[mid] < r) lo = mid + 1;
       else hi = mid;
     }
-    if (lo < ia[r + 1] && ja[lo] == r) where[r] = lo;
-    else complete = PETSC_FALSE;
+    if (lo < ia[r + 1] && ja[lo] == r) (*where)[r] = lo;
+    else *complete = PETSC_FALSE;
   }
-  {
-    PetscInt n; /* MatRestoreRowIJ() may clear the count it is handed */
-    PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
-  }
-  /* every rank must agree: the matrix made below is collective */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &complete, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
-  if (!complete) {
-    PetscCall(PetscInfo(A, "A block row has no diagonal block: PCPBJACOBI gets no device block diagonal\n"));
-    PetscCall(PetscFree(where));
-    PetscFunctionReturn(0);
-  }
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), diag));
-  PetscCall(MatSetSizes(*diag, A->rmap->n, A->rmap->n, A->rmap->N, A->rmap->N));
-  PetscCall(MatSetBlockSize(*diag, bs));
-  PetscCall(MatSetType(*diag, size > 1 ? MATMPIAIJCUSPARSE : MATSEQAIJCUSPARSE));
-  PetscCall(PetscMalloc1(nbrows, &nnz));
-  for (PetscInt r = 0; r < nbrows; r++) nnz[r] = 1;
-  PetscCall(MatXAIJSetPreallocation(*diag, bs, nnz, NULL, NULL, NULL));
-  PetscCall(PetscFree(nnz));
-  if (size > 1) {
-    /* MATMPIAIJCUSPARSE's preallocation makes its local block without the block size, and PBJacobi
-       inverts that block: with block size 1 it would invert scalars and copy bs*bs times as many
-       entries to the device as it has. Setting the block size again now reaches the local block. */
-    Mat      loc;
-    PetscInt lbs;
-    PetscCall(MatSetBlockSize(*diag, bs));
-    PetscCall(MatMPIAIJGetSeqAIJ(*diag, &loc, NULL, NULL));
-    PetscCall(MatGetBlockSize(loc, &lbs));
-    PetscCheck(lbs == bs, PETSC_COMM_SELF, PETSC_ERR_LIB, "The local block of the block diagonal for PCPBJACOBI has block size %" PetscInt_FMT ", not %" PetscInt_FMT, lbs, bs);
-  }
-  PetscCall(MatSetOption(*diag, MAT_ROW_ORIENTED, PETSC_FALSE)); /* BAIJ keeps each block column-major */
-  PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ad, &aa));
-  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-  for (PetscInt r = 0; r < nbrows; r++) {
-    const PetscInt row = rstart / bs + r;
-    PetscCall(MatSetValuesBlocked(*diag, 1, &row, 1, &row, aa + (size_t)where[r] * bs * bs, INSERT_VALUES));
-  }
-  PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ad, &aa));
-  PetscCall(PetscFree(where));
-  PetscCall(MatAssemblyBegin(*diag, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*diag, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatSetOption(*diag, MAT_ROW_ORIENTED, PETSC_TRUE));
-  PetscCall(PetscInfo(A, "Diagonal blocks (bs %" PetscInt_FMT ") given to PCPBJACOBI as %s, applied on the GPU\n", bs, ((PetscObject)*diag)->type_name));
-  PetscFunctionReturn(0);
-}
-#endif
-
-#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
-static PetscErrorCode IsCUDAVecType(VecType t, PetscBool *cuda)
-{
-  char *found = NULL;
-
-  PetscFunctionBegin;
-  if (t) PetscCall(PetscStrstr(t, "cuda", &found));
-  *cuda = (PetscBool)(found != NULL);
-  PetscFunctionReturn(0);
-}
-
-/* Whether the solve that sets PBJacobi up on A runs on CUDA vectors, as far as A can tell. PETSc's GPU
-   apply reads host vectors as CUDA vectors without a word, so the answer is yes only on positive
-   evidence: the vector type of the DM A came from (KSP takes its vectors there); without a DM, A's
-   products so far all ran on CUDA vectors, or there were none and MatCreateVecs gives CUDA vectors
-   (KSP's without a DM). One host product is enough for the host. The same answer on every rank. */
-static PetscErrorCode MatBSRCustomSolveOnDevice(Mat A, PetscBool *on_device, char *why, size_t len)
-{
-  DM        dm = NULL;
-  PetscBool seen, host;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetDM(A, &dm));
-  PetscCall(MatBSRCustomVectorsSeen_Private(A, &seen, &host));
-  if (dm) {
-    VecType vt;
-    PetscCall(DMGetVecType(dm, &vt));
-    PetscCall(IsCUDAVecType(vt, on_device));
-    PetscCall(PetscSNPrintf(why, len, "the matrix's DM makes %s vectors", vt ? vt : "default"));
-  } else if (seen) {
-    *on_device = (PetscBool)!host;
-    PetscCall(PetscSNPrintf(why, len, "the matrix's products so far ran on %s", host ? "host vectors" : "CUDA vectors only"));
-  } else {
-    PetscCall(IsCUDAVecType(A->defaultvectype, on_device));
-    PetscCall(PetscSNPrintf(why, len, "no product ran yet and MatCreateVecs gives %s vectors", A->defaultvectype ? A->defaultvectype : "host"));
-  }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, on_device, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  n = *nbrows; /* MatRestoreRowIJ() may clear the count it is handed */
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, complete, 1, BSRC_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(0);
 }
 #endif
 
 /* The caller owns a reference to what it gets (PCPBJACOBI destroys it after its setup and keeps a
-   pointer into its inverted blocks): the matrix stays composed on A, made again only after A's values
-   change (composed data is tied to A's object state). */
+   pointer into its inverted blocks): the matrix stays kept on A, made again only after A's values
+   change. */
 PETSC_INTERN PetscErrorCode MatGetBlockDiagonal_BSRCustom(Mat A, Mat *diag)
 {
+#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL)
+  Mat                Ad;
+  PetscInt           nbrows, *where;
+  PetscBool          want, complete;
+  const PetscScalar *aa;
+#endif
+
   PetscFunctionBegin;
   *diag = NULL;
-#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL) && defined(BSRC_HAVE_PETSC_CUDA)
-  {
-    PetscBool            bound;
-    MatBSRCustomSettings set;
-
-    PetscObjectState state;
-
-    PetscCall(MatBSRCustomValuesState_Private(A, &state)); /* the composed data below goes stale with it */
-    PetscCall(MatBoundToCPU(A, &bound));                   /* true for the CPU backend as well */
-    PetscUseMethod(A, "MatBSRCustomGetSettings_C", (Mat, MatBSRCustomSettings *), (A, &set));
-    if (bound || !set.cuda_pbjacobi) PetscFunctionReturn(0);
-    PetscCall(MatBSRCustomDeviceBlockDiagonal_Private(A, diag));
-    if (*diag) {
-      PetscCall(PetscObjectReference((PetscObject)*diag));
-      PetscFunctionReturn(0);
-    }
-    {
-      PetscBool on_device;
-      char      why[256];
-      PetscCall(MatBSRCustomSolveOnDevice(A, &on_device, why, sizeof(why)));
-      if (!on_device) {
-        PetscCall(PetscInfo(A, "PCPBJACOBI applies on the host: %s\n", why));
-        PetscFunctionReturn(0);
-      }
-      PetscCall(PetscInfo(A, "PCPBJACOBI applies on the GPU: %s\n", why));
-    }
-    PetscCall(MatBSRCustomDiagonalBlocksCUDA(A, diag));
-    if (*diag) PetscCall(MatBSRCustomDeviceBlockDiagonalKeep_Private(A, *diag));
-  }
+#if defined(BSRCUSTOM_HAVE_MATOP_GETBLOCKDIAGONAL)
+  PetscCall(MatBSRCustomGPUBlockDiagonalWanted_Private(A, &want, diag));
+  if (!want) PetscFunctionReturn(0);
+  PetscCall(MatGetDiagonalBlock(A, &Ad));
+  PetscCall(DiagonalBlockPositions(A, Ad, &nbrows, &where, &complete));
+  if (complete) {
+    PetscCall(MatSeqBSRCustomGetArrayRead_Private(Ad, &aa));
+    PetscCall(MatBSRCustomGPUBlockDiagonalMake_Private(A, nbrows, where, aa, diag));
+    PetscCall(MatSeqBSRCustomRestoreArrayRead_Private(Ad, &aa));
+  } else PetscCall(PetscInfo(A, "A block row has no diagonal block: PCPBJACOBI gets no device block diagonal\n"));
+  PetscCall(PetscFree(where));
 #endif
   (void)A;
   PetscFunctionReturn(0);

@@ -225,8 +225,8 @@ static PetscErrorCode MatSetPreallocationCOO_SeqBSRCustom(Mat A, PetscCount n, P
   PetscCall(BSRCContainerSetDestroy(container, MatSeqBSRCustomCOODestroy));
   PetscCall(PetscObjectCompose((PetscObject)A, "MatSeqBSRCustomCOO", (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
-  PetscCall(PetscInfo(A, "COO preallocation: %" PetscCount_FMT " coordinates, %" PetscInt_FMT " blocks of %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " coordinates kept, %" PetscInt_FMT " threads, %" PetscInt_FMT " runs of sources\n", n, ia[mb], bs, bs, coo->sc.off[coo->sc.nthreads],
-                      coo->sc.nthreads, coo->sc.roff[coo->sc.nthreads]));
+  PetscCall(PetscInfo(A, "COO preallocation: %" PetscCount_FMT " coordinates, %" PetscInt_FMT " blocks of %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " coordinates kept, %" PetscInt_FMT " threads, %" PetscInt_FMT " runs of sources\n", n, ia[mb], bs, bs,
+                      coo->sc.off[coo->sc.nthreads], coo->sc.nthreads, coo->sc.roff[coo->sc.nthreads]));
   PetscFunctionReturn(0);
 }
 
