@@ -3,8 +3,6 @@
 #ifndef BENCH_BASE_H
 #define BENCH_BASE_H
 
-
-
 #if defined(__linux__) && !defined(_GNU_SOURCE)
   #define _GNU_SOURCE /* sched_getaffinity, environ */
 #endif

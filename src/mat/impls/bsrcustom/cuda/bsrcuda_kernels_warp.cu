@@ -266,6 +266,9 @@ __device__ __forceinline__ void hybrid_body(const product_args &a)
    segmented inclusive scan over the warp (log2(32) shuffles per accumulator, the row starts of the
    step as a bit mask), and lane i, which holds row i of the strip, picks up the running sum of the
    last item of its row in the step. Lane i stores row i, so the stores of a strip are contiguous.
+   kUnroll steps' items are loaded before the first is summed (the scans' shuffles would otherwise
+   keep a warp's next loads waiting): 2 for bs 1 to 4 (the fastest of 1-8 on scalar power-law rows),
+   1 for larger blocks (their registers).
    --------------------------------------------------------------------------------------------- */
 template <int BS>
 __device__ __forceinline__ void segmented_body(const product_args &a)
@@ -276,8 +279,6 @@ __device__ __forceinline__ void segmented_body(const product_args &a)
   if (!rows_item<BS>(a, bs, &w, &r0)) return;
   constexpr unsigned kFull = 0xffffffffu;
   constexpr int      kAcc  = BS == 1 ? 1 : BS == 2 ? 2 : accumulators<BS>();
-  /* steps whose items are loaded ahead: 2 for bs 1 to 4 (the fastest of 1-8 on scalar power-law
-     rows), 1 for larger blocks (their registers) */
   constexpr int  kUnroll = kAcc <= 4 ? 2 : 1;
   const int      lane    = threadIdx.x % kWarpSize;
   const int      per     = strip_items_per_block(bs); /* items per block */
@@ -294,8 +295,6 @@ __device__ __forceinline__ void segmented_body(const product_args &a)
     double    row_sum[kAcc];
 #pragma unroll
     for (int q = 0; q < kAcc; ++q) row_sum[q] = 0.0;
-    /* kUnroll steps' items are loaded before the first is summed: the scans' shuffles would
-       otherwise keep a warp's next loads waiting */
     for (int64_t base0 = ib; base0 < ie; base0 += kUnroll * kWarpSize) {
       double v[kUnroll][kAcc];
 #pragma unroll
