@@ -209,26 +209,28 @@ PetscErrorCode RunsOnDevice(Mat A, PetscBool *dev)
   PetscFunctionReturn(0);
 }
 
-/* whether A is a bsrcustom type whose products run on the cpu backend */
-PetscErrorCode IsCPUBSRCustom(Mat A, PetscBool *cpu_bsr)
+/* whether A is a bsrcustom type whose products run on a GPU backend (gpu) or on the cpu backend */
+static PetscErrorCode IsBSRCustomOn(Mat A, PetscBool gpu, PetscBool *on)
 {
   MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, cpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
-  if (*cpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
-  *cpu_bsr = (PetscBool)(*cpu_bsr && backend == MAT_BSRCUSTOM_BACKEND_CPU);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, on, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
+  if (*on) PetscCall(MatBSRCustomGetBackend(A, &backend));
+  *on = (PetscBool)(*on && (backend != MAT_BSRCUSTOM_BACKEND_CPU) == gpu);
   PetscFunctionReturn(0);
 }
 
-/* whether A is a bsrcustom type whose products run on a GPU backend */
+PetscErrorCode IsCPUBSRCustom(Mat A, PetscBool *cpu_bsr)
+{
+  PetscFunctionBeginUser;
+  PetscCall(IsBSRCustomOn(A, PETSC_FALSE, cpu_bsr));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode IsGPUBSRCustom(Mat A, PetscBool *gpu_bsr)
 {
-  MatBSRCustomBackend backend = MAT_BSRCUSTOM_BACKEND_CPU;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, gpu_bsr, MATSEQBSRCUSTOM, MATMPIBSRCUSTOM, ""));
-  if (*gpu_bsr) PetscCall(MatBSRCustomGetBackend(A, &backend));
-  *gpu_bsr = (PetscBool)(*gpu_bsr && backend != MAT_BSRCUSTOM_BACKEND_CPU);
+  PetscCall(IsBSRCustomOn(A, PETSC_TRUE, gpu_bsr));
   PetscFunctionReturn(0);
 }

@@ -47,6 +47,7 @@ PetscErrorCode TrafficModel(Mat A, const MatrixSpec *spec, Result *res);
 PetscErrorCode FillRandom(Vec x, PetscInt seed);
 PetscErrorCode IsBaseType(Mat base, const char type[], PetscBool *same);
 PetscErrorCode RunsOnDevice(Mat A, PetscBool *dev);
+/* whether A is a bsrcustom type whose products run on the cpu backend, or on a GPU backend */
 PetscErrorCode IsCPUBSRCustom(Mat A, PetscBool *cpu_bsr);
 PetscErrorCode IsGPUBSRCustom(Mat A, PetscBool *gpu_bsr);
 

@@ -277,14 +277,14 @@ __device__ __forceinline__ void segmented_body(const product_args &a)
   int64_t   w;
   bsrk_idx  r0;
   if (!rows_item<BS>(a, bs, &w, &r0)) return;
-  constexpr unsigned kFull = 0xffffffffu;
-  constexpr int      kAcc  = BS == 1 ? 1 : BS == 2 ? 2 : accumulators<BS>();
-  constexpr int  kUnroll = kAcc <= 4 ? 2 : 1;
-  const int      lane    = threadIdx.x % kWarpSize;
-  const int      per     = strip_items_per_block(bs); /* items per block */
-  const int      m       = (int)(a.work_end[w] - r0);
-  const bool     has_row = lane < m;
-  const bsrk_idx rb = has_row ? a.rowptr[r0 + lane] : 0, re = has_row ? a.rowptr[r0 + lane + 1] : 0;
+  constexpr unsigned kFull   = 0xffffffffu;
+  constexpr int      kAcc    = BS == 1 ? 1 : BS == 2 ? 2 : accumulators<BS>();
+  constexpr int      kUnroll = kAcc <= 4 ? 2 : 1;
+  const int          lane    = threadIdx.x % kWarpSize;
+  const int          per     = strip_items_per_block(bs); /* items per block */
+  const int          m       = (int)(a.work_end[w] - r0);
+  const bool         has_row = lane < m;
+  const bsrk_idx     rb = has_row ? a.rowptr[r0 + lane] : 0, re = has_row ? a.rowptr[r0 + lane + 1] : 0;
   /* the strip's items [ib, ie), row i's [rb_i * per, re_i * per) */
   const int64_t ib = (int64_t)__shfl_sync(kFull, rb, 0) * per, ie = (int64_t)__shfl_sync(kFull, re, m - 1) * per;
   const int64_t row_ib = (int64_t)rb * per, row_ie = (int64_t)re * per;
