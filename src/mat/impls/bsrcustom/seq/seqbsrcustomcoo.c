@@ -7,9 +7,9 @@
    - MatSetValuesCOO is then one parallel pass: each thread adds its coordinates' values into its own
      values in the order given (INSERT_VALUES: a value's first coordinate starts it from zero, and a
      value no coordinate gives becomes 0, as it is not in AIJ's pattern), reading the caller's array as
-     a stream (an element list's values are
-     scattered into few blocks at a time, which stay in cache; gathering each stored value's
-     coordinates instead, as AIJ's COO does, jumps through the caller's array). No MatSetValues, no
+     a stream (an element list's values are scattered into few blocks at a time, which stay in cache;
+     gathering each stored value's coordinates instead, as AIJ's COO does, jumps through the caller's
+     array). No MatSetValues, no
      assembly of ours; the state increase after it moves every copy that follows the values
      (transposed, AIJ, device, inverted blocks).
 
@@ -59,6 +59,12 @@ static PetscErrorCode MatSeqBSRCustomCOODeviceBlock(Mat B, PetscBool *device)
   PetscFunctionReturn(0);
 }
 
+/* value d of the two parts' values one after the other: a0's below n0, a1's from n0 */
+static inline PetscScalar *MatSeqBSRCustomCOOValue(PetscInt d, PetscInt n0, PetscScalar *a0, PetscScalar *a1)
+{
+  return d < n0 ? a0 + d : a1 + (d - n0);
+}
+
 /* One run of pairs: n destinations dst and their sources x (NULL: zeros). A value below n0 is a0's,
    the others a1's (a1 NULL: every value is a0's). INSERT_VALUES: a value's first pair (~d) starts it from 0, as MATAIJ's sum does. */
 static inline void MatSeqBSRCustomCOORun(PetscInt n, const PetscInt dst[], const PetscScalar x[], PetscBool insert, PetscInt n0, PetscScalar *a0, PetscScalar *a1)
@@ -66,7 +72,7 @@ static inline void MatSeqBSRCustomCOORun(PetscInt n, const PetscInt dst[], const
   if (!x) {
     for (PetscInt i = 0; i < n && insert; i++) {
       const PetscInt e = dst[i], d = MatBSRCustomCOODst(e);
-      if (e < 0) *(d < n0 ? a0 + d : a1 + (d - n0)) = 0.0;
+      if (e < 0) *MatSeqBSRCustomCOOValue(d, n0, a0, a1) = 0.0;
     }
   } else if (insert && !a1) {
     for (PetscInt i = 0; i < n; i++) {
@@ -76,7 +82,7 @@ static inline void MatSeqBSRCustomCOORun(PetscInt n, const PetscInt dst[], const
   } else if (insert) {
     for (PetscInt i = 0; i < n; i++) {
       const PetscInt e = dst[i], d = MatBSRCustomCOODst(e);
-      PetscScalar   *p = d < n0 ? a0 + d : a1 + (d - n0);
+      PetscScalar   *p = MatSeqBSRCustomCOOValue(d, n0, a0, a1);
       *p               = (e < 0 ? 0.0 : *p) + x[i];
     }
   } else if (!a1) {
@@ -84,7 +90,7 @@ static inline void MatSeqBSRCustomCOORun(PetscInt n, const PetscInt dst[], const
   } else {
     for (PetscInt i = 0; i < n; i++) {
       const PetscInt d = MatBSRCustomCOODst(dst[i]);
-      *(d < n0 ? a0 + d : a1 + (d - n0)) += x[i];
+      *MatSeqBSRCustomCOOValue(d, n0, a0, a1) += x[i];
     }
   }
 }
@@ -99,8 +105,8 @@ static void MatSeqBSRCustomCOOHostPass(const MatBSRCustomCOOScatter *sc, PetscIn
   const PetscInt  nthreads = sc->nthreads;
 
   for (PetscInt k = 0; k < sc->nzero && insert && part == 0; k++) {
-    const PetscInt d                       = sc->zero[k];
-    *(d < n0 ? a[0] + d : a[1] + (d - n0)) = 0.0;
+    const PetscInt d                            = sc->zero[k];
+    *MatSeqBSRCustomCOOValue(d, n0, a[0], a[1]) = 0.0;
   }
 #pragma omp parallel for num_threads((int)nthreads) schedule(static, 1)
   for (PetscInt t = 0; t < nthreads; t++) {

@@ -123,6 +123,8 @@ typedef struct {
   void *ctx;
 } MatBSRCustomCOOReceipt;
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomCOOSetValues_Private(Mat B[2], const MatBSRCustomCOOScatter *sc, PetscInt nv, const PetscScalar v[], PetscInt nr, const PetscScalar r[], const MatBSRCustomCOOReceipt *receipt, InsertMode mode);
+/* out = alpha*A*x + beta*in on A's backend; between: the calling thread's work between its tasks on
+   the cpu backend (mpibsrcustom: MPI progress of the halo exchange); may be NULL */
 PETSC_INTERN PetscErrorCode MatSeqBSRCustomApply_Private(Mat A, PetscScalar alpha, Vec x, PetscScalar beta, Vec in, Vec out, const bsrk_between *between);
 
 #endif

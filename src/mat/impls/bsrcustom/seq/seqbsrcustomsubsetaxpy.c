@@ -22,29 +22,16 @@ typedef struct {
 /* an assembled mpibsrcustom matrix's local and ghost blocks and the ghosts' global block columns,
    through the method the MPI type composes (this file sits below that type); *found false where it has
    none yet */
-static PetscErrorCode MPIBlocks(Mat A, Part *local, Part *ghost, PetscBool y, PetscBool *found)
+static PetscErrorCode MPIBlocks(Mat A, Mat *local, Mat *ghost, const PetscInt **ghost_cols, PetscBool *found)
 {
   PetscErrorCode (*get)(Mat, Mat *, Mat *, PetscInt *, const PetscInt **, VecScatter *, Vec *) = NULL;
-  Mat             l = NULL, g = NULL;
-  const PetscInt *cols = NULL;
 
   PetscFunctionBegin;
-  *found = PETSC_FALSE;
-  if (!A->assembled) PetscFunctionReturn(0);
-  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatBSRCustomGetLocalAndGhost_C", &get));
-  if (!get) PetscFunctionReturn(0);
-  PetscCall((*get)(A, &l, &g, NULL, &cols, NULL, NULL));
-  if (!l || !g) PetscFunctionReturn(0);
-  if (y) {
-    local->y    = l;
-    ghost->y    = g;
-    ghost->ymap = cols;
-  } else {
-    local->x    = l;
-    ghost->x    = g;
-    ghost->xmap = cols;
-  }
-  *found = PETSC_TRUE;
+  *local = *ghost = NULL;
+  *ghost_cols     = NULL;
+  if (A->assembled) PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatBSRCustomGetLocalAndGhost_C", &get));
+  if (get) PetscCall((*get)(A, local, ghost, NULL, ghost_cols, NULL, NULL));
+  *found = (PetscBool)(*local && *ghost);
   PetscFunctionReturn(0);
 }
 
@@ -72,9 +59,9 @@ static PetscErrorCode FindParts(Mat Y, Mat X, PetscBool *blocks, PetscInt *npart
   } else if (y_mpi_ours && x_mpi_ours) {
     PetscBool fy, fx;
 
-    parts[0] = parts[1] = (Part){NULL, NULL, NULL, NULL};
-    PetscCall(MPIBlocks(Y, &parts[0], &parts[1], PETSC_TRUE, &fy));
-    PetscCall(MPIBlocks(X, &parts[0], &parts[1], PETSC_FALSE, &fx));
+    PetscCall(MPIBlocks(Y, &parts[0].y, &parts[1].y, &parts[1].ymap, &fy));
+    PetscCall(MPIBlocks(X, &parts[0].x, &parts[1].x, &parts[1].xmap, &fx));
+    parts[0].ymap = parts[0].xmap = NULL;
     if (fy && fx) *nparts = 2; /* else not assembled */
   } else if (y_mpi_aij && x_mpi_aij) {
     const PetscInt *yg, *xg;
